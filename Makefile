@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# mplane: build, test and demo from one place.  As root:
+#
+#   make demo     build everything and show mp0 over two rails in a VM
+#   make check    unit + BPF (running kernel) + kmod (VM, every kernel)
+#   make help     every target and variable
+#
+# Kernel modules are built by Kbuild (see Kbuild and kmod/Kbuild); this
+# Makefile only drives it, once per kernel of the matrix.
+
+ROOT		:= $(CURDIR)
+BUILD		:= $(ROOT)/.build
+Q		:= $(if $(V),,@)
+KERNELS		?= $(shell $(ROOT)/scripts/kernels.sh matrix)
+
+CC		?= gcc
+PKG_CONFIG	?= pkg-config
+export MPLANE_BUILD := $(BUILD)
+
+.PHONY: all help deps kmod check unit-check bpf-check kmod-check demo clean distclean
+all: tools kmod
+
+help:
+	@sed -n '3,7s/^# \{0,1\}//p' Makefile
+	@echo "Targets:"
+	@echo "  deps        install what is missing from Debian (idempotent)"
+	@echo "  tools bpf   build mplanectl and the BPF programs (.build/)"
+	@echo "  kmod        build mplane.ko for each of KERNELS (W=1, no warnings)"
+	@echo "  unit        build the cmocka unit tests"
+	@echo "  check       run every suite; ends with 'N passed, N failed, N skipped'"
+	@echo "  unit-check bpf-check kmod-check   one kind of suite"
+	@echo "  demo        mp0 over two veth rails, in a VM"
+	@echo "  clean       remove .build/"
+	@echo "Variables:"
+	@echo "  KERNELS='$(KERNELS)'  (6.1, 6.12, debug or a release string)"
+	@echo "  MPLANE_VM=1 force the VM even where modules load natively; V=1 verbose"
+
+include bpf/bpf.mk
+include tools/tools.mk
+include selftests/unit/unit.mk
+
+# The dependency step is cheap when nothing is missing, so every entry
+# point that needs the system runs it.
+deps:
+	$(Q)$(ROOT)/scripts/deps.sh
+
+kmod: | deps-quiet
+	$(Q)set -e; for k in $(KERNELS); do $(ROOT)/scripts/build-kmod.sh $$k; done
+
+.PHONY: deps-quiet
+deps-quiet:
+	$(Q)$(ROOT)/scripts/deps.sh --quiet
+
+check: deps-quiet
+	$(Q)$(MAKE) --no-print-directory tools kmod unit
+	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)"
+
+unit-check: unit
+	$(Q)$(ROOT)/selftests/run unit
+
+bpf-check: tools
+	$(Q)$(ROOT)/selftests/run bpf
+
+kmod-check: kmod
+	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)" kmod
+
+demo: deps-quiet
+	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(DEMO_KERNEL) kmod
+	$(Q)$(ROOT)/selftests/vm/run --timeout 300 $(DEMO_KERNEL) -- $(ROOT)/scripts/demo.sh
+
+DEMO_KERNEL	?= 6.1
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for mplane selftests: uniquely named network namespaces
+# that are always cleaned up, veth links with optional rate limits, polling
+# waits instead of fixed sleeps, and KTAP output.
+#
+# A test script sources this file, declares its tests and calls ktap_run:
+#
+#	source "$(dirname "$0")/../lib/lib.sh"
+#	test_foo() { setup_ns a b; veth_pair "$a" va "$b" vb; ...; }
+#	ktap_run test_foo test_bar
+#
+# Every test runs in its own subshell with `set -e`; a test passes when it
+# returns 0, is skipped when it returns $KSFT_SKIP (use skip "why"), and
+# fails otherwise.  Namespaces created by a test are removed when it ends,
+# and every namespace of this run is removed on exit or on a signal.
+
+MPLANE_ROOT=${MPLANE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+MPLANE_BUILD=${MPLANE_BUILD:-$MPLANE_ROOT/.build}
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+# One prefix per run, so that two runs on one machine never collide and a
+# crashed run's leftovers can be found (and removed) by prefix.
+MPLANE_NS_PREFIX=${MPLANE_NS_PREFIX:-mpt$$-}
+_ns_registry=$(mktemp "${TMPDIR:-/tmp}/mplane-ns.XXXXXX")
+
+log() { echo "# $*"; }
+fail() { echo "# FAIL: $*" >&2; exit "$KSFT_FAIL"; }
+skip() { echo "# SKIP: $*" >&2; exit "$KSFT_SKIP"; }
+
+# setup_ns VAR... : create one namespace per name and store its unique name
+# in the variable of that name.  lo is brought up.
+setup_ns() {
+	local var ns
+	for var in "$@"; do
+		ns="${MPLANE_NS_PREFIX}${var}-$(mktemp -u XXXXXX)"
+		ip netns add "$ns" || return 1
+		echo "$ns" >>"$_ns_registry"
+		ip -n "$ns" link set lo up
+		printf -v "$var" '%s' "$ns"
+	done
+}
+
+cleanup_ns() {
+	local ns
+	for ns in "$@"; do
+		ip netns del "$ns" 2>/dev/null || true
+		sed -i "\|^$ns\$|d" "$_ns_registry" 2>/dev/null || true
+	done
+}
+
+cleanup_all_ns() {
+	local ns
+	[ -f "$_ns_registry" ] || return 0
+	while read -r ns; do
+		[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
+	done <"$_ns_registry"
+	: >"$_ns_registry"
+}
+
+# Remove namespaces left by any earlier run (all share the mpt prefix).
+cleanup_stale_ns() {
+	local ns
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^${1:-mpt}"); do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+}
+
+_lib_exit() {
+	cleanup_all_ns
+	rm -f "$_ns_registry"
+}
+trap _lib_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# veth_pair NS1 IF1 NS2 IF2 : a veth link between two namespaces, both ends
+# up, IPv6 off by default so that tests count only what they send.
+veth_pair() {
+	local ns1=$1 if1=$2 ns2=$3 if2=$4
+	ip link add "$if1" netns "$ns1" type veth peer name "$if2" netns "$ns2" || return 1
+	ip -n "$ns1" link set "$if1" up
+	ip -n "$ns2" link set "$if2" up
+}
+
+# no_ipv6 NS : turn off IPv6 in a namespace (no DAD, MLD or RS noise).
+no_ipv6() {
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+}
+
+# link_rate NS IF RATE [BURST] : limit egress of IF to RATE with tbf.
+link_rate() {
+	local ns=$1 dev=$2 rate=$3 burst=${4:-32kbit}
+	tc -n "$ns" qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 50ms
+}
+
+# link_rate_htb NS IF RATE : limit egress with htb (when tbf is missing).
+link_rate_htb() {
+	local ns=$1 dev=$2 rate=$3
+	tc -n "$ns" qdisc replace dev "$dev" root handle 1: htb default 1 &&
+	tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate "$rate"
+}
+
+# busywait TIMEOUT_MS CMD... : run CMD until it succeeds or time runs out.
+busywait() {
+	local timeout_ms=$1 start now
+	shift
+	start=$(date +%s%3N)
+	while true; do
+		"$@" && return 0
+		now=$(date +%s%3N)
+		[ $((now - start)) -ge "$timeout_ms" ] && return 1
+		sleep 0.02
+	done
+}
+
+# slowwait TIMEOUT_S CMD... : as busywait, polling every 100 ms.
+slowwait() {
+	local deadline=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -ge "$deadline" ] && return 1
+		sleep 0.1
+	done
+}
+
+# assert_eq WHAT GOT WANT / assert_ge WHAT GOT MIN : fail with a message.
+assert_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+assert_ge() { [ "$2" -ge "$3" ] || fail "$1: got $2, want >= $3"; }
+assert_le() { [ "$2" -le "$3" ] || fail "$1: got $2, want <= $3"; }
+
+# expect_fail_msg WHAT REGEX CMD... : CMD must fail and its stderr must match
+# REGEX (extack messages are printed by iproute2 on stderr).
+expect_fail_msg() {
+	local what=$1 re=$2 out
+	shift 2
+	if out=$("$@" 2>&1); then
+		fail "$what: '$*' succeeded, want failure matching /$re/"
+	fi
+	echo "$out" | grep -Eq -- "$re" || fail "$what: error '$out' does not match /$re/"
+}
+
+# ktap_run TEST... : run each test function in a subshell and print KTAP.
+ktap_run() {
+	local n=0 pass=0 failed=0 skipped=0 t rc
+	echo "TAP version 13"
+	echo "1..$#"
+	for t in "$@"; do
+		n=$((n + 1))
+		(
+			set -e
+			trap 'cleanup_all_ns' EXIT
+			"$t"
+		)
+		rc=$?
+		case $rc in
+		0)	echo "ok $n $t"; pass=$((pass + 1)) ;;
+		"$KSFT_SKIP") echo "ok $n $t # SKIP"; skipped=$((skipped + 1)) ;;
+		*)	echo "not ok $n $t"; failed=$((failed + 1)) ;;
+		esac
+	done
+	echo "# totals: pass:$pass fail:$failed skip:$skipped"
+	[ "$failed" -eq 0 ]
+}

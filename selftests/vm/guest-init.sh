@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Second stage of the test VM, on the host's root (read-only 9p, with the
+# mounts made by initramfs-init): run the command the host asked for, save
+# its status and the kernel log, and stop the VM.  Everything the host
+# needs back goes to the "results" share.
+results=/tmp/results
+export HOME=/root TMPDIR=/tmp
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# The host wrote the command, its working directory and environment.
+# shellcheck disable=SC1091
+. $results/env
+cd "$MPLANE_CWD" || echo "guest-init: no directory $MPLANE_CWD" >&2
+echo "guest-init: running the command" >/dev/kmsg
+bash -c "$MPLANE_CMD" </dev/null >$results/out 2>&1
+echo $? >$results/rc.tmp
+
+# kmemleak reports only objects older than 5 s, hence the wait.  A scan
+# costs ~20 s under TCG, so a second one (which drops pointers that were
+# only in flight during the first) runs only when the first found any.
+kmemleak=/sys/kernel/debug/kmemleak
+if [ -w $kmemleak ]; then
+	sleep 6
+	echo scan >$kmemleak
+	if [ -n "$(head -c1 $kmemleak)" ]; then
+		echo scan >$kmemleak
+	fi
+	cat $kmemleak >$results/kmemleak
+fi
+dmesg >$results/dmesg
+mv $results/rc.tmp $results/rc
+sync
+echo b >/proc/sysrq-trigger

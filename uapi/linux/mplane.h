@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * mplane: the one contract shared by mplane.ko, the BPF programs and the
+ * user-space tools.  Numbers in this file are ABI: append, never renumber.
+ */
+#ifndef _UAPI_LINUX_MPLANE_H
+#define _UAPI_LINUX_MPLANE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#elif defined(__bpf__) && defined(__VMLINUX_H__)
+/* BPF programs get the kernel types from vmlinux.h. */
+#else
+#include <linux/types.h>
+#endif
+
+#define MPLANE_GENL_VERSION	1
+#define MPLANE_LINK_KIND	"mplane"
+
+/* The most planes (rails) one mplane device can hold. */
+#define MPLANE_MAX_PLANES	16
+
+/*
+ * IFLA_INFO_DATA of an mplane device.  Device-wide settings will be added
+ * here (policy, flowlet gap, probe interval, ...) by the datapath work.
+ */
+enum {
+	IFLA_MPLANE_UNSPEC,
+	IFLA_MPLANE_PLANE_COUNT,	/* u32, read-only: planes enslaved */
+	__IFLA_MPLANE_MAX,
+};
+#define IFLA_MPLANE_MAX (__IFLA_MPLANE_MAX - 1)
+
+/* IFLA_INFO_SLAVE_DATA of a rail enslaved to an mplane device. */
+enum {
+	IFLA_MPLANE_PLANE_UNSPEC,
+	IFLA_MPLANE_PLANE_ID,		/* u32, read-only: plane index */
+	IFLA_MPLANE_PLANE_STATE,	/* u8, read-only: enum mplane_plane_state */
+	IFLA_MPLANE_PLANE_REASON,	/* u8, read-only: enum mplane_plane_reason */
+	__IFLA_MPLANE_PLANE_MAX,
+};
+#define IFLA_MPLANE_PLANE_MAX (__IFLA_MPLANE_PLANE_MAX - 1)
+
+enum mplane_plane_state {
+	MPLANE_PLANE_UP,
+	MPLANE_PLANE_DOWN,
+	MPLANE_PLANE_CONGESTED,
+	MPLANE_PLANE_PROBING,
+	MPLANE_PLANE_ADMIN_DOWN,
+	__MPLANE_PLANE_STATE_MAX,
+};
+
+/* Why a plane is in its current state. */
+enum mplane_plane_reason {
+	MPLANE_REASON_NONE,
+	MPLANE_REASON_CARRIER,		/* rail lost carrier or is down */
+	MPLANE_REASON_HOLDDOWN,		/* carrier back, waiting hold-down */
+	MPLANE_REASON_PROBE_MISS,	/* liveness probes missed */
+	MPLANE_REASON_ECN,		/* congestion score over threshold */
+	MPLANE_REASON_ADMIN,		/* drained or disabled by the operator */
+	MPLANE_REASON_MASTER_DOWN,	/* the mplane device itself is down */
+	__MPLANE_REASON_MAX,
+};
+
+/*
+ * Telemetry events.  Every producer (BPF programs, kmod tracepoints relayed
+ * by BPF, samplers) writes records that begin with this header into a BPF
+ * ring buffer; readers skip types they do not know using @len, so new event
+ * types and new trailing fields never break an older reader.
+ */
+#define MPLANE_EVENT_VERSION	1
+
+enum mplane_event_type {
+	MPLANE_EV_NONE,
+	MPLANE_EV_QUEUE_SAMPLE,
+	MPLANE_EV_ECN_MARK,
+	MPLANE_EV_CNP,
+	MPLANE_EV_PATH_SWITCH,
+	MPLANE_EV_FLOWLET_SWITCH,
+	MPLANE_EV_PORT_STATE,
+	MPLANE_EV_PLANE_STATE,
+	MPLANE_EV_FAILOVER,
+	MPLANE_EV_STEP_MARK,
+	MPLANE_EV_RATE_UPDATE,		/* reserved for DCQCN rate control */
+	MPLANE_EV_COLLECTIVE,		/* reserved for the collective engine */
+	__MPLANE_EV_MAX,
+};
+
+struct mplane_event_hdr {
+	__u8	version;	/* MPLANE_EVENT_VERSION */
+	__u8	type;		/* enum mplane_event_type */
+	__u16	len;		/* bytes of the whole record, header included */
+	__u16	cpu;
+	__u16	plane;		/* plane index, or 0xffff when not a plane */
+	__u32	ifindex;
+	__u32	flags;
+	__u64	ts_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+};
+
+/* A generic record: most events carry up to four values. */
+struct mplane_event {
+	struct mplane_event_hdr	hdr;
+	__u64			val[4];
+};
+
+/*
+ * Packet counters of the first BPF program (bpf/pktcount.bpf.c), one
+ * per-CPU array slot per direction and protocol class.
+ */
+enum mplane_pktcount_dir {
+	MPLANE_DIR_INGRESS,
+	MPLANE_DIR_EGRESS,
+	__MPLANE_DIR_MAX,
+};
+
+enum mplane_pktcount_class {
+	MPLANE_PKT_IPV4,
+	MPLANE_PKT_IPV6,
+	MPLANE_PKT_ARP,
+	MPLANE_PKT_OTHER,
+	__MPLANE_PKT_CLASS_MAX,
+};
+
+#define MPLANE_PKTCOUNT_SLOTS	(__MPLANE_DIR_MAX * __MPLANE_PKT_CLASS_MAX)
+
+struct mplane_pktcount {
+	__u64	packets;
+	__u64	bytes;
+};
+
+#endif /* _UAPI_LINUX_MPLANE_H */
