@@ -1,0 +1,216 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The pktcount BPF programs and 'mplanectl bpf': namespaces a and b joined
+# by the veth pair va--vb, programs on vb, every command run with -n.
+# Counts are asserted exactly: IPv6 is off, so nothing but what a test
+# sends crosses the link.
+
+# a and b (the namespaces) are set by setup_ns, called from topo.
+# shellcheck disable=SC2154
+# shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
+source "$(dirname "$0")/../lib/lib.sh"
+
+MPLANECTL=$MPLANE_BUILD/mplanectl
+# tc priority of mplane's filter (PKTCOUNT_TC_PRIO, 0x4d50).
+PKTCOUNT_PREF=19792
+# What tc sees of a default ping: 56 data + 8 ICMP + 20 IPv4 + 14 Ethernet
+# (skb->len includes the link-layer header at both hooks).
+PING_LEN=98
+# An ARP request or reply on veth: 28 ARP + 14 Ethernet, never padded.
+ARP_LEN=42
+
+mpctl() { "$MPLANECTL" -n "$b" "$@"; }
+
+mac() { ip -n "$1" -j link show "$2" | jq -r '.[0].address'; }
+
+# topo [static]: the two namespaces and the link, 10.99.0.1 and .2.  With
+# "static", permanent neighbour entries keep ARP off the link.
+topo() {
+	setup_ns a b
+	no_ipv6 "$a"
+	no_ipv6 "$b"
+	veth_pair "$a" va "$b" vb
+	ip -n "$a" addr add 10.99.0.1/24 dev va
+	ip -n "$b" addr add 10.99.0.2/24 dev vb
+	[ "${1:-}" = static ] || return 0
+	ip -n "$a" neigh replace 10.99.0.2 lladdr "$(mac "$b" vb)" dev va nud permanent
+	ip -n "$b" neigh replace 10.99.0.1 lladdr "$(mac "$a" va)" dev vb nud permanent
+}
+
+pings() { ip netns exec "$a" ping -q -c "$1" -i 0.01 -W 1 10.99.0.2 >/dev/null; }
+
+# status FIELD : one field of 'bpf status -j vb', e.g. ingress.ipv4.packets
+status() { mpctl -j bpf status vb | jq -r ".$1"; }
+
+# our_filters HOOK : how many mplane filters the hook holds
+our_filters() {
+	tc -n "$b" filter show dev vb "$1" | grep -c "pref $PKTCOUNT_PREF bpf .*handle 0x4d50" || true
+}
+
+# run_rc VAR CMD... : run CMD, keeping its exit status in VAR, its stderr
+# in $ERR, despite set -e.
+run_rc() {
+	local var=$1
+	shift
+	ERR=$("$@" 2>&1 >/dev/null) && printf -v "$var" 0 || printf -v "$var" %d $?
+}
+
+# (a) ten pings each way, counted exactly: nothing but IPv4, 98 bytes each.
+test_counts_exact() {
+	local dir class
+
+	topo static
+	mpctl bpf attach vb
+	pings 10
+	for dir in ingress egress; do
+		assert_eq "$dir attached" "$(status $dir.attached)" true
+		assert_eq "$dir ipv4 packets" "$(status $dir.ipv4.packets)" 10
+		assert_eq "$dir ipv4 bytes" "$(status $dir.ipv4.bytes)" $((10 * PING_LEN))
+		for class in ipv6 arp other; do
+			assert_eq "$dir $class packets" "$(status $dir.$class.packets)" 0
+		done
+	done
+}
+
+# (b) without neighbour entries the first ping resolves through ARP: the
+# request comes in on vb and the reply goes out.
+test_arp_counted() {
+	local dir n
+
+	topo
+	mpctl bpf attach vb
+	pings 1
+	for dir in ingress egress; do
+		n=$(status $dir.arp.packets)
+		assert_ge "$dir arp packets" "$n" 1
+		assert_eq "$dir arp bytes" "$(status $dir.arp.bytes)" $((n * ARP_LEN))
+		assert_eq "$dir ipv4 packets" "$(status $dir.ipv4.packets)" 1
+	done
+}
+
+# (c) another tool's filter after ours on the same hook still sees every
+# packet (ours returns TC_ACT_UNSPEC), and detach leaves it in place.  The
+# foreign filter mirrors IPv4 to vm0, whose tx counter shows what it saw.
+test_foreign_filter_kept() {
+	local before
+
+	topo static
+	ip -n "$b" link add vm0 type veth peer name vm1
+	ip -n "$b" link set vm0 up
+	ip -n "$b" link set vm1 up
+	mpctl bpf attach vb
+	tc -n "$b" filter add dev vb ingress pref 50000 protocol ip \
+		u32 match u32 0 0 action mirred egress mirror dev vm0
+	before=$(ip -n "$b" -s -j link show vm0 | jq '.[0].stats64.tx.packets')
+	pings 10
+	assert_eq "mplane ingress ipv4" "$(status ingress.ipv4.packets)" 10
+	assert_eq "mirrored by the foreign filter" \
+		"$(ip -n "$b" -s -j link show vm0 | jq '.[0].stats64.tx.packets')" \
+		$((before + 10))
+
+	mpctl bpf detach vb
+	assert_eq "mplane filters left" "$(our_filters ingress)" 0
+	assert_eq "ingress attached" "$(status ingress.attached)" false
+	tc -n "$b" filter show dev vb ingress | grep -q "pref 50000 u32" ||
+		fail "detach removed the foreign filter"
+}
+
+# (d) attaching again replaces our program in place: still one filter per
+# hook, and the counters carry on in the same map.
+test_attach_idempotent() {
+	topo static
+	mpctl bpf attach vb
+	pings 5
+	mpctl bpf attach vb
+	pings 5
+	assert_eq "ingress filters" "$(our_filters ingress)" 1
+	assert_eq "egress filters" "$(our_filters egress)" 1
+	assert_eq "ingress ipv4 packets" "$(status ingress.ipv4.packets)" 10
+	assert_eq "egress ipv4 packets" "$(status egress.ipv4.packets)" 10
+	assert_eq "one map for both hooks" "$(status ingress.map_id)" "$(status egress.map_id)"
+}
+
+# (e) detach where nothing is attached is a silent no-op; detach leaves
+# the clsact qdisc, which other tools' filters may need.
+test_detach_idle() {
+	local rc
+
+	topo
+	run_rc rc mpctl bpf detach vb
+	assert_eq "detach, nothing attached: exit" "$rc" 0
+	assert_eq "detach, nothing attached: stderr" "$ERR" ""
+	mpctl bpf attach --ingress vb
+	assert_eq "egress attached" "$(status egress.attached)" false
+	mpctl bpf detach vb
+	run_rc rc mpctl bpf detach vb
+	assert_eq "second detach: exit" "$rc" 0
+	assert_eq "ingress attached" "$(status ingress.attached)" false
+	tc -n "$b" qdisc show dev vb | grep -q clsact || fail "clsact qdisc removed"
+}
+
+# (f) a missing device is an error (1) naming it; a bad command line is a
+# usage error (2).
+test_errors() {
+	local rc
+
+	topo
+	run_rc rc mpctl bpf attach nosuchdev
+	assert_eq "attach nosuchdev: exit" "$rc" 1
+	assert_eq "attach nosuchdev: message" "$ERR" \
+		"mplanectl: bpf attach: nosuchdev: No such device"
+	run_rc rc mpctl bpf attach
+	assert_eq "attach without DEV: exit" "$rc" 2
+	run_rc rc mpctl bpf attach --bogus vb
+	assert_eq "attach --bogus: exit" "$rc" 2
+	run_rc rc mpctl bpf frobnicate vb
+	assert_eq "unknown command: exit" "$rc" 2
+}
+
+# (g) -n acts in the named namespace only, and a missing one is an error.
+test_netns() {
+	local rc
+
+	topo
+	mpctl bpf attach vb
+	assert_eq "attached in b" "$(status ingress.attached)" true
+	run_rc rc "$MPLANECTL" -n "$a" bpf status vb
+	assert_eq "vb from namespace a: exit" "$rc" 1
+	run_rc rc "$MPLANECTL" -n "${b}-none" bpf status vb
+	assert_eq "missing namespace: exit" "$rc" 1
+	assert_eq "missing namespace: message" "$ERR" \
+		"mplanectl: netns ${b}-none: No such file or directory"
+}
+
+# (h) a filter that is not mplane's in our slot makes attach fail without
+# changing anything, and detach leave it alone.  Classic BPF is used as
+# the foreign filter because bpf_tc_query() cannot see its program.
+test_slot_taken() {
+	local rc
+
+	topo
+	tc -n "$b" qdisc add dev vb clsact
+	tc -n "$b" filter add dev vb egress pref "$PKTCOUNT_PREF" handle 0x4d50 \
+		bpf bytecode '1,6 0 0 4294967295,'
+	run_rc rc mpctl bpf attach vb
+	assert_eq "attach: exit" "$rc" 1
+	echo "$ERR" | grep -q "vb: egress: .* not mplane's" || fail "attach: message '$ERR'"
+	assert_eq "ingress left untouched" "$(status ingress.attached)" false
+	mpctl bpf detach vb
+	tc -n "$b" filter show dev vb egress | grep -q "handle 0x4d50 .*bytecode" ||
+		fail "the foreign filter is gone"
+}
+
+# skip_all WHY : the whole script cannot run; one skipped line says why.
+skip_all() {
+	printf 'TAP version 13\n1..1\nok 1 pktcount # SKIP %s\n' "$1"
+	exit "$KSFT_SKIP"
+}
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+command -v jq >/dev/null || skip_all "needs jq"
+[ -x "$MPLANECTL" ] || skip_all "$MPLANECTL not built (make tools)"
+
+ktap_run test_counts_exact test_arp_counted test_foreign_filter_kept \
+	test_attach_idempotent test_detach_idle test_errors test_netns \
+	test_slot_taken

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* mplanectl: one entry point per command group, one file per group. */
+#ifndef MPLANECTL_H
+#define MPLANECTL_H
+
+int bpf_main(int argc, char **argv);
+
+/* The subcommands of "bpf", one file each. */
+int bpf_attach_main(int argc, char **argv);
+int bpf_status_main(int argc, char **argv);
+int bpf_detach_main(int argc, char **argv);
+
+#endif /* MPLANECTL_H */

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# User-space tools: tools/lib (helpers shared by every tool, built as one
+# archive) and tools/mplanectl -> $(BUILD)/mplanectl.  Included by the
+# top-level Makefile after bpf/bpf.mk, whose skeletons mplanectl embeds.
+
+CC		?= cc
+PKG_CONFIG	?= pkg-config
+MPLANE_VERSION	?= 0.1.0
+Q		?= @
+
+TOOLS_OUT	:= $(BUILD)/tools
+TOOLS_PKGS	:= libbpf libmnl json-c
+TOOLS_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 \
+		   -I$(ROOT)/tools/lib -I$(ROOT)/uapi -I$(BPF_OUT) \
+		   -DMPLANE_VERSION='"$(MPLANE_VERSION)"' \
+		   $(shell $(PKG_CONFIG) --cflags $(TOOLS_PKGS))
+TOOLS_LDLIBS	:= $(shell $(PKG_CONFIG) --libs $(TOOLS_PKGS))
+
+LIBMP		:= $(TOOLS_OUT)/libmp.a
+LIBMP_OBJS	:= $(patsubst $(ROOT)/tools/%.c,$(TOOLS_OUT)/%.o, \
+		   $(wildcard $(ROOT)/tools/lib/*.c))
+MPLANECTL	:= $(BUILD)/mplanectl
+MPLANECTL_OBJS	:= $(patsubst $(ROOT)/tools/%.c,$(TOOLS_OUT)/%.o, \
+		   $(wildcard $(ROOT)/tools/mplanectl/*.c))
+
+.PHONY: tools
+tools: $(MPLANECTL)
+
+# Skeletons must exist before the first compile; after it, the .d files
+# record which object includes which skeleton.
+$(MPLANECTL_OBJS): | $(BPF_SKELS)
+
+$(TOOLS_OUT)/%.o: $(ROOT)/tools/%.c
+	$(Q)mkdir -p $(@D)
+	$(Q)echo "  CC      $(patsubst $(TOOLS_OUT)/%,%,$@)"
+	$(Q)$(CC) $(TOOLS_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBMP): $(LIBMP_OBJS)
+	$(Q)echo "  AR      $(@F)"
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(MPLANECTL): $(MPLANECTL_OBJS) $(LIBMP)
+	$(Q)echo "  LD      $(@F)"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOLS_LDLIBS)
+
+-include $(LIBMP_OBJS:.o=.d) $(MPLANECTL_OBJS:.o=.d)
