@@ -128,4 +128,17 @@ struct mplane_pktcount {
 	__u64	bytes;
 };
 
+/*
+ * How mp0 spreads packets over its eligible planes (IFLA_MPLANE_POLICY).
+ * The load-aware policies compare each plane's load: queued bytes (qdisc
+ * and BQL) plus a decaying rate estimate, scaled by the plane's capacity.
+ */
+enum mplane_policy {
+	MPLANE_POLICY_FLOWLET,	/* least loaded, re-chosen after an idle gap */
+	MPLANE_POLICY_HASH,	/* static flow hash: the ECMP baseline */
+	MPLANE_POLICY_RR,	/* per-packet round robin: balance-rr baseline */
+	MPLANE_POLICY_SPRAY,	/* per packet, least loaded, random tie-break */
+	__MPLANE_POLICY_MAX,
+};
+
 #endif /* _UAPI_LINUX_MPLANE_H */

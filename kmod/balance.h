@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Plane choice, as pure logic: which eligible plane carries a packet under
+ * each policy, how a plane's load is scored, and how flowlets and decaying
+ * estimates age.  balance.c is built into mplane.ko and into the user-space
+ * unit tests (with selftests/unit/kshim.h for the types), so it uses no
+ * kernel API beyond them; the datapath gathers the facts.
+ */
+#ifndef _MPLANE_BALANCE_H
+#define _MPLANE_BALANCE_H
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/types.h>
+#endif
+
+#include "linux/mplane.h"
+
+/*
+ * Added to the load of a congested plane: it then loses every comparison
+ * with an uncongested one, but still carries traffic when all are.
+ */
+#define MPLANE_LOAD_CONGESTED	BIT(30)
+#define MPLANE_LOAD_MAX		(MPLANE_LOAD_CONGESTED - 1)
+
+struct mplane_pick_in {
+	u32 eligible;		/* bit i set: plane i may carry the packet */
+	const u32 *load;	/* per plane index; lower is emptier */
+	u32 hash;		/* the flow's hash */
+	u32 rnd;		/* random bits, for tie-breaks */
+	u32 ticket;		/* the device's round-robin counter */
+};
+
+int mplane_pick(enum mplane_policy policy, const struct mplane_pick_in *in);
+
+u32 mplane_load_score(u64 queued_bytes, u64 rate_bytes, u32 capacity,
+		      bool congested);
+u64 mplane_decay(u64 value, u64 elapsed_ns, u32 halflife_ns);
+
+/*
+ * A flowlet slot packs when its flows last sent (ns, upper 56 bits: 2^56
+ * ns is over two years of uptime, and ages are taken modulo that) and the
+ * plane they used (lower 8 bits, plane + 1; 0 means never used) into one
+ * u64, so the datapath reads and writes it without a lock.
+ */
+static inline u64 mplane_flowlet_pack(u64 now_ns, int plane)
+{
+	return (now_ns << 8) | (u8)(plane + 1);
+}
+
+int mplane_flowlet_plane(u64 slot, u64 now_ns, u64 gap_ns, u32 eligible);
+
+#endif /* _MPLANE_BALANCE_H */

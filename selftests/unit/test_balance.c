@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for kmod/balance.c: plane choice per policy, load scoring,
+ * decay and flowlet ageing.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "balance.h"
+
+static const u32 no_load[MPLANE_MAX_PLANES];
+
+static struct mplane_pick_in pick_in(u32 eligible, const u32 *load)
+{
+	struct mplane_pick_in in = {
+		.eligible = eligible,
+		.load = load ? load : no_load,
+	};
+	return in;
+}
+
+static void test_no_eligible_plane(void **state)
+{
+	struct mplane_pick_in in = pick_in(0, NULL);
+	int p;
+
+	(void)state;
+	for (p = 0; p < __MPLANE_POLICY_MAX; p++)
+		assert_int_equal(mplane_pick(p, &in), -1);
+	/* Bits past the last plane are not planes. */
+	in.eligible = 1U << MPLANE_MAX_PLANES;
+	assert_int_equal(mplane_pick(MPLANE_POLICY_RR, &in), -1);
+}
+
+static void test_rr_is_even_over_eligible(void **state)
+{
+	struct mplane_pick_in in = pick_in(0x2c, NULL);	/* planes 2, 3, 5 */
+	int hits[MPLANE_MAX_PLANES] = { 0 };
+	u32 t;
+
+	(void)state;
+	for (t = 0; t < 300; t++) {
+		in.ticket = t;
+		hits[mplane_pick(MPLANE_POLICY_RR, &in)]++;
+	}
+	assert_int_equal(hits[2], 100);
+	assert_int_equal(hits[3], 100);
+	assert_int_equal(hits[5], 100);
+	assert_int_equal(hits[0] + hits[1] + hits[4], 0);
+}
+
+static void test_hash_is_stable_per_flow(void **state)
+{
+	u32 load[MPLANE_MAX_PLANES] = { 0 };
+	struct mplane_pick_in in = pick_in(0xf, load);
+	int first, seen = 0;
+	u32 h;
+
+	(void)state;
+	for (h = 0; h < 64; h++) {
+		in.hash = h * 2654435761U;
+		in.rnd = 0;
+		first = mplane_pick(MPLANE_POLICY_HASH, &in);
+		/* Neither load nor randomness moves a hashed flow. */
+		load[first] = 1000;
+		in.rnd = 12345;
+		assert_int_equal(mplane_pick(MPLANE_POLICY_HASH, &in), first);
+		load[first] = 0;
+		seen |= 1 << first;
+	}
+	assert_int_equal(seen, 0xf);
+}
+
+static void test_spray_takes_least_loaded(void **state)
+{
+	u32 load[MPLANE_MAX_PLANES] = { 50, 10, 30, 5 };
+	struct mplane_pick_in in = pick_in(0x7, load);	/* plane 3 ineligible */
+	u32 r;
+
+	(void)state;
+	for (r = 0; r < 16; r++) {
+		in.rnd = r;
+		assert_int_equal(mplane_pick(MPLANE_POLICY_SPRAY, &in), 1);
+		assert_int_equal(mplane_pick(MPLANE_POLICY_FLOWLET, &in), 1);
+	}
+}
+
+static void test_ties_are_broken_at_random(void **state)
+{
+	u32 load[MPLANE_MAX_PLANES] = { 7, 3, 3, 3 };
+	struct mplane_pick_in in = pick_in(0xf, load);
+	int hits[4] = { 0 };
+	u32 r;
+
+	(void)state;
+	for (r = 0; r < 300; r++) {
+		in.rnd = r;
+		hits[mplane_pick(MPLANE_POLICY_SPRAY, &in)]++;
+	}
+	assert_int_equal(hits[0], 0);
+	assert_int_equal(hits[1], 100);
+	assert_int_equal(hits[2], 100);
+	assert_int_equal(hits[3], 100);
+}
+
+static void test_load_scales_by_capacity(void **state)
+{
+	(void)state;
+	/* The same bytes weigh half as much on a plane twice as fast. */
+	assert_int_equal(mplane_load_score(1000, 1000, 100, false) * 2,
+			 mplane_load_score(1000, 1000, 200, false) * 4);
+	assert_true(mplane_load_score(0, 4000, 25, false) >
+		    mplane_load_score(0, 4000, 100, false));
+	assert_int_equal(mplane_load_score(0, 0, 100, false), 0);
+	/* No capacity known is not a division by zero. */
+	assert_int_equal(mplane_load_score(3, 0, 0, false), 3 << 10);
+	/* Huge backlogs saturate instead of wrapping. */
+	assert_int_equal(mplane_load_score(1ULL << 62, 1ULL << 62, 1, false),
+			 MPLANE_LOAD_MAX);
+}
+
+static void test_congested_plane_loses_to_any_other(void **state)
+{
+	u32 load[MPLANE_MAX_PLANES];
+	struct mplane_pick_in in = pick_in(0x3, load);
+
+	(void)state;
+	load[0] = mplane_load_score(0, 0, 100, true);
+	load[1] = mplane_load_score(1ULL << 40, 0, 1, false);
+	assert_int_equal(mplane_pick(MPLANE_POLICY_SPRAY, &in), 1);
+	/* ... but still carries traffic when it is all there is. */
+	in.eligible = 0x1;
+	assert_int_equal(mplane_pick(MPLANE_POLICY_SPRAY, &in), 0);
+}
+
+static void test_decay_halves_per_halflife(void **state)
+{
+	const u32 hl = 1000;
+	u64 v;
+
+	(void)state;
+	assert_int_equal(mplane_decay(1 << 20, 0, hl), 1 << 20);
+	assert_int_equal(mplane_decay(1 << 20, hl, hl), 1 << 19);
+	assert_int_equal(mplane_decay(1 << 20, 3 * hl, hl), 1 << 17);
+	assert_int_equal(mplane_decay(1 << 20, 64 * hl, hl), 0);
+	assert_int_equal(mplane_decay(~0ULL, ~0ULL, hl), 0);
+	assert_int_equal(mplane_decay(5, 10, 0), 0);
+	/* Half a half-life: 2^-0.5 = 0.707, the chord gives 0.75. */
+	v = mplane_decay(1 << 20, hl / 2, hl);
+	assert_true(v >= (1 << 20) * 707ULL / 1000 && v <= (1 << 20) * 3ULL / 4);
+	/* Large values take the no-overflow path and stay monotonic. */
+	v = mplane_decay(1ULL << 60, hl / 2, hl);
+	assert_true(v < (1ULL << 60) && v > (1ULL << 59));
+}
+
+static void test_decay_is_monotonic(void **state)
+{
+	u64 prev = ~0ULL, v;
+	u64 t;
+
+	(void)state;
+	for (t = 0; t < 10000; t += 37) {
+		v = mplane_decay(1ULL << 40, t, 1000);
+		assert_true(v <= prev);
+		prev = v;
+	}
+}
+
+static void test_flowlet_sticks_within_gap(void **state)
+{
+	const u64 gap = 50000, t0 = 1000000;
+	u64 slot = mplane_flowlet_pack(t0, 2);
+
+	(void)state;
+	assert_int_equal(mplane_flowlet_plane(slot, t0 + 10, gap, 0xf), 2);
+	assert_int_equal(mplane_flowlet_plane(slot, t0 + gap, gap, 0xf), 2);
+	/* Idle past the gap: free to move. */
+	assert_int_equal(mplane_flowlet_plane(slot, t0 + gap + 1, gap, 0xf), -1);
+	/* Its plane failed: must move even inside the gap. */
+	assert_int_equal(mplane_flowlet_plane(slot, t0 + 10, gap, 0xb), -1);
+	/* A slot never used. */
+	assert_int_equal(mplane_flowlet_plane(0, t0, gap, 0xf), -1);
+}
+
+static void test_flowlet_age_wraps(void **state)
+{
+	const u64 wrap = 1ULL << 56;
+	u64 slot = mplane_flowlet_pack(wrap - 10, 1);
+
+	(void)state;
+	/* The clock passed 2^56 ns between the two packets. */
+	assert_int_equal(mplane_flowlet_plane(slot, wrap + 5, 100, 0x3), 1);
+	assert_int_equal(mplane_flowlet_plane(slot, wrap + 200, 100, 0x3), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_eligible_plane),
+		cmocka_unit_test(test_rr_is_even_over_eligible),
+		cmocka_unit_test(test_hash_is_stable_per_flow),
+		cmocka_unit_test(test_spray_takes_least_loaded),
+		cmocka_unit_test(test_ties_are_broken_at_random),
+		cmocka_unit_test(test_load_scales_by_capacity),
+		cmocka_unit_test(test_congested_plane_loses_to_any_other),
+		cmocka_unit_test(test_decay_halves_per_halflife),
+		cmocka_unit_test(test_decay_is_monotonic),
+		cmocka_unit_test(test_flowlet_sticks_within_gap),
+		cmocka_unit_test(test_flowlet_age_wraps),
+	};
+
+	return cmocka_run_group_tests_name("balance", tests, NULL, NULL);
+}
