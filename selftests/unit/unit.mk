@@ -1,19 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# cmocka unit tests for the pure logic that mplane.ko shares with user
-# space.  selftests/unit/test_X.c tests kmod/X.c, built here for the host.
+# cmocka unit tests for pure logic, built for the host.
+# selftests/unit/test_X.c tests kmod/X.c (logic that mplane.ko shares with
+# user space) or, when there is no such file, tools/lib/mp_X.c (the tools').
 
 UNIT_OUT	:= $(BUILD)/unit
 UNIT_NAMES	:= $(patsubst $(ROOT)/selftests/unit/test_%.c,%,$(wildcard $(ROOT)/selftests/unit/test_*.c))
 UNIT_BINS	:= $(UNIT_NAMES:%=$(UNIT_OUT)/test_%)
 UNIT_CFLAGS	:= -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
-		   -include $(ROOT)/selftests/unit/kshim.h -I$(ROOT)/kmod -I$(ROOT)/uapi $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
-UNIT_LDLIBS	:= $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+		   -include $(ROOT)/selftests/unit/kshim.h -I$(ROOT)/kmod -I$(ROOT)/uapi \
+		   -I$(ROOT)/tools/lib $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+# libmnl: for the tools' netlink message code (test_linkmsg).
+UNIT_LDLIBS	:= $(shell $(PKG_CONFIG) --libs cmocka libmnl 2>/dev/null || echo -lcmocka -lmnl)
 
 .PHONY: unit
 unit: $(UNIT_BINS)
 
-$(UNIT_OUT)/test_%: $(ROOT)/selftests/unit/test_%.c $(ROOT)/kmod/%.c $(wildcard $(ROOT)/kmod/*.h) $(ROOT)/selftests/unit/kshim.h
+define unit_build
 	$(Q)mkdir -p $(@D)
 	$(Q)echo "  UNIT    $(@F)"
 	$(Q)$(CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) $(UNIT_LDLIBS)
+endef
+
+# Of two pattern rules make takes the first whose sources exist: kmod/ first.
+$(UNIT_OUT)/test_%: $(ROOT)/selftests/unit/test_%.c $(ROOT)/kmod/%.c $(wildcard $(ROOT)/kmod/*.h) $(ROOT)/selftests/unit/kshim.h
+	$(unit_build)
+
+$(UNIT_OUT)/test_%: $(ROOT)/selftests/unit/test_%.c $(ROOT)/tools/lib/mp_%.c $(wildcard $(ROOT)/tools/lib/*.h) $(ROOT)/selftests/unit/kshim.h
+	$(unit_build)

@@ -14,6 +14,8 @@
 
 static const struct mp_cmd groups[] = {
 	{ "bpf", bpf_main, "attach, inspect and detach mplane's BPF programs" },
+	{ "traffic", traffic_main, "send a paced test stream and measure loss and gaps" },
+	{ "link", link_main, "show, create and set mplane devices and their planes" },
 	{}
 };
 

@@ -10,4 +10,11 @@ int bpf_attach_main(int argc, char **argv);
 int bpf_status_main(int argc, char **argv);
 int bpf_detach_main(int argc, char **argv);
 
+int traffic_main(int argc, char **argv);
+int link_main(int argc, char **argv);
+
+/* The subcommands of "traffic", one file each. */
+int traffic_send_main(int argc, char **argv);
+int traffic_recv_main(int argc, char **argv);
+
 #endif /* MPLANECTL_H */

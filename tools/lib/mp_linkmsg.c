@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+#include <errno.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+
+#include "mp_linkmsg.h"
+
+bool mp_link_is_mplane(const struct mp_link *l)
+{
+	return !strcmp(l->kind, MPLANE_LINK_KIND);
+}
+
+bool mp_link_is_plane(const struct mp_link *l)
+{
+	return l->master && !strcmp(l->slave_kind, MPLANE_LINK_KIND);
+}
+
+/* Kernels send u8 and u32 where the uapi says so; any width is taken. */
+static bool get_uint(const struct nlattr *a, uint64_t *v)
+{
+	switch (mnl_attr_get_payload_len(a)) {
+	case 1:
+		*v = mnl_attr_get_u8(a);
+		return true;
+	case 2:
+		*v = mnl_attr_get_u16(a);
+		return true;
+	case 4:
+		*v = mnl_attr_get_u32(a);
+		return true;
+	case 8:
+		*v = mnl_attr_get_u64(a);
+		return true;
+	}
+	return false;
+}
+
+/* Strings from the kernel end in NUL, but are not trusted to. */
+static void get_str(const struct nlattr *a, char *buf, size_t size)
+{
+	size_t len = mnl_attr_get_payload_len(a);
+
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, mnl_attr_get_payload(a), len);
+	buf[len] = '\0';
+}
+
+/*
+ * The numbers of a nest into @present and @val; @nested is the one
+ * attribute that is a nest, whose length may look like a number's.
+ */
+static void get_uints(const struct nlattr *nest, unsigned int nested,
+		      uint32_t *present, uint32_t *val)
+{
+	const struct nlattr *a;
+	unsigned int type;
+	uint64_t v;
+
+	mnl_attr_for_each_nested(a, nest) {
+		type = mnl_attr_get_type(a);
+		if (type >= MP_ATTR_SLOTS || type == nested || !get_uint(a, &v))
+			continue;
+		*present |= 1u << type;
+		val[type] = v;
+	}
+}
+
+static void get_peers(const struct nlattr *nest, struct mp_link *l)
+{
+	const struct nlattr *a;
+	struct mp_addr *p;
+	size_t len;
+
+	mnl_attr_for_each_nested(a, nest) {
+		len = mnl_attr_get_payload_len(a);
+		if (mnl_attr_get_type(a) != IFLA_MPLANE_PEER ||
+		    (len != 4 && len != 16) || l->npeers == MP_PEERS_MAX)
+			continue;
+		p = &l->peers[l->npeers++];
+		p->len = len;
+		memcpy(p->bytes, mnl_attr_get_payload(a), len);
+	}
+}
+
+static void get_device_data(const struct nlattr *data, struct mp_link *l)
+{
+	const struct nlattr *a;
+
+	get_uints(data, IFLA_MPLANE_PEERS, &l->present, l->val);
+	mnl_attr_for_each_nested(a, data) {
+		if (mnl_attr_get_type(a) == IFLA_MPLANE_PEERS) {
+			l->present |= 1u << IFLA_MPLANE_PEERS;
+			get_peers(a, l);
+		}
+	}
+}
+
+static void get_plane_data(const struct nlattr *data, struct mp_plane_info *p)
+{
+	const struct nlattr *a, *s;
+	unsigned int type;
+	uint64_t v;
+
+	get_uints(data, IFLA_MPLANE_PLANE_STATS, &p->present, p->val);
+	mnl_attr_for_each_nested(a, data) {
+		if (mnl_attr_get_type(a) != IFLA_MPLANE_PLANE_STATS)
+			continue;
+		p->present |= 1u << IFLA_MPLANE_PLANE_STATS;
+		mnl_attr_for_each_nested(s, a) {
+			type = mnl_attr_get_type(s);
+			if (!type || type >= IFLA_MPLANE_PSTAT_PAD ||
+			    !get_uint(s, &v))
+				continue;
+			p->stats_present |= 1u << type;
+			p->stats[type] = v;
+		}
+	}
+}
+
+static void get_linkinfo(const struct nlattr *info, struct mp_link *l)
+{
+	const struct nlattr *a, *data = NULL, *slave_data = NULL;
+
+	mnl_attr_for_each_nested(a, info) {
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_INFO_KIND:
+			get_str(a, l->kind, sizeof(l->kind));
+			break;
+		case IFLA_INFO_SLAVE_KIND:
+			get_str(a, l->slave_kind, sizeof(l->slave_kind));
+			break;
+		case IFLA_INFO_DATA:
+			data = a;
+			break;
+		case IFLA_INFO_SLAVE_DATA:
+			slave_data = a;
+			break;
+		}
+	}
+	/* Data means what its kind says, whichever came first. */
+	if (data && mp_link_is_mplane(l))
+		get_device_data(data, l);
+	if (slave_data && !strcmp(l->slave_kind, MPLANE_LINK_KIND))
+		get_plane_data(slave_data, &l->plane);
+}
+
+int mp_link_parse(const struct nlmsghdr *nlh, struct mp_link *l)
+{
+	const struct ifinfomsg *ifi;
+	const struct nlattr *a;
+	size_t len;
+
+	memset(l, 0, sizeof(*l));
+	l->operstate = -1;
+	l->carrier = -1;
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return -EINVAL;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	l->ifindex = ifi->ifi_index;
+	l->flags = ifi->ifi_flags;
+	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_IFNAME:
+			get_str(a, l->name, sizeof(l->name));
+			break;
+		case IFLA_MASTER:
+			if (mnl_attr_get_payload_len(a) == 4)
+				l->master = mnl_attr_get_u32(a);
+			break;
+		case IFLA_OPERSTATE:
+			if (mnl_attr_get_payload_len(a) == 1)
+				l->operstate = mnl_attr_get_u8(a);
+			break;
+		case IFLA_CARRIER:
+			if (mnl_attr_get_payload_len(a) == 1)
+				l->carrier = !!mnl_attr_get_u8(a);
+			break;
+		case IFLA_STATS64:
+			/* Newer kernels append counters; older send fewer. */
+			len = mnl_attr_get_payload_len(a);
+			if (len > sizeof(l->stats64))
+				len = sizeof(l->stats64);
+			memcpy(&l->stats64, mnl_attr_get_payload(a), len);
+			l->has_stats64 = true;
+			break;
+		case IFLA_LINKINFO:
+			get_linkinfo(a, l);
+			break;
+		}
+	}
+	return 0;
+}
+
+static int put_attrs(struct nlmsghdr *nlh, size_t size,
+		     const struct mp_settings *s)
+{
+	unsigned int type;
+
+	for (type = 1; type < MP_ATTR_SLOTS; type++) {
+		if (!(s->set & (1u << type)) || !s->width[type])
+			continue;
+		if (s->width[type] == 1 ?
+		    !mnl_attr_put_u8_check(nlh, size, type, s->val[type]) :
+		    !mnl_attr_put_u32_check(nlh, size, type, s->val[type]))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/* An empty nest is sent on purpose: it is what clears the peers. */
+static int put_peers(struct nlmsghdr *nlh, size_t size,
+		     const struct mp_settings *s)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (!(s->set & (1u << IFLA_MPLANE_PEERS)))
+		return 0;
+	nest = mnl_attr_nest_start_check(nlh, size, IFLA_MPLANE_PEERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < s->npeers; i++)
+		if (!mnl_attr_put_check(nlh, size, IFLA_MPLANE_PEER,
+					s->peers[i].len, s->peers[i].bytes))
+			return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, nest);
+	return 0;
+}
+
+static int put_linkinfo(struct nlmsghdr *nlh, size_t size, uint16_t kind,
+			uint16_t data_type, const struct mp_settings *s)
+{
+	struct nlattr *info, *data;
+
+	info = mnl_attr_nest_start_check(nlh, size, IFLA_LINKINFO);
+	if (!info || !mnl_attr_put_strz_check(nlh, size, kind, MPLANE_LINK_KIND))
+		return -EMSGSIZE;
+	if (s->set) {
+		data = mnl_attr_nest_start_check(nlh, size, data_type);
+		if (!data || put_attrs(nlh, size, s) ||
+		    (data_type == IFLA_INFO_DATA && put_peers(nlh, size, s)))
+			return -EMSGSIZE;
+		mnl_attr_nest_end(nlh, data);
+	}
+	mnl_attr_nest_end(nlh, info);
+	return 0;
+}
+
+int mp_link_put_settings(struct nlmsghdr *nlh, size_t size,
+			 const struct mp_settings *s)
+{
+	return put_linkinfo(nlh, size, IFLA_INFO_KIND, IFLA_INFO_DATA, s);
+}
+
+int mp_link_put_plane_settings(struct nlmsghdr *nlh, size_t size,
+			       const struct mp_settings *s)
+{
+	return put_linkinfo(nlh, size, IFLA_INFO_SLAVE_KIND,
+			    IFLA_INFO_SLAVE_DATA, s);
+}
+
+int mp_nlerr_parse(const struct nlmsghdr *nlh, int *error, const char **msg)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+	size_t off, orig;
+
+	*msg = NULL;
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+			return -EINVAL;
+		*error = e->error;
+		/* The request comes back whole unless NETLINK_CAP_ACK. */
+		orig = sizeof(*e);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+			if (e->msg.nlmsg_len < NLMSG_HDRLEN)
+				return 0;
+			orig += e->msg.nlmsg_len - NLMSG_HDRLEN;
+		}
+	} else if (nlh->nlmsg_type == NLMSG_DONE) {
+		/* A dump's end: 0, or the error that cut it short. */
+		orig = sizeof(int);
+		if (nlh->nlmsg_len < NLMSG_LENGTH(orig)) {
+			*error = 0;	/* old kernels send no payload */
+			return 0;
+		}
+		memcpy(error, mnl_nlmsg_get_payload(nlh), sizeof(int));
+	} else {
+		return -EINVAL;
+	}
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return 0;
+	/* A message without room for its TLVs still has its error. */
+	off = NLMSG_ALIGN(NLMSG_HDRLEN + orig);
+	if (off > nlh->nlmsg_len)
+		return 0;
+	for (a = (const void *)((const char *)nlh + off);
+	     mnl_attr_ok(a, (const char *)nlh + nlh->nlmsg_len - (const char *)a);
+	     a = mnl_attr_next(a)) {
+		if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+		    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
+			*msg = mnl_attr_get_str(a);
+	}
+	return 0;
+}

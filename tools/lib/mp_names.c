@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/if.h>
+
+#include "mp_names.h"
+
+#define NAMES(var, what_, ...)						\
+	static const char *const var##_list[] = { __VA_ARGS__ };	\
+	const struct mp_names var = {					\
+		.what = what_,						\
+		.names = var##_list,					\
+		.count = sizeof(var##_list) / sizeof(var##_list[0]),	\
+	}
+
+NAMES(mp_policy_names, "policy",
+	[MPLANE_POLICY_FLOWLET]		= "flowlet",
+	[MPLANE_POLICY_HASH]		= "hash",
+	[MPLANE_POLICY_RR]		= "rr",
+	[MPLANE_POLICY_SPRAY]		= "spray");
+
+NAMES(mp_gso_names, "gso mode",
+	[MPLANE_GSO_WHOLE]		= "whole",
+	[MPLANE_GSO_SEGMENT]		= "segment");
+
+NAMES(mp_admin_names, "admin state",
+	[MPLANE_ADMIN_UP]		= "up",
+	[MPLANE_ADMIN_DRAIN]		= "drain",
+	[MPLANE_ADMIN_DOWN]		= "down");
+
+NAMES(mp_state_names, "plane state",
+	[MPLANE_PLANE_UP]		= "up",
+	[MPLANE_PLANE_DOWN]		= "down",
+	[MPLANE_PLANE_CONGESTED]	= "congested",
+	[MPLANE_PLANE_PROBING]		= "probing",
+	[MPLANE_PLANE_ADMIN_DOWN]	= "admin_down");
+
+NAMES(mp_reason_names, "reason",
+	[MPLANE_REASON_NONE]		= "none",
+	[MPLANE_REASON_CARRIER]		= "carrier",
+	[MPLANE_REASON_HOLDDOWN]	= "holddown",
+	[MPLANE_REASON_PROBE_MISS]	= "probe_miss",
+	[MPLANE_REASON_ECN]		= "ecn",
+	[MPLANE_REASON_ADMIN]		= "admin",
+	[MPLANE_REASON_MASTER_DOWN]	= "master_down");
+
+NAMES(mp_pstat_names, "plane counter",
+	[IFLA_MPLANE_PSTAT_TX_PACKETS]	= "tx_packets",
+	[IFLA_MPLANE_PSTAT_TX_BYTES]	= "tx_bytes",
+	[IFLA_MPLANE_PSTAT_RX_PACKETS]	= "rx_packets",
+	[IFLA_MPLANE_PSTAT_RX_BYTES]	= "rx_bytes",
+	[IFLA_MPLANE_PSTAT_SELECTIONS]	= "selections",
+	[IFLA_MPLANE_PSTAT_DROP_NO_ROUTE] = "drop_no_route",
+	[IFLA_MPLANE_PSTAT_DROP_XMIT]	= "drop_xmit",
+	[IFLA_MPLANE_PSTAT_STATE_CHANGES] = "state_changes",
+	[IFLA_MPLANE_PSTAT_FAILOVERS]	= "failovers",
+	[IFLA_MPLANE_PSTAT_ECN_CE]	= "ecn_ce",
+	[IFLA_MPLANE_PSTAT_CNP]		= "cnp",
+	[IFLA_MPLANE_PSTAT_PROBES_SENT]	= "probes_sent",
+	[IFLA_MPLANE_PSTAT_PROBES_LOST]	= "probes_lost");
+
+NAMES(mp_operstate_names, "operstate",
+	[IF_OPER_UNKNOWN]		= "unknown",
+	[IF_OPER_NOTPRESENT]		= "notpresent",
+	[IF_OPER_DOWN]			= "down",
+	[IF_OPER_LOWERLAYERDOWN]	= "lowerlayerdown",
+	[IF_OPER_TESTING]		= "testing",
+	[IF_OPER_DORMANT]		= "dormant",
+	[IF_OPER_UP]			= "up");
+
+/* A new uapi value without a name here fails the build, not a user. */
+_Static_assert(__MPLANE_POLICY_MAX == 4, "name the new policy");
+_Static_assert(__MPLANE_GSO_MAX == 2, "name the new gso mode");
+_Static_assert(__MPLANE_ADMIN_MAX == 3, "name the new admin state");
+_Static_assert(__MPLANE_PLANE_STATE_MAX == 5, "name the new plane state");
+_Static_assert(__MPLANE_REASON_MAX == 7, "name the new reason");
+_Static_assert(IFLA_MPLANE_PSTAT_MAX == IFLA_MPLANE_PSTAT_PAD, "name the new counter");
+
+const char *mp_name(const struct mp_names *n, unsigned int val)
+{
+	return val < n->count ? n->names[val] : NULL;
+}
+
+int mp_name_parse(const struct mp_names *n, const char *s, uint32_t *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < n->count; i++) {
+		if (n->names[i] && !strcmp(n->names[i], s)) {
+			*val = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+char *mp_names_join(const struct mp_names *n, const char *sep, char *buf,
+		    size_t size)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n->count && len < size; i++) {
+		if (!n->names[i])
+			continue;
+		len += snprintf(buf + len, size - len, "%s%s",
+				len ? sep : "", n->names[i]);
+	}
+	return buf;
+}
+
+int mp_parse_u32(const char *s, uint32_t *val)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (*s - '0');
+		/* Checked per digit, so that v itself never wraps. */
+		if (v > UINT32_MAX)
+			return -ERANGE;
+	}
+	*val = v;
+	return 0;
+}
+
+int mp_parse_addr(const char *s, struct mp_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, a->bytes) == 1) {
+		a->len = 4;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, a->bytes) == 1) {
+		a->len = 16;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const char *mp_addr_str(const struct mp_addr *a, char *buf, size_t size)
+{
+	int family = a->len == 4 ? AF_INET : a->len == 16 ? AF_INET6 : 0;
+
+	if (!family || !inet_ntop(family, a->bytes, buf, size))
+		snprintf(buf, size, "?");
+	return buf;
+}
+
+const struct mp_setting mp_link_settings[] = {
+	{ "policy", NULL, IFLA_MPLANE_POLICY, 1, &mp_policy_names,
+	  0, 0, MPLANE_POLICY_FLOWLET, true,
+	  "how packets are spread over the planes" },
+	{ "flowlet-gap", "US", IFLA_MPLANE_FLOWLET_GAP_US, 4, NULL,
+	  0, MPLANE_FLOWLET_GAP_US_MAX, MPLANE_FLOWLET_GAP_US_DEFAULT, true,
+	  "idle microseconds that end a flowlet" },
+	{ "probe-interval", "US", IFLA_MPLANE_PROBE_INTERVAL_US, 4, NULL,
+	  MPLANE_PROBE_INTERVAL_US_MIN, MPLANE_PROBE_INTERVAL_US_MAX,
+	  MPLANE_PROBE_INTERVAL_US_DEFAULT, true,
+	  "microseconds between liveness probes" },
+	{ "probe-misses", "N", IFLA_MPLANE_PROBE_MISSES, 4, NULL,
+	  0, MPLANE_PROBE_MISSES_MAX, MPLANE_PROBE_MISSES_DEFAULT, true,
+	  "probes missed in a row that fail a plane" },
+	{ "holddown", "MS", IFLA_MPLANE_HOLDDOWN_MS, 4, NULL,
+	  0, MPLANE_HOLDDOWN_MS_MAX, MPLANE_HOLDDOWN_MS_DEFAULT, true,
+	  "milliseconds before a plane whose carrier is back carries again" },
+	{ "cong-threshold", "N", IFLA_MPLANE_CONG_THRESHOLD, 4, NULL,
+	  0, UINT32_MAX, MPLANE_CONG_THRESHOLD_DEFAULT, true,
+	  "congestion score from which a plane is avoided" },
+	{ "cong-halflife", "US", IFLA_MPLANE_CONG_HALFLIFE_US, 4, NULL,
+	  0, MPLANE_CONG_HALFLIFE_US_MAX, MPLANE_CONG_HALFLIFE_US_DEFAULT, true,
+	  "microseconds in which the congestion score halves" },
+	{ "gso", NULL, IFLA_MPLANE_GSO_MODE, 1, &mp_gso_names,
+	  0, 0, MPLANE_GSO_WHOLE, true,
+	  "a GSO packet takes one plane (whole), or is split (segment)" },
+	{ "peers", "ADDR[,ADDR...]|none", IFLA_MPLANE_PEERS, 0, NULL,
+	  0, MPLANE_MAX_PEERS, 0, false,
+	  "IPv4 and IPv6 addresses to probe; none clears them" },
+	{}
+};
+
+const struct mp_setting mp_plane_settings[] = {
+	{ "weight", "N", IFLA_MPLANE_PLANE_WEIGHT, 4, NULL,
+	  0, MPLANE_WEIGHT_MAX, 0, true,
+	  "capacity of the plane; 0 takes the rail's link speed" },
+	{ "admin", NULL, IFLA_MPLANE_PLANE_ADMIN, 1, &mp_admin_names,
+	  0, 0, MPLANE_ADMIN_UP, true,
+	  "drain: no new flowlets; down: nothing from the next packet on" },
+	{}
+};
+
+static const struct mp_setting *find(const struct mp_setting *table,
+				     const char *keyword)
+{
+	for (; table->keyword; table++)
+		if (!strcmp(table->keyword, keyword))
+			return table;
+	return NULL;
+}
+
+static int parse_peers(const char *list, struct mp_settings *s, char *err,
+		       size_t errlen)
+{
+	char word[MP_ADDR_STRLEN + 1];
+	const char *p = list, *comma;
+	size_t len;
+
+	if (!strcmp(list, "none"))
+		return 0;
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (s->npeers == MP_PEERS_MAX) {
+			snprintf(err, errlen, "peers: more than %u addresses",
+				 MP_PEERS_MAX);
+			return -EINVAL;
+		}
+		if (len >= sizeof(word))
+			len = sizeof(word) - 1;	/* too long to be valid */
+		memcpy(word, p, len);
+		word[len] = '\0';
+		if (mp_parse_addr(word, &s->peers[s->npeers])) {
+			snprintf(err, errlen, "bad peer '%s': want an IPv4 or IPv6 address, or none",
+				 word);
+			return -EINVAL;
+		}
+		s->npeers++;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static int parse_value(const struct mp_setting *st, const char *arg,
+		       struct mp_settings *s, char *err, size_t errlen)
+{
+	char names[128];
+	uint32_t v;
+	int ret;
+
+	if (!st->width)
+		return parse_peers(arg, s, err, errlen);
+	if (st->names) {
+		if (!mp_name_parse(st->names, arg, &v))
+			goto done;
+		snprintf(err, errlen, "bad %s '%s': want %s", st->keyword, arg,
+			 mp_names_join(st->names, "|", names, sizeof(names)));
+		return -EINVAL;
+	}
+	ret = mp_parse_u32(arg, &v);
+	if (ret == -ERANGE) {
+		snprintf(err, errlen, "bad %s '%s': more than %u", st->keyword,
+			 arg, UINT32_MAX);
+		return -EINVAL;
+	}
+	if (ret) {
+		snprintf(err, errlen, "bad %s '%s': want a decimal integer",
+			 st->keyword, arg);
+		return -EINVAL;
+	}
+done:
+	s->width[st->attr] = st->width;
+	s->val[st->attr] = v;
+	return 0;
+}
+
+int mp_settings_parse(const struct mp_setting *table, int argc,
+		      char *const *argv, struct mp_settings *s, char *err,
+		      size_t errlen)
+{
+	const struct mp_setting *st;
+	int i, ret;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < argc; i += 2) {
+		st = find(table, argv[i]);
+		if (!st) {
+			snprintf(err, errlen, "unknown setting '%s'", argv[i]);
+			return -EINVAL;
+		}
+		if (i + 1 == argc) {
+			snprintf(err, errlen, "'%s' needs a value", argv[i]);
+			return -EINVAL;
+		}
+		/* The last of two would win silently: say so instead. */
+		if (s->set & (1u << st->attr)) {
+			snprintf(err, errlen, "'%s' given twice", argv[i]);
+			return -EINVAL;
+		}
+		ret = parse_value(st, argv[i + 1], s, err, errlen);
+		if (ret)
+			return ret;
+		s->set |= 1u << st->attr;
+	}
+	return 0;
+}
+
+void mp_setting_help(const struct mp_setting *st, char *syntax,
+		     size_t syntax_len, char *limits, size_t limits_len)
+{
+	char names[128], range[64] = "", def[64] = "";
+
+	if (st->names)
+		snprintf(syntax, syntax_len, "%s %s", st->keyword,
+			 mp_names_join(st->names, "|", names, sizeof(names)));
+	else
+		snprintf(syntax, syntax_len, "%s %s", st->keyword, st->arg);
+
+	if (st->names || st->max == UINT32_MAX)
+		;	/* no range but the names, or none at all */
+	else if (st->min)
+		snprintf(range, sizeof(range), "%u to %u", st->min, st->max);
+	else
+		snprintf(range, sizeof(range), "at most %u", st->max);
+	if (st->has_def && st->names)
+		snprintf(def, sizeof(def), "default %s",
+			 mp_name(st->names, st->def));
+	else if (st->has_def)
+		snprintf(def, sizeof(def), "default %u", st->def);
+	snprintf(limits, limits_len, "%s%s%s", range,
+		 range[0] && def[0] ? ", " : "", def);
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+#include <string.h>
+
+#include "mp_seqstat.h"
+
+#define WINDOW	MP_SEQSTAT_WINDOW
+
+/* Mark @seq as arrived; whether it already was. */
+static bool seen_test_and_set(struct mp_seqstat *s, uint64_t seq)
+{
+	uint64_t bit = seq % WINDOW, mask = 1ULL << (bit % 64);
+	uint64_t *word = &s->seen[bit / 64];
+	bool was = *word & mask;
+
+	*word |= mask;
+	return was;
+}
+
+/* Slide the window up to @seq (> last): the bits it leaves behind are
+ * reused for the sequences that enter it, which have not arrived yet. */
+static void seen_advance(struct mp_seqstat *s, uint64_t seq)
+{
+	uint64_t n, bit;
+
+	if (seq - s->last >= WINDOW) {
+		memset(s->seen, 0, sizeof(s->seen));
+		return;
+	}
+	for (n = s->last + 1; n != seq + 1; n++) {
+		bit = n % WINDOW;
+		s->seen[bit / 64] &= ~(1ULL << (bit % 64));
+	}
+}
+
+static enum mp_seq_kind classify(struct mp_seqstat *s, uint64_t seq)
+{
+	if (!s->received++) {
+		s->first = s->last = seq;
+		seen_test_and_set(s, seq);
+		return MP_SEQ_NEXT;
+	}
+	if (seq > s->last) {
+		seen_advance(s, seq);
+		s->last = seq;
+		seen_test_and_set(s, seq);
+		return MP_SEQ_NEXT;
+	}
+	if (seq < s->first)
+		s->first = seq;
+	/* Too old to remember: first copy or not, it came late. */
+	if (s->last - seq < WINDOW && seen_test_and_set(s, seq)) {
+		s->duplicates++;
+		return MP_SEQ_DUPLICATE;
+	}
+	s->reordered++;
+	return MP_SEQ_REORDERED;
+}
+
+enum mp_seq_kind mp_seqstat_add(struct mp_seqstat *s, uint64_t seq)
+{
+	enum mp_seq_kind kind = classify(s, seq);
+
+	/* Not what was expected: it cannot make up for a loss. */
+	if (s->expect && seq >= s->expect && kind != MP_SEQ_DUPLICATE)
+		s->beyond++;
+	return kind;
+}
+
+uint64_t mp_seqstat_unique(const struct mp_seqstat *s)
+{
+	return s->received - s->duplicates;
+}
+
+uint64_t mp_seqstat_lost(const struct mp_seqstat *s)
+{
+	uint64_t unique = mp_seqstat_unique(s), between;
+
+	/* Never below 0, though a duplicate too old to tell counts twice. */
+	if (s->expect)
+		return s->expect > unique - s->beyond ?
+		       s->expect - (unique - s->beyond) : 0;
+	if (!unique)
+		return 0;
+	/* Sequences strictly between first and last, less those that came;
+	 * written so that a span of the whole 64-bit range cannot wrap. */
+	between = s->last - s->first;
+	return between > unique - 1 ? between - (unique - 1) : 0;
+}
+
+/* a - b, saturated: timestamps come off the wire and may be anything. */
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(a, b, &d))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return d;
+}
+
+bool mp_gapstat_add(struct mp_gapstat *g, uint64_t rx_ns, uint64_t tx_ns,
+		    uint32_t flow, uint64_t seq, uint64_t *gap_ns)
+{
+	bool first_gap = g->arrivals == 1;
+	uint64_t gap;
+	int64_t excess;
+
+	if (g->arrivals++) {
+		gap = rx_ns > g->prev_rx_ns ? rx_ns - g->prev_rx_ns : 0;
+		/* A packet that overtook its predecessor was sent before it:
+		 * its send gap is negative and its excess larger. */
+		excess = sat_sub(gap > INT64_MAX ? INT64_MAX : (int64_t)gap,
+				 (int64_t)(tx_ns - g->prev_tx_ns));
+		if (first_gap || gap > g->max_gap_ns) {
+			g->max_gap_ns = gap;
+			g->max_gap_seq = g->prev_seq;
+			g->max_gap_flow = g->prev_flow;
+		}
+		if (first_gap || excess > g->max_excess_ns) {
+			g->max_excess_ns = excess;
+			g->max_excess_seq = g->prev_seq;
+			g->max_excess_flow = g->prev_flow;
+		}
+		*gap_ns = gap;
+	}
+	g->prev_rx_ns = rx_ns;
+	g->prev_tx_ns = tx_ns;
+	g->prev_seq = seq;
+	g->prev_flow = flow;
+	return g->arrivals > 1;
+}
+
+uint64_t mp_gapstat_max_excess(const struct mp_gapstat *g)
+{
+	return g->max_excess_ns > 0 ? (uint64_t)g->max_excess_ns : 0;
+}
+
+/*
+ * Below 2^(SUB+1) a value is its own bucket.  Above, a value whose top bit
+ * is bit b keeps its SUB+1 top bits, m in [2^SUB, 2^(SUB+1)), and drops the
+ * shift = b - SUB bits below them: bucket shift * 2^SUB + m, which carries
+ * on from the exact buckets without a hole.
+ */
+unsigned int mp_hist_bucket(uint64_t v)
+{
+	unsigned int shift;
+
+	if (v < (2ULL << MP_HIST_SUB_BITS))
+		return v;
+	shift = 63 - __builtin_clzll(v) - MP_HIST_SUB_BITS;
+	return (shift << MP_HIST_SUB_BITS) + (unsigned int)(v >> shift);
+}
+
+/* The highest value that falls into bucket @b. */
+static uint64_t bucket_high(unsigned int b)
+{
+	unsigned int shift;
+	uint64_t m;
+
+	if (b < (2U << MP_HIST_SUB_BITS))
+		return b;
+	shift = (b >> MP_HIST_SUB_BITS) - 1;
+	m = (b & ((1U << MP_HIST_SUB_BITS) - 1)) | (1U << MP_HIST_SUB_BITS);
+	/* For the top bucket (m + 1) << shift is 2^64: it wraps to 0, and
+	 * the result to UINT64_MAX, as it should. */
+	return ((m + 1) << shift) - 1;
+}
+
+void mp_hist_add(struct mp_hist *h, uint64_t v)
+{
+	h->buckets[mp_hist_bucket(v)]++;
+	if (!h->count++ || v > h->max)
+		h->max = v;
+}
+
+uint64_t mp_hist_quantile(const struct mp_hist *h, double q)
+{
+	/* q in parts per million, so that 0.999 * 1000 values is a rank of
+	 * exactly 999, which floating point might make 999.0000000000001. */
+	uint64_t ppm = (uint64_t)(q * 1e6 + 0.5), rank, seen = 0, high;
+	unsigned int b;
+
+	if (!h->count)
+		return 0;
+	/* rank = ceil(q * count), at least 1 and at most count. */
+	rank = (uint64_t)(((unsigned __int128)h->count * ppm + 999999) / 1000000);
+	if (rank < 1)
+		rank = 1;
+	if (rank > h->count)
+		rank = h->count;
+	for (b = 0; b < MP_HIST_BUCKETS; b++) {
+		seen += h->buckets[b];
+		if (seen >= rank)
+			break;
+	}
+	high = bucket_high(b);
+	return high < h->max ? high : h->max;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Accounting of a sequenced packet stream, without I/O: which sequence
+ * numbers arrived (loss, reordering, duplicates), how far apart in time
+ * consecutive packets arrived (delivery gaps), and a log-linear histogram
+ * to take percentiles of those gaps.  Used by 'mplanectl traffic recv';
+ * unit tested in selftests/unit/test_seqstat.c.
+ */
+#ifndef MP_SEQSTAT_H
+#define MP_SEQSTAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * How many sequence numbers below the highest one a flow remembers, to
+ * tell a late packet from a duplicate: 3.3 s of a 20 kpps stream.  An
+ * older packet is counted as reordered, never as a duplicate.
+ */
+#define MP_SEQSTAT_WINDOW	65536
+
+/* What one arrival was, as mp_seqstat_add() classifies it. */
+enum mp_seq_kind {
+	MP_SEQ_NEXT,		/* above every sequence so far (maybe after a hole) */
+	MP_SEQ_REORDERED,	/* below the highest so far, first copy */
+	MP_SEQ_DUPLICATE,	/* a copy of one that already arrived */
+};
+
+/* The sequence numbers of one flow.  Zero it to start, then set expect. */
+struct mp_seqstat {
+	/* The sender sends sequences 0 .. expect-1; 0 when not known. */
+	uint64_t expect;
+	uint64_t received;	/* every arrival, duplicates included */
+	uint64_t duplicates;
+	uint64_t reordered;
+	uint64_t beyond;	/* first copies of sequences >= expect */
+	uint64_t first;		/* lowest sequence number seen */
+	uint64_t last;		/* highest sequence number seen */
+	/* Bit (seq % WINDOW) is set when seq, in (last - WINDOW, last],
+	 * has arrived. */
+	uint64_t seen[MP_SEQSTAT_WINDOW / 64];
+};
+
+enum mp_seq_kind mp_seqstat_add(struct mp_seqstat *s, uint64_t seq);
+
+/* Arrivals less duplicates. */
+uint64_t mp_seqstat_unique(const struct mp_seqstat *s);
+
+/*
+ * Packets lost.  With expect, the sequences below it that did not arrive,
+ * so loss at the head and at the tail counts too; without, only the holes
+ * between the lowest and the highest sequence that arrived, which are all
+ * that a receiver can know of on its own.
+ */
+uint64_t mp_seqstat_lost(const struct mp_seqstat *s);
+
+/*
+ * Delivery gaps: the time between consecutive arrivals of a stream (one
+ * flow, or all of them).  Zero it to start.
+ *
+ * The excess gap of two consecutive arrivals is their arrival gap less
+ * their send gap, both taken from timestamps: the delay that the path
+ * added between them.  A sender that stalls sends late and so makes
+ * arrival gaps but no excess; packets lost make arrival gaps too, and
+ * no excess either, so loss shows in the arrival gap and in the loss
+ * count, and delay in the excess.
+ */
+struct mp_gapstat {
+	uint64_t arrivals;
+	uint64_t prev_rx_ns, prev_tx_ns;
+	uint64_t prev_seq;
+	uint32_t prev_flow;
+	uint64_t max_gap_ns;		/* 0 with fewer than two arrivals */
+	uint64_t max_gap_seq;		/* the arrival before the largest gap */
+	uint32_t max_gap_flow;
+	int64_t max_excess_ns;		/* clamped at 0 when reported */
+	uint64_t max_excess_seq;
+	uint32_t max_excess_flow;
+};
+
+/*
+ * Account the arrival at @rx_ns of the packet of @flow and @seq sent at
+ * @tx_ns.  Returns true with the arrival gap in @gap_ns from the second
+ * arrival on.  Clocks that step back make a gap of 0, never a huge one.
+ */
+bool mp_gapstat_add(struct mp_gapstat *g, uint64_t rx_ns, uint64_t tx_ns,
+		    uint32_t flow, uint64_t seq, uint64_t *gap_ns);
+
+/* The largest excess gap, never below 0. */
+uint64_t mp_gapstat_max_excess(const struct mp_gapstat *g);
+
+/*
+ * A log-linear histogram of 64-bit values: exact below 128, then 64
+ * buckets per power of two, so a bucket spans at most 1/64 (1.6 %) of
+ * its values, over the whole range of uint64_t.  Zero it to start.
+ */
+#define MP_HIST_SUB_BITS	6
+#define MP_HIST_BUCKETS		((65 - MP_HIST_SUB_BITS) << MP_HIST_SUB_BITS)
+
+struct mp_hist {
+	uint64_t count;
+	uint64_t max;
+	uint64_t buckets[MP_HIST_BUCKETS];
+};
+
+unsigned int mp_hist_bucket(uint64_t v);
+void mp_hist_add(struct mp_hist *h, uint64_t v);
+
+/*
+ * The value at quantile @q (0 < q <= 1, to 6 decimals): the smallest v
+ * such that at least q of the values are <= v, given as the highest value
+ * of its bucket but never above the largest value added.  0 when empty.
+ */
+uint64_t mp_hist_quantile(const struct mp_hist *h, double q);
+
+#endif /* MP_SEQSTAT_H */

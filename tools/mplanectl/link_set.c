@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mplanectl link add / link set: create an mplane device, or change one,
+ * with RTM_NEWLINK carrying IFLA_INFO_KIND "mplane" and IFLA_INFO_DATA.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/rtnetlink.h>
+
+#include "mp_cmd.h"
+#include "mp_out.h"
+#include "mplanectl.h"
+#include "link.h"
+
+/* Headers and every setting, with the most peers a command line takes. */
+#define REQ_SIZE	(4096 + MP_PEERS_MAX * 20)
+
+static void settings_help(void)
+{
+	printf(
+"Settings (KEYWORD VALUE, in any order; numbers are plain decimal):\n");
+	link_settings_help(mp_link_settings);
+	printf(
+"\n"
+"Policies: flowlet sends each burst of a flow (a flowlet) on the least\n"
+"loaded plane and may move the flow after an idle gap of flowlet-gap;\n"
+"hash keeps a flow on one plane by its hash (the ECMP baseline); rr sends\n"
+"packet after packet round the planes; spray sends each packet on the\n"
+"least loaded plane.  Only the syntax is checked here: the kernel checks\n"
+"the ranges and says which value it refused and why.\n");
+}
+
+static void add_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] link add DEV [SETTINGS]\n"
+"\n"
+"Create the mplane device DEV.  Settings not given take the kernel's\n"
+"defaults.  The device starts down and without planes: enslave rails with\n"
+"'ip link set RAIL master DEV', then 'ip link set DEV up'.  It is the\n"
+"same as 'ip link add DEV type mplane', with the settings of mplane.\n"
+"\n");
+	settings_help();
+	printf(
+"\n"
+"Options:\n"
+"  -h, --help      show this help\n"
+"\n"
+"Examples:\n"
+"  mplanectl link add mp0\n"
+"  mplanectl link add mp0 policy spray probe-interval 500 peers 10.0.0.2\n"
+"  mplanectl -n blue link add mp0 gso segment\n");
+}
+
+static void set_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] link set DEV SETTINGS\n"
+"\n"
+"Change settings of the mplane device DEV while traffic flows.  Only the\n"
+"settings given change; a request the kernel refuses changes none of\n"
+"them, and its reason is printed:\n"
+"  mplanectl: link set: mp0: <the kernel's message> (<error>)\n"
+"Weights and admin states belong to planes: see 'mplanectl link plane'.\n"
+"\n");
+	settings_help();
+	printf(
+"\n"
+"Options:\n"
+"  -h, --help      show this help\n"
+"\n"
+"Examples:\n"
+"  mplanectl link set mp0 policy hash\n"
+"  mplanectl link set mp0 flowlet-gap 50 holddown 200\n"
+"  mplanectl link set mp0 peers 10.0.0.2,fd00::2\n"
+"  mplanectl link set mp0 peers none\n");
+}
+
+static const struct option opts[] = {
+	{ "help",	no_argument,	NULL, 'h' },
+	{}
+};
+
+/*
+ * The kernel refuses IFLA_INFO_DATA for a device of another kind with a
+ * bare EOPNOTSUPP: say what DEV is instead.
+ */
+static void report_kind(struct mp_rtnl *r, const char *dev, int err)
+{
+	struct mp_link *l = malloc(sizeof(*l));
+	struct mp_nlerr e;
+
+	if (l && !mp_rtnl_get_link(r, dev, l, &e) && !mp_link_is_mplane(l))
+		mp_err("%s: %s (%s%s%s)", dev, strerror(-err),
+		       l->kind[0] ? "kind " : "not an mplane device",
+		       l->kind, l->kind[0] ? ", not mplane" : "");
+	else
+		mp_err("%s: %s", dev, strerror(-err));
+	free(l);
+}
+
+static int change(const char *dev, uint16_t flags, const struct mp_settings *s)
+{
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+	struct mp_nlerr e = {};
+	struct mp_rtnl r;
+	char *req;
+	int err;
+
+	if (link_open(&r, 0))
+		return MP_EXIT_ERR;
+	req = calloc(1, REQ_SIZE);
+	if (!req) {
+		mp_rtnl_close(&r);
+		mp_err("%s", strerror(ENOMEM));
+		return MP_EXIT_ERR;
+	}
+	nlh = mnl_nlmsg_put_header(req);
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	/* By name, so that the kernel, not a lookup before, says ENODEV. */
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, dev);
+	err = mp_link_put_settings(nlh, REQ_SIZE, s);
+	if (!err)
+		err = mp_rtnl_request(&r, nlh, NULL, NULL, &e);
+	if (err == -EOPNOTSUPP && !e.msg[0] && !(flags & NLM_F_CREATE))
+		report_kind(&r, dev, err);
+	else if (err)
+		mp_nlerr_report(dev, err, &e);
+	free(req);
+	mp_rtnl_close(&r);
+	return err ? MP_EXIT_ERR : MP_EXIT_OK;
+}
+
+static int run(int argc, char **argv, bool create)
+{
+	struct mp_settings *s;
+	const char *dev;
+	int c, ret;
+
+	while ((c = mp_getopt(argc, argv, ":h", opts)) != -1) {
+		if (c != 'h')
+			return MP_EXIT_USAGE;
+		create ? add_help() : set_help();
+		return MP_EXIT_OK;
+	}
+	s = malloc(sizeof(*s));
+	if (!s) {
+		mp_err("%s", strerror(ENOMEM));
+		return MP_EXIT_ERR;
+	}
+	ret = link_settings_args(argc, argv, "DEV", mp_link_settings, &dev, s);
+	if (!ret && !create && !s->set)
+		ret = mp_usage_err("nothing to set: give at least one setting");
+	if (!ret)
+		ret = change(dev, create ? NLM_F_CREATE | NLM_F_EXCL : 0, s);
+	free(s);
+	return ret;
+}
+
+int link_add_main(int argc, char **argv)
+{
+	return run(argc, argv, true);
+}
+
+int link_set_main(int argc, char **argv)
+{
+	return run(argc, argv, false);
+}

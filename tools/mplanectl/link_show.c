@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mplanectl link show: mplane devices and their planes, from one dump of
+ * every link: a device is a link of kind "mplane", its planes are the
+ * links whose master it is and whose slave kind is "mplane".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/rtnetlink.h>
+
+#include "mp_cmd.h"
+#include "mp_out.h"
+#include "mplanectl.h"
+#include "link.h"
+
+#define LINE_WIDTH	76
+
+static void show_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] link show [DEV]\n"
+"\n"
+"Show every mplane device, or only DEV: its state, its settings (named as\n"
+"'link set' takes them), its peers and counters, then one row per plane:\n"
+"\n"
+"  plane        the plane's index in the device\n"
+"  rail         the device enslaved as that plane, its operstate, carrier\n"
+"  state        up, down, congested, probing or admin_down, and the\n"
+"  reason       why: none, carrier, holddown, probe_miss, ecn, admin or\n"
+"               master_down\n"
+"  admin        up, drain or down, as 'link plane' set it\n"
+"  weight       capacity (0: the rail's link speed); load and cong_score\n"
+"               are the current load and congestion scores\n"
+"  tx_packets .. probes_lost   the plane's counters ('drops' adds\n"
+"               drop_no_route and drop_xmit)\n"
+"\n"
+"What the kernel does not report shows as '-' (and is left out of JSON).\n"
+"Without DEV and without mplane devices nothing is printed.\n"
+"\n"
+"With -j, one JSON object; names are those of uapi/linux/mplane.h:\n"
+"  {\"devices\":[{\"name\":\"mp0\",\"ifindex\":5,\"up\":true,\"operstate\":\"up\",\n"
+"    \"plane_count\":2,\"policy\":\"flowlet\",\"flowlet_gap_us\":100,\n"
+"    \"probe_interval_us\":1000,\"probe_misses\":3,\"holddown_ms\":50,\n"
+"    \"cong_threshold\":64,\"cong_halflife_us\":1000,\"gso_mode\":\"whole\",\n"
+"    \"peers\":[\"10.0.0.2\"],\n"
+"    \"stats64\":{\"rx_packets\":0,\"tx_packets\":0,\"rx_bytes\":0,...},\n"
+"    \"planes\":[{\"index\":0,\"rail\":\"a0\",\"ifindex\":3,\"operstate\":\"up\",\n"
+"      \"carrier\":true,\"state\":\"up\",\"reason\":\"none\",\"admin\":\"up\",\n"
+"      \"weight\":0,\"load\":0,\"cong_score\":0,\n"
+"      \"stats\":{\"tx_packets\":0,\"tx_bytes\":0,\"rx_packets\":0,\"rx_bytes\":0,\n"
+"        \"selections\":0,\"drop_no_route\":0,\"drop_xmit\":0,\n"
+"        \"state_changes\":0,\"failovers\":0,\"ecn_ce\":0,\"cnp\":0,\n"
+"        \"probes_sent\":0,\"probes_lost\":0}}]}]}\n"
+"\n"
+"Options:\n"
+"  -h, --help      show this help\n"
+"\n"
+"Examples:\n"
+"  mplanectl link show\n"
+"  mplanectl link show mp0\n"
+"  mplanectl -j link show mp0 | jq '.devices[0].planes[] | {rail, state}'\n");
+}
+
+static const struct option show_opts[] = {
+	{ "help",	no_argument,	NULL, 'h' },
+	{}
+};
+
+struct links {
+	size_t n;
+	struct mp_link *v;
+};
+
+struct show {
+	const char *want;		/* DEV, or NULL for every device */
+	bool want_seen;			/* a link of that name exists */
+	char want_kind[32];
+	struct links devs, planes;
+	int err;
+};
+
+static int keep(struct links *ls, const struct mp_link *l)
+{
+	struct mp_link *v = realloc(ls->v, (ls->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	v[ls->n++] = *l;
+	ls->v = v;
+	return 0;
+}
+
+static int collect(const struct mp_link *l, int msg_type, void *data)
+{
+	struct show *sh = data;
+
+	if (msg_type != RTM_NEWLINK)
+		return 0;
+	if (sh->want && !strcmp(l->name, sh->want)) {
+		sh->want_seen = true;
+		snprintf(sh->want_kind, sizeof(sh->want_kind), "%s", l->kind);
+	}
+	if (mp_link_is_mplane(l) && (!sh->want || !strcmp(l->name, sh->want)))
+		return keep(&sh->devs, l);
+	if (mp_link_is_plane(l))
+		return keep(&sh->planes, l);
+	return 0;
+}
+
+static void forget(void *data)
+{
+	struct show *sh = data;
+
+	free(sh->devs.v);
+	free(sh->planes.v);
+	memset(&sh->devs, 0, sizeof(sh->devs));
+	memset(&sh->planes, 0, sizeof(sh->planes));
+	sh->want_seen = false;
+}
+
+static bool has(const struct mp_plane_info *p, unsigned int attr)
+{
+	return p->present & (1u << attr);
+}
+
+/* By device, then by plane index; a plane without one goes last. */
+static int plane_cmp(const void *a, const void *b)
+{
+	const struct mp_link *x = a, *y = b;
+	uint64_t ix = has(&x->plane, IFLA_MPLANE_PLANE_ID) ?
+		x->plane.val[IFLA_MPLANE_PLANE_ID] : UINT64_MAX;
+	uint64_t iy = has(&y->plane, IFLA_MPLANE_PLANE_ID) ?
+		y->plane.val[IFLA_MPLANE_PLANE_ID] : UINT64_MAX;
+
+	if (x->master != y->master)
+		return x->master < y->master ? -1 : 1;
+	if (ix != iy)
+		return ix < iy ? -1 : 1;
+	return x->ifindex - y->ifindex;
+}
+
+/* The planes of @dev, in @planes sorted by plane_cmp(). */
+static const struct mp_link *planes_of(const struct mp_link *dev,
+				       const struct links *planes, size_t *n)
+{
+	size_t i, first = planes->n;
+
+	*n = 0;
+	for (i = 0; i < planes->n; i++) {
+		if (planes->v[i].master != dev->ifindex)
+			continue;
+		if (first == planes->n)
+			first = i;
+		(*n)++;
+	}
+	return *n ? &planes->v[first] : NULL;
+}
+
+/* ----- JSON ------------------------------------------------------------ */
+
+/* The device's IFLA_MPLANE_* under their uapi names, and their values. */
+struct field {
+	uint8_t attr;
+	const char *key;
+	const struct mp_names *names;	/* for an enum, else NULL */
+};
+
+static const struct field dev_fields[] = {
+	{ IFLA_MPLANE_PLANE_COUNT,	"plane_count", NULL },
+	{ IFLA_MPLANE_POLICY,		"policy", &mp_policy_names },
+	{ IFLA_MPLANE_FLOWLET_GAP_US,	"flowlet_gap_us", NULL },
+	{ IFLA_MPLANE_PROBE_INTERVAL_US, "probe_interval_us", NULL },
+	{ IFLA_MPLANE_PROBE_MISSES,	"probe_misses", NULL },
+	{ IFLA_MPLANE_HOLDDOWN_MS,	"holddown_ms", NULL },
+	{ IFLA_MPLANE_CONG_THRESHOLD,	"cong_threshold", NULL },
+	{ IFLA_MPLANE_CONG_HALFLIFE_US,	"cong_halflife_us", NULL },
+	{ IFLA_MPLANE_GSO_MODE,		"gso_mode", &mp_gso_names },
+};
+
+static const struct field plane_fields[] = {
+	{ IFLA_MPLANE_PLANE_STATE,	"state", &mp_state_names },
+	{ IFLA_MPLANE_PLANE_REASON,	"reason", &mp_reason_names },
+	{ IFLA_MPLANE_PLANE_ADMIN,	"admin", &mp_admin_names },
+	{ IFLA_MPLANE_PLANE_WEIGHT,	"weight", NULL },
+	{ IFLA_MPLANE_PLANE_LOAD,	"load", NULL },
+	{ IFLA_MPLANE_PLANE_CONG_SCORE,	"cong_score", NULL },
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static void add_u64(struct json_object *obj, const char *key, uint64_t v)
+{
+	json_object_object_add(obj, key, json_object_new_uint64(v));
+}
+
+static void add_value(struct json_object *obj, const char *key,
+		      const struct mp_names *names, uint32_t v)
+{
+	json_object_object_add(obj, key, names ? link_enum_json(names, v) :
+			       json_object_new_int64(v));
+}
+
+static void add_operstate(struct json_object *obj, const struct mp_link *l)
+{
+	if (l->operstate >= 0)
+		add_value(obj, "operstate", &mp_operstate_names, l->operstate);
+}
+
+static struct json_object *plane_json(const struct mp_link *rail)
+{
+	const struct mp_plane_info *p = &rail->plane;
+	struct json_object *obj = json_object_new_object(), *st;
+	unsigned int i;
+
+	if (has(p, IFLA_MPLANE_PLANE_ID))
+		add_u64(obj, "index", p->val[IFLA_MPLANE_PLANE_ID]);
+	json_object_object_add(obj, "rail", json_object_new_string(rail->name));
+	add_u64(obj, "ifindex", rail->ifindex);
+	add_operstate(obj, rail);
+	if (rail->carrier >= 0)
+		json_object_object_add(obj, "carrier",
+				       json_object_new_boolean(rail->carrier));
+	for (i = 0; i < ARRAY_SIZE(plane_fields); i++)
+		if (has(p, plane_fields[i].attr))
+			add_value(obj, plane_fields[i].key, plane_fields[i].names,
+				  p->val[plane_fields[i].attr]);
+	if (has(p, IFLA_MPLANE_PLANE_STATS)) {
+		st = json_object_new_object();
+		for (i = 1; i < mp_pstat_names.count; i++)
+			if (p->stats_present & (1u << i))
+				add_u64(st, mp_name(&mp_pstat_names, i),
+					p->stats[i]);
+		json_object_object_add(obj, "stats", st);
+	}
+	return obj;
+}
+
+static struct json_object *stats64_json(const struct rtnl_link_stats64 *s)
+{
+	struct json_object *obj = json_object_new_object();
+
+	add_u64(obj, "rx_packets", s->rx_packets);
+	add_u64(obj, "tx_packets", s->tx_packets);
+	add_u64(obj, "rx_bytes", s->rx_bytes);
+	add_u64(obj, "tx_bytes", s->tx_bytes);
+	add_u64(obj, "rx_errors", s->rx_errors);
+	add_u64(obj, "tx_errors", s->tx_errors);
+	add_u64(obj, "rx_dropped", s->rx_dropped);
+	add_u64(obj, "tx_dropped", s->tx_dropped);
+	return obj;
+}
+
+static struct json_object *device_json(const struct mp_link *d,
+				       const struct mp_link *planes, size_t n)
+{
+	struct json_object *obj = json_object_new_object(), *arr;
+	char addr[MP_ADDR_STRLEN];
+	unsigned int i;
+
+	json_object_object_add(obj, "name", json_object_new_string(d->name));
+	add_u64(obj, "ifindex", d->ifindex);
+	json_object_object_add(obj, "up",
+			       json_object_new_boolean(d->flags & IFF_UP));
+	add_operstate(obj, d);
+	for (i = 0; i < ARRAY_SIZE(dev_fields); i++)
+		if (d->present & (1u << dev_fields[i].attr))
+			add_value(obj, dev_fields[i].key, dev_fields[i].names,
+				  d->val[dev_fields[i].attr]);
+	arr = json_object_new_array();
+	for (i = 0; i < d->npeers; i++)
+		json_object_array_add(arr, json_object_new_string(
+			mp_addr_str(&d->peers[i], addr, sizeof(addr))));
+	json_object_object_add(obj, "peers", arr);
+	if (d->has_stats64)
+		json_object_object_add(obj, "stats64", stats64_json(&d->stats64));
+	arr = json_object_new_array();
+	for (i = 0; i < n; i++)
+		json_object_array_add(arr, plane_json(&planes[i]));
+	json_object_object_add(obj, "planes", arr);
+	return obj;
+}
+
+static void print_json(const struct show *sh)
+{
+	struct json_object *root = json_object_new_object(), *arr;
+	const struct mp_link *planes;
+	size_t i, n;
+
+	arr = json_object_new_array();
+	for (i = 0; i < sh->devs.n; i++) {
+		planes = planes_of(&sh->devs.v[i], &sh->planes, &n);
+		json_object_array_add(arr, device_json(&sh->devs.v[i], planes, n));
+	}
+	json_object_object_add(root, "devices", arr);
+	mp_json_print(root);
+}
+
+/* ----- Text ------------------------------------------------------------ */
+
+/* Words of a device's description, wrapped under an indent. */
+struct words {
+	int col;
+};
+
+static void word(struct words *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void word(struct words *w, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (w->col && w->col + 1 + len > LINE_WIDTH) {
+		putchar('\n');
+		w->col = 0;
+	}
+	w->col += printf("%s%s", w->col ? " " : "    ", buf);
+}
+
+static void end_words(struct words *w)
+{
+	if (w->col)
+		putchar('\n');
+	w->col = 0;
+}
+
+/* "US" -> "us": the unit that the settings' argument names. */
+static const char *unit(const struct mp_setting *st)
+{
+	if (!st->arg || !strcmp(st->arg, "N"))
+		return "";
+	return !strcmp(st->arg, "US") ? "us" : !strcmp(st->arg, "MS") ? "ms" : "";
+}
+
+static void print_settings(const struct mp_link *d)
+{
+	const struct mp_setting *st;
+	char addr[MP_ADDR_STRLEN], num[16];
+	struct words w = {};
+	unsigned int i;
+
+	for (st = mp_link_settings; st->keyword; st++) {
+		if (!st->width || !(d->present & (1u << st->attr)))
+			continue;
+		if (st->names)
+			word(&w, "%s %s", st->keyword,
+			     link_enum_str(st->names, d->val[st->attr], num,
+					   sizeof(num)));
+		else
+			word(&w, "%s %u%s", st->keyword, d->val[st->attr],
+			     unit(st));
+	}
+	end_words(&w);
+	word(&w, "peers");
+	for (i = 0; i < d->npeers; i++)
+		word(&w, "%s", mp_addr_str(&d->peers[i], addr, sizeof(addr)));
+	if (!d->npeers)
+		word(&w, "none");
+	end_words(&w);
+	if (d->has_stats64) {
+		word(&w, "rx %llu packets %llu bytes,",
+		     d->stats64.rx_packets, d->stats64.rx_bytes);
+		word(&w, "tx %llu packets %llu bytes,",
+		     d->stats64.tx_packets, d->stats64.tx_bytes);
+		word(&w, "dropped rx %llu tx %llu",
+		     d->stats64.rx_dropped, d->stats64.tx_dropped);
+		end_words(&w);
+	}
+}
+
+enum {
+	COL_PLANE, COL_RAIL, COL_OPER, COL_CARRIER, COL_STATE, COL_REASON,
+	COL_ADMIN, COL_WEIGHT, COL_LOAD, COL_CONG, COL_TX, COL_RX, COL_SEL,
+	COL_DROPS, COL_FAILOVERS, COL_ECN, COL_CNP, COL_PSENT, COL_PLOST,
+	NR_COLS,
+};
+
+static const struct {
+	const char *header;
+	bool number;			/* right-aligned */
+} cols[NR_COLS] = {
+	[COL_PLANE]	= { "plane", true },
+	[COL_RAIL]	= { "rail" },
+	[COL_OPER]	= { "operstate" },
+	[COL_CARRIER]	= { "carrier" },
+	[COL_STATE]	= { "state" },
+	[COL_REASON]	= { "reason" },
+	[COL_ADMIN]	= { "admin" },
+	[COL_WEIGHT]	= { "weight", true },
+	[COL_LOAD]	= { "load", true },
+	[COL_CONG]	= { "cong_score", true },
+	[COL_TX]	= { "tx_packets", true },
+	[COL_RX]	= { "rx_packets", true },
+	[COL_SEL]	= { "selections", true },
+	[COL_DROPS]	= { "drops", true },
+	[COL_FAILOVERS]	= { "failovers", true },
+	[COL_ECN]	= { "ecn_ce", true },
+	[COL_CNP]	= { "cnp", true },
+	[COL_PSENT]	= { "probes_sent", true },
+	[COL_PLOST]	= { "probes_lost", true },
+};
+
+typedef char cell_t[24];
+
+static void cell_attr(cell_t c, const struct mp_plane_info *p,
+		      unsigned int attr, const struct mp_names *names)
+{
+	char num[16];
+
+	if (!has(p, attr))
+		snprintf(c, sizeof(cell_t), "-");
+	else if (names)
+		snprintf(c, sizeof(cell_t), "%s",
+			 link_enum_str(names, p->val[attr], num, sizeof(num)));
+	else
+		snprintf(c, sizeof(cell_t), "%u", p->val[attr]);
+}
+
+static void cell_stat(cell_t c, const struct mp_plane_info *p,
+		      unsigned int a, unsigned int b)
+{
+	uint32_t mask = (1u << a) | (b ? 1u << b : 0);
+
+	if (!(p->stats_present & mask))
+		snprintf(c, sizeof(cell_t), "-");
+	else
+		snprintf(c, sizeof(cell_t), "%" PRIu64,
+			 p->stats[a] + (b ? p->stats[b] : 0));
+}
+
+static void plane_row(const struct mp_link *rail, cell_t *row)
+{
+	const struct mp_plane_info *p = &rail->plane;
+	char num[16];
+
+	cell_attr(row[COL_PLANE], p, IFLA_MPLANE_PLANE_ID, NULL);
+	snprintf(row[COL_RAIL], sizeof(cell_t), "%s", rail->name);
+	snprintf(row[COL_OPER], sizeof(cell_t), "%s", rail->operstate < 0 ? "-" :
+		 link_enum_str(&mp_operstate_names, rail->operstate, num,
+			       sizeof(num)));
+	snprintf(row[COL_CARRIER], sizeof(cell_t), "%s",
+		 rail->carrier < 0 ? "-" : rail->carrier ? "yes" : "no");
+	cell_attr(row[COL_STATE], p, IFLA_MPLANE_PLANE_STATE, &mp_state_names);
+	cell_attr(row[COL_REASON], p, IFLA_MPLANE_PLANE_REASON, &mp_reason_names);
+	cell_attr(row[COL_ADMIN], p, IFLA_MPLANE_PLANE_ADMIN, &mp_admin_names);
+	cell_attr(row[COL_WEIGHT], p, IFLA_MPLANE_PLANE_WEIGHT, NULL);
+	cell_attr(row[COL_LOAD], p, IFLA_MPLANE_PLANE_LOAD, NULL);
+	cell_attr(row[COL_CONG], p, IFLA_MPLANE_PLANE_CONG_SCORE, NULL);
+	cell_stat(row[COL_TX], p, IFLA_MPLANE_PSTAT_TX_PACKETS, 0);
+	cell_stat(row[COL_RX], p, IFLA_MPLANE_PSTAT_RX_PACKETS, 0);
+	cell_stat(row[COL_SEL], p, IFLA_MPLANE_PSTAT_SELECTIONS, 0);
+	cell_stat(row[COL_DROPS], p, IFLA_MPLANE_PSTAT_DROP_NO_ROUTE,
+		  IFLA_MPLANE_PSTAT_DROP_XMIT);
+	cell_stat(row[COL_FAILOVERS], p, IFLA_MPLANE_PSTAT_FAILOVERS, 0);
+	cell_stat(row[COL_ECN], p, IFLA_MPLANE_PSTAT_ECN_CE, 0);
+	cell_stat(row[COL_CNP], p, IFLA_MPLANE_PSTAT_CNP, 0);
+	cell_stat(row[COL_PSENT], p, IFLA_MPLANE_PSTAT_PROBES_SENT, 0);
+	cell_stat(row[COL_PLOST], p, IFLA_MPLANE_PSTAT_PROBES_LOST, 0);
+}
+
+static void print_row(cell_t *row, const int *width)
+{
+	int c;
+
+	printf("   ");
+	for (c = 0; c < NR_COLS; c++)
+		printf(" %*s", cols[c].number ? width[c] : -width[c], row[c]);
+	putchar('\n');
+}
+
+static int print_planes(const struct mp_link *planes, size_t n)
+{
+	cell_t (*rows)[NR_COLS] = calloc(n + 1, sizeof(*rows));
+	int width[NR_COLS], c;
+	size_t i;
+
+	if (!rows)
+		return -ENOMEM;
+	for (c = 0; c < NR_COLS; c++)
+		snprintf(rows[0][c], sizeof(cell_t), "%s", cols[c].header);
+	for (i = 0; i < n; i++)
+		plane_row(&planes[i], rows[i + 1]);
+	for (c = 0; c < NR_COLS; c++) {
+		width[c] = 0;
+		for (i = 0; i <= n; i++)
+			if ((int)strlen(rows[i][c]) > width[c])
+				width[c] = strlen(rows[i][c]);
+	}
+	for (i = 0; i <= n; i++)
+		print_row(rows[i], width);
+	free(rows);
+	return 0;
+}
+
+static int print_device(const struct mp_link *d, const struct mp_link *planes,
+			size_t n)
+{
+	char num[16];
+
+	printf("%s: %s, operstate %s, %zu plane%s\n", d->name,
+	       d->flags & IFF_UP ? "up" : "down",
+	       d->operstate < 0 ? "-" : link_enum_str(&mp_operstate_names,
+						       d->operstate, num,
+						       sizeof(num)),
+	       n, n == 1 ? "" : "s");
+	print_settings(d);
+	if (!n) {
+		printf("    no planes: add one with 'ip link set RAIL master %s'\n",
+		       d->name);
+		return 0;
+	}
+	return print_planes(planes, n);
+}
+
+static int print_text(const struct show *sh)
+{
+	const struct mp_link *planes;
+	size_t i, n;
+	int err;
+
+	for (i = 0; i < sh->devs.n; i++) {
+		if (i)
+			putchar('\n');
+		planes = planes_of(&sh->devs.v[i], &sh->planes, &n);
+		err = print_device(&sh->devs.v[i], planes, n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int show(struct show *sh)
+{
+	struct mp_nlerr e;
+	struct mp_rtnl r;
+	int err;
+
+	if (link_open(&r, 0))
+		return MP_EXIT_ERR;
+	err = mp_rtnl_dump_links(&r, collect, forget, sh, &e);
+	mp_rtnl_close(&r);
+	if (err) {
+		mp_nlerr_report("dumping links", err, &e);
+		return MP_EXIT_ERR;
+	}
+	if (sh->want && !sh->devs.n) {
+		if (!sh->want_seen)
+			mp_err("%s: %s", sh->want, strerror(ENODEV));
+		else if (sh->want_kind[0])
+			mp_err("%s: not an mplane device (kind %s)", sh->want,
+			       sh->want_kind);
+		else
+			mp_err("%s: not an mplane device", sh->want);
+		return MP_EXIT_ERR;
+	}
+	qsort(sh->planes.v, sh->planes.n, sizeof(*sh->planes.v), plane_cmp);
+	if (mp_json) {
+		print_json(sh);
+		return MP_EXIT_OK;
+	}
+	err = print_text(sh);
+	if (err) {
+		mp_err("%s", strerror(-err));
+		return MP_EXIT_ERR;
+	}
+	return MP_EXIT_OK;
+}
+
+int link_show_main(int argc, char **argv)
+{
+	struct show sh = {};
+	int c, ret;
+
+	while ((c = mp_getopt(argc, argv, ":h", show_opts)) != -1) {
+		if (c != 'h')
+			return MP_EXIT_USAGE;
+		show_help();
+		return MP_EXIT_OK;
+	}
+	if (optind + 1 < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[optind + 1]);
+	if (optind < argc) {
+		sh.want = argv[optind];
+		ret = link_dev_arg("DEV", sh.want);
+		if (ret)
+			return ret;
+	}
+	ret = show(&sh);
+	forget(&sh);
+	return ret;
+}

@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0
+/* mplanectl traffic recv: receive a traffic stream and measure it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_arg.h"
+#include "mp_cmd.h"
+#include "mp_net.h"
+#include "mp_out.h"
+#include "mp_seqstat.h"
+#include "mplanectl.h"
+#include "traffic.h"
+
+#define RECV_BATCH	64
+/* What is kept of each packet: the header, the rest is padding. */
+#define RECV_KEEP	64
+/* Room for a few ms of a stalled receiver at high rates: what a slow
+ * reader drops is not the path's loss (socket_drops counts it apart). */
+#define RECV_RCVBUF	(8 << 20)
+
+static void recv_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] traffic recv [OPTIONS]\n"
+"\n"
+"Receive the packets of 'mplanectl traffic send' on UDP port PORT (IPv4\n"
+"and IPv6) and account for each flow: packets received, lost, reordered\n"
+"(arrived after a higher sequence number) and duplicated, and the lowest\n"
+"and highest sequence number.  Datagrams that are not such packets are\n"
+"only counted (\"invalid\").\n"
+"\n"
+"Loss is the holes between the lowest and highest number that arrived;\n"
+"with --expect N, the sender's N packets per flow less those that\n"
+"arrived, so that loss at the start and the end of the stream counts too.\n"
+"A flow none of whose packets arrived cannot be known, nor counted.\n"
+"\n"
+"Delivery gaps are the times between consecutive arrivals (of any flow),\n"
+"taken from the kernel's receive timestamps (SO_TIMESTAMPNS): the longest\n"
+"one and the packet after which it came, and percentiles.  The excess gap\n"
+"of two arrivals is their gap less the gap between their send times: the\n"
+"delay the path added, without the sender's stalls, and without the gap\n"
+"that lost packets leave (which is in the gap, and in the loss).  Only\n"
+"differences of each clock are used, so sender and receiver need not share\n"
+"one, only tick at the same rate.\n"
+"\n"
+"It stops after --count packets, after --timeout, after --idle without\n"
+"packets once the first came, or on SIGINT or SIGTERM, and then prints\n"
+"its summary; with -j, one JSON object (times in us; gap fields are null\n"
+"until two packets arrived):\n"
+"  {\"port\":9000,\"received\":1998,\"lost\":2,\"reordered\":0,\"duplicates\":0,\n"
+"   \"invalid\":0,\"socket_drops\":0,\"expect\":2000,\"duration_s\":0.099950,\n"
+"   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_gap_after_flow\":0,\n"
+"   \"max_excess_gap_us\":3.100,\"max_excess_gap_after_seq\":1500,\n"
+"   \"max_excess_gap_after_flow\":0,\"gap_p50_us\":50.000,\n"
+"   \"gap_p99_us\":50.800,\"gap_p999_us\":150.021,\"timestamps\":\"kernel\",\n"
+"   \"stopped_by\":\"idle\",\"flows\":[{\"flow\":0,\"received\":1998,\"lost\":2,\n"
+"   \"reordered\":0,\"duplicates\":0,\"first_seq\":0,\"last_seq\":1999,\n"
+"   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_excess_gap_us\":3.100}]}\n"
+"\"expect\" is there only with --expect.  \"socket_drops\" is what the socket\n"
+"dropped because recv did not read in time: not the path's loss.\n"
+"\"stopped_by\" is count, timeout, idle, signal or error; \"timestamps\" is\n"
+"kernel, user (clock_gettime() at receive time, when the kernel gave none)\n"
+"or mixed.\n"
+"\n"
+"Options:\n"
+"  -p, --port PORT        UDP port (default %u); 0 for any free one\n"
+"  -b, --bind ADDR        receive only what is sent to local address ADDR\n"
+"      --dev IFNAME       receive only what comes in on IFNAME\n"
+"  -c, --count N          stop after N packets (duplicates included)\n"
+"  -t, --timeout SEC      stop after SEC seconds in all (default: never)\n"
+"  -i, --idle SEC         stop once SEC seconds pass without a packet, after\n"
+"                         the first one (default: never)\n"
+"  -e, --expect N         the sender sends N packets per flow (its --count\n"
+"                         with one flow)\n"
+"      --ready-file PATH  once the socket is bound, write its port to PATH\n"
+"                         (removed when recv ends): wait for PATH, not a\n"
+"                         fixed time, before starting the sender\n"
+"  -h, --help             show this help\n"
+"\n"
+"Exit status is 0 when packets were received, 1 when none were or on an\n"
+"error.\n"
+"\n"
+"Examples:\n"
+"  mplanectl traffic recv --idle 1                  until 1 s of silence\n"
+"  mplanectl -j traffic recv -e 20000 -i 1 -t 30 | jq .lost\n"
+"  mplanectl -n b traffic recv --ready-file /run/rx.ready --count 1000 &\n",
+	       TRAFFIC_PORT);
+}
+
+enum { OPT_DEV = 256, OPT_READY };
+
+static const struct option recv_opts[] = {
+	{ "port",	required_argument,	NULL, 'p' },
+	{ "bind",	required_argument,	NULL, 'b' },
+	{ "dev",	required_argument,	NULL, OPT_DEV },
+	{ "count",	required_argument,	NULL, 'c' },
+	{ "timeout",	required_argument,	NULL, 't' },
+	{ "idle",	required_argument,	NULL, 'i' },
+	{ "expect",	required_argument,	NULL, 'e' },
+	{ "ready-file",	required_argument,	NULL, OPT_READY },
+	{ "help",	no_argument,		NULL, 'h' },
+	{}
+};
+
+struct recv_cfg {
+	uint64_t port;
+	const char *bind;
+	const char *dev;
+	uint64_t count;		/* 0: no limit */
+	uint64_t timeout_ns;	/* 0: none */
+	uint64_t idle_ns;	/* 0: none */
+	uint64_t expect;	/* 0: not known */
+	const char *ready_file;
+};
+
+struct rx_flow {
+	struct mp_seqstat seq;
+	struct mp_gapstat gap;
+};
+
+struct receiver {
+	const struct recv_cfg *cfg;
+	int fd;
+	uint16_t port;
+	struct rx_flow *flows[TRAFFIC_MAX_FLOWS];
+	unsigned int nflows;
+	struct mp_gapstat gap;		/* over all flows */
+	struct mp_hist hist;		/* of the gaps in gap */
+	uint64_t received, invalid;
+	uint64_t kernel_stamps, user_stamps;
+	uint32_t socket_drops;
+	uint64_t first_rx_ns, last_rx_ns;
+	const char *stopped_by;
+};
+
+/* One recvmmsg() worth of packets, with their timestamps. */
+struct rx_batch {
+	struct mmsghdr msgs[RECV_BATCH];
+	struct iovec iov[RECV_BATCH];
+	unsigned char data[RECV_BATCH][RECV_KEEP];
+	union {
+		char buf[CMSG_SPACE(sizeof(struct timespec)) +
+			 CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctrl[RECV_BATCH];
+};
+
+static int set_int(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+/* Any address, IPv6 and IPv4 on one socket where the host has IPv6. */
+static int any_socket(uint16_t port, struct sockaddr_storage *ss,
+		      socklen_t *len)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	int fd;
+
+	memset(ss, 0, sizeof(*ss));
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && !set_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 0)) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		*len = sizeof(*sin6);
+		return fd;
+	}
+	if (fd >= 0)
+		close(fd);
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	*len = sizeof(*sin);
+	return socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+static int open_socket(struct receiver *r)
+{
+	const struct recv_cfg *cfg = r->cfg;
+	struct sockaddr_storage ss;
+	char addr[MP_SOCKADDR_STRLEN];
+	const char *what = "socket";
+	socklen_t len;
+	int err;
+
+	if (cfg->bind) {
+		err = mp_resolve(cfg->bind, cfg->port, &ss, &len);
+		if (err)
+			return err;
+		r->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	} else {
+		r->fd = any_socket(cfg->port, &ss, &len);
+	}
+	if (r->fd < 0)
+		goto err;
+	what = cfg->dev;
+	if (cfg->dev && setsockopt(r->fd, SOL_SOCKET, SO_BINDTODEVICE,
+				   cfg->dev, strlen(cfg->dev)))
+		goto err;
+	what = "SO_TIMESTAMPNS";
+	if (set_int(r->fd, SOL_SOCKET, SO_TIMESTAMPNS, 1))
+		goto err;
+	what = "SO_RXQ_OVFL";
+	if (set_int(r->fd, SOL_SOCKET, SO_RXQ_OVFL, 1))
+		goto err;
+	/* FORCE goes past net.core.rmem_max, for root; else as much as that
+	 * allows. */
+	if (set_int(r->fd, SOL_SOCKET, SO_RCVBUFFORCE, RECV_RCVBUF))
+		set_int(r->fd, SOL_SOCKET, SO_RCVBUF, RECV_RCVBUF);
+	what = mp_sockaddr_str((struct sockaddr *)&ss, addr, sizeof(addr));
+	if (bind(r->fd, (struct sockaddr *)&ss, len))
+		goto err;
+	len = sizeof(ss);
+	what = "getsockname";
+	if (getsockname(r->fd, (struct sockaddr *)&ss, &len))
+		goto err;
+	r->port = ntohs(ss.ss_family == AF_INET6 ?
+			((struct sockaddr_in6 *)&ss)->sin6_port :
+			((struct sockaddr_in *)&ss)->sin_port);
+	return 0;
+err:
+	mp_err("%s: %s", what, strerror(errno));
+	return MP_EXIT_ERR;
+}
+
+/* Written under another name and renamed, so that whoever waits for the
+ * file never reads it half written. */
+static int write_ready(const char *path, uint16_t port)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		goto err;
+	fprintf(f, "%u\n", port);
+	if (fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		goto err;
+	}
+	return 0;
+err:
+	mp_err("%s: %s", path, strerror(errno));
+	return MP_EXIT_ERR;
+}
+
+static struct rx_flow *get_flow(struct receiver *r, uint16_t id)
+{
+	struct rx_flow *f = r->flows[id];
+
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			return NULL;
+		f->seq.expect = r->cfg->expect;
+		r->flows[id] = f;
+		r->nflows++;
+	}
+	return f;
+}
+
+/* The kernel's receive time of @mh (CLOCK_REALTIME), 0 if it has none;
+ * also takes the socket's drop counter when it comes along. */
+static uint64_t rx_stamp(struct receiver *r, struct msghdr *mh)
+{
+	struct cmsghdr *cm;
+	struct timespec ts;
+	uint64_t ns = 0;
+	uint32_t drops;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_TIMESTAMPNS) {
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			ns = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+		} else if (cm->cmsg_type == SO_RXQ_OVFL) {
+			memcpy(&drops, CMSG_DATA(cm), sizeof(drops));
+			r->socket_drops = drops;
+		}
+	}
+	return ns;
+}
+
+static int account(struct receiver *r, const struct traffic_pkt *pkt,
+		   uint64_t rx_ns)
+{
+	struct rx_flow *f;
+	uint64_t gap;
+
+	if (pkt->flow >= TRAFFIC_MAX_FLOWS) {
+		r->invalid++;
+		return 0;
+	}
+	f = get_flow(r, pkt->flow);
+	if (!f) {
+		mp_err("%s", strerror(ENOMEM));
+		return MP_EXIT_ERR;
+	}
+	mp_seqstat_add(&f->seq, pkt->seq);
+	mp_gapstat_add(&f->gap, rx_ns, pkt->send_ns, pkt->flow, pkt->seq, &gap);
+	if (mp_gapstat_add(&r->gap, rx_ns, pkt->send_ns, pkt->flow, pkt->seq,
+			   &gap))
+		mp_hist_add(&r->hist, gap);
+	if (!r->received++)
+		r->first_rx_ns = rx_ns;
+	r->last_rx_ns = rx_ns;
+	return 0;
+}
+
+static bool enough(const struct receiver *r)
+{
+	return r->cfg->count && r->received >= r->cfg->count;
+}
+
+/* Take what the socket holds, up to a batch; -1 on an error. */
+static int drain(struct receiver *r, struct rx_batch *b)
+{
+	struct traffic_pkt pkt;
+	struct msghdr *mh;
+	uint64_t rx_ns, user_ns;
+	int i, n;
+
+	for (i = 0; i < RECV_BATCH; i++) {
+		mh = &b->msgs[i].msg_hdr;
+		memset(mh, 0, sizeof(*mh));
+		b->iov[i].iov_base = b->data[i];
+		b->iov[i].iov_len = RECV_KEEP;
+		mh->msg_iov = &b->iov[i];
+		mh->msg_iovlen = 1;
+		mh->msg_control = b->ctrl[i].buf;
+		mh->msg_controllen = sizeof(b->ctrl[i].buf);
+	}
+	n = recvmmsg(r->fd, b->msgs, RECV_BATCH, MSG_DONTWAIT, NULL);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return 0;
+		mp_err("recvmmsg: %s", strerror(errno));
+		return -1;
+	}
+	user_ns = traffic_now_ns(CLOCK_REALTIME);
+	for (i = 0; i < n && !enough(r); i++) {
+		rx_ns = rx_stamp(r, &b->msgs[i].msg_hdr);
+		/* Cut to RECV_KEEP bytes, which hold the header. */
+		if (!traffic_hdr_get(b->data[i], b->msgs[i].msg_len, &pkt)) {
+			r->invalid++;
+			continue;
+		}
+		if (rx_ns) {
+			r->kernel_stamps++;
+		} else {
+			rx_ns = user_ns;
+			r->user_stamps++;
+		}
+		if (account(r, &pkt, rx_ns))
+			return -1;
+	}
+	return n;
+}
+
+/* How long to wait for packets: 0 when it is time to stop, -1 forever. */
+static int64_t wait_ns(struct receiver *r, uint64_t start, uint64_t last)
+{
+	uint64_t now = traffic_now_ns(CLOCK_MONOTONIC);
+	uint64_t end = UINT64_MAX, idle_end = UINT64_MAX;
+
+	if (r->cfg->timeout_ns)
+		end = start + r->cfg->timeout_ns;
+	if (r->cfg->idle_ns && r->received)
+		idle_end = last + r->cfg->idle_ns;
+	if (now >= idle_end) {
+		r->stopped_by = "idle";
+		return 0;
+	}
+	if (now >= end) {
+		r->stopped_by = "timeout";
+		return 0;
+	}
+	if (idle_end < end)
+		end = idle_end;
+	return end == UINT64_MAX ? -1 : (int64_t)(end - now);
+}
+
+/*
+ * SIGINT and SIGTERM are blocked but while waiting in ppoll(), so that
+ * one that comes between the check of traffic_stop and the wait still
+ * ends the wait.
+ */
+static int run(struct receiver *r)
+{
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	uint64_t start, last = 0, before;
+	sigset_t stops, waiting;
+	struct rx_batch *b;
+	struct timespec ts;
+	int64_t wait;
+	int n, err = 0;
+
+	b = malloc(sizeof(*b));
+	if (!b) {
+		mp_err("%s", strerror(ENOMEM));
+		return MP_EXIT_ERR;
+	}
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &waiting);
+	start = traffic_now_ns(CLOCK_MONOTONIC);
+	while (!err) {
+		if (traffic_stop) {
+			r->stopped_by = "signal";
+			break;
+		}
+		if (enough(r)) {
+			r->stopped_by = "count";
+			break;
+		}
+		wait = wait_ns(r, start, last);
+		if (!wait)
+			break;
+		ts.tv_sec = wait / NSEC_PER_SEC;
+		ts.tv_nsec = wait % NSEC_PER_SEC;
+		n = ppoll(&pfd, 1, wait < 0 ? NULL : &ts, &waiting);
+		if (n < 0 && errno != EINTR) {
+			mp_err("ppoll: %s", strerror(errno));
+			err = MP_EXIT_ERR;
+		}
+		if (n <= 0)
+			continue;
+		before = r->received;
+		if (drain(r, b) < 0)
+			err = MP_EXIT_ERR;
+		if (r->received > before)
+			last = traffic_now_ns(CLOCK_MONOTONIC);
+	}
+	sigprocmask(SIG_SETMASK, &waiting, NULL);
+	free(b);
+	return err;
+}
+
+/* The sum of @get over the flows. */
+static uint64_t total(const struct receiver *r,
+		      uint64_t (*get)(const struct rx_flow *))
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < TRAFFIC_MAX_FLOWS; i++)
+		if (r->flows[i])
+			sum += get(r->flows[i]);
+	return sum;
+}
+
+static uint64_t flow_lost(const struct rx_flow *f)
+{
+	return mp_seqstat_lost(&f->seq);
+}
+
+static uint64_t flow_reordered(const struct rx_flow *f)
+{
+	return f->seq.reordered;
+}
+
+static uint64_t flow_duplicates(const struct rx_flow *f)
+{
+	return f->seq.duplicates;
+}
+
+static uint64_t flow_beyond(const struct rx_flow *f)
+{
+	return f->seq.beyond;
+}
+
+/* All that was expected is lost when nothing at all came. */
+static uint64_t lost(const struct receiver *r)
+{
+	return r->nflows ? total(r, flow_lost) : r->cfg->expect;
+}
+
+static const char *stamps(const struct receiver *r)
+{
+	if (!r->user_stamps)
+		return "kernel";
+	return r->kernel_stamps ? "mixed" : "user";
+}
+
+static double us(uint64_t ns)
+{
+	return ns / 1e3;
+}
+
+static struct json_object *json_fixed(double v, const char *fmt)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), fmt, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static struct json_object *json_us(uint64_t ns)
+{
+	return json_fixed(us(ns), "%.3f");
+}
+
+/* Gaps need two arrivals: null before. */
+static void add_gap(struct json_object *obj, const char *key,
+		    const struct mp_gapstat *g, struct json_object *val)
+{
+	if (g->arrivals < 2) {
+		json_object_put(val);
+		val = NULL;
+	}
+	json_object_object_add(obj, key, val);
+}
+
+static struct json_object *flow_json(unsigned int id, const struct rx_flow *f)
+{
+	struct json_object *obj = json_object_new_object();
+	const struct mp_seqstat *s = &f->seq;
+	const struct mp_gapstat *g = &f->gap;
+
+	json_object_object_add(obj, "flow", json_object_new_int(id));
+	json_object_object_add(obj, "received", json_object_new_uint64(s->received));
+	json_object_object_add(obj, "lost",
+			       json_object_new_uint64(mp_seqstat_lost(s)));
+	json_object_object_add(obj, "reordered", json_object_new_uint64(s->reordered));
+	json_object_object_add(obj, "duplicates", json_object_new_uint64(s->duplicates));
+	json_object_object_add(obj, "first_seq", json_object_new_uint64(s->first));
+	json_object_object_add(obj, "last_seq", json_object_new_uint64(s->last));
+	add_gap(obj, "max_gap_us", g, json_us(g->max_gap_ns));
+	add_gap(obj, "max_gap_after_seq", g, json_object_new_uint64(g->max_gap_seq));
+	add_gap(obj, "max_excess_gap_us", g, json_us(mp_gapstat_max_excess(g)));
+	return obj;
+}
+
+static void print_json(const struct receiver *r)
+{
+	struct json_object *obj = json_object_new_object(), *flows;
+	const struct mp_gapstat *g = &r->gap;
+	const struct mp_hist *h = &r->hist;
+	unsigned int i;
+
+	json_object_object_add(obj, "port", json_object_new_int(r->port));
+	json_object_object_add(obj, "received", json_object_new_uint64(r->received));
+	json_object_object_add(obj, "lost", json_object_new_uint64(lost(r)));
+	json_object_object_add(obj, "reordered",
+			       json_object_new_uint64(total(r, flow_reordered)));
+	json_object_object_add(obj, "duplicates",
+			       json_object_new_uint64(total(r, flow_duplicates)));
+	json_object_object_add(obj, "invalid", json_object_new_uint64(r->invalid));
+	json_object_object_add(obj, "socket_drops",
+			       json_object_new_uint64(r->socket_drops));
+	if (r->cfg->expect)
+		json_object_object_add(obj, "expect",
+				       json_object_new_uint64(r->cfg->expect));
+	json_object_object_add(obj, "duration_s",
+			       json_fixed((r->last_rx_ns - r->first_rx_ns) / 1e9, "%.6f"));
+	add_gap(obj, "max_gap_us", g, json_us(g->max_gap_ns));
+	add_gap(obj, "max_gap_after_seq", g, json_object_new_uint64(g->max_gap_seq));
+	add_gap(obj, "max_gap_after_flow", g, json_object_new_int(g->max_gap_flow));
+	add_gap(obj, "max_excess_gap_us", g, json_us(mp_gapstat_max_excess(g)));
+	add_gap(obj, "max_excess_gap_after_seq", g,
+		json_object_new_uint64(g->max_excess_seq));
+	add_gap(obj, "max_excess_gap_after_flow", g,
+		json_object_new_int(g->max_excess_flow));
+	add_gap(obj, "gap_p50_us", g, json_us(mp_hist_quantile(h, 0.5)));
+	add_gap(obj, "gap_p99_us", g, json_us(mp_hist_quantile(h, 0.99)));
+	add_gap(obj, "gap_p999_us", g, json_us(mp_hist_quantile(h, 0.999)));
+	json_object_object_add(obj, "timestamps", json_object_new_string(stamps(r)));
+	json_object_object_add(obj, "stopped_by",
+			       json_object_new_string(r->stopped_by));
+	flows = json_object_new_array();
+	for (i = 0; i < TRAFFIC_MAX_FLOWS; i++)
+		if (r->flows[i])
+			json_object_array_add(flows, flow_json(i, r->flows[i]));
+	json_object_object_add(obj, "flows", flows);
+	mp_json_print(obj);
+}
+
+static void print_flows(const struct receiver *r)
+{
+	const struct rx_flow *f;
+	unsigned int i;
+
+	printf("%-5s %10s %10s %10s %10s %12s %12s %11s\n", "flow", "received",
+	       "lost", "reordered", "duplicates", "first_seq", "last_seq",
+	       "max_gap_us");
+	for (i = 0; i < TRAFFIC_MAX_FLOWS; i++) {
+		f = r->flows[i];
+		if (!f)
+			continue;
+		printf("%-5u %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+		       " %12" PRIu64 " %12" PRIu64 " %11.3f\n", i,
+		       f->seq.received, mp_seqstat_lost(&f->seq),
+		       f->seq.reordered, f->seq.duplicates, f->seq.first,
+		       f->seq.last, us(f->gap.max_gap_ns));
+	}
+}
+
+static void print_text(const struct receiver *r)
+{
+	const struct mp_gapstat *g = &r->gap;
+	const struct mp_hist *h = &r->hist;
+
+	printf("received %" PRIu64 " packet%s on port %u in %.6f s (%u flow%s): %" PRIu64 " lost",
+	       r->received, r->received == 1 ? "" : "s", r->port,
+	       (r->last_rx_ns - r->first_rx_ns) / 1e9, r->nflows,
+	       r->nflows == 1 ? "" : "s", lost(r));
+	if (r->cfg->expect)
+		printf(" of %" PRIu64 " expected per flow", r->cfg->expect);
+	printf(", %" PRIu64 " reordered, %" PRIu64 " duplicates\n",
+	       total(r, flow_reordered), total(r, flow_duplicates));
+	if (r->invalid || r->socket_drops)
+		printf("also %" PRIu64 " invalid datagrams; %u dropped by a full socket buffer\n",
+		       r->invalid, r->socket_drops);
+	if (g->arrivals >= 2) {
+		printf("gaps: max %.3f us after seq %" PRIu64 " of flow %u; max excess %.3f us after seq %" PRIu64 " of flow %u\n",
+		       us(g->max_gap_ns), g->max_gap_seq, g->max_gap_flow,
+		       us(mp_gapstat_max_excess(g)), g->max_excess_seq,
+		       g->max_excess_flow);
+		printf("      p50 %.3f us, p99 %.3f us, p99.9 %.3f us (%s timestamps)\n",
+		       us(mp_hist_quantile(h, 0.5)), us(mp_hist_quantile(h, 0.99)),
+		       us(mp_hist_quantile(h, 0.999)), stamps(r));
+	}
+	if (r->nflows)
+		print_flows(r);
+	printf("stopped by %s\n", r->stopped_by);
+}
+
+/* parse() showed --help: the command is done, and succeeded. */
+#define PARSE_HELP	(-1)
+
+/* 0, PARSE_HELP or the exit status of a mistake, reported. */
+static int parse(int argc, char **argv, struct recv_cfg *cfg)
+{
+	int c, err = 0;
+
+	while (!err && (c = mp_getopt(argc, argv, ":p:b:c:t:i:e:h", recv_opts)) != -1) {
+		switch (c) {
+		case 'p':
+			err = mp_arg_u64("--port", optarg, 0, 65535, &cfg->port);
+			break;
+		case 'b':
+			cfg->bind = optarg;
+			break;
+		case OPT_DEV:
+			cfg->dev = optarg;
+			break;
+		case 'c':
+			err = mp_arg_u64("--count", optarg, 1, UINT64_MAX, &cfg->count);
+			break;
+		case 't':
+			err = mp_arg_seconds("--timeout", optarg, &cfg->timeout_ns);
+			break;
+		case 'i':
+			err = mp_arg_seconds("--idle", optarg, &cfg->idle_ns);
+			break;
+		case 'e':
+			err = mp_arg_u64("--expect", optarg, 1, UINT64_MAX, &cfg->expect);
+			break;
+		case OPT_READY:
+			cfg->ready_file = optarg;
+			break;
+		case 'h':
+			recv_help();
+			return PARSE_HELP;
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (err)
+		return err;
+	if (optind < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	if (cfg->dev && !mp_ifindex(cfg->dev))
+		return MP_EXIT_ERR;
+	return 0;
+}
+
+static void receiver_free(struct receiver *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < TRAFFIC_MAX_FLOWS; i++)
+		free(r->flows[i]);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r);
+}
+
+int traffic_recv_main(int argc, char **argv)
+{
+	struct recv_cfg cfg = { .port = TRAFFIC_PORT };
+	struct receiver *r;
+	int err;
+
+	err = parse(argc, argv, &cfg);
+	if (err)
+		return err == PARSE_HELP ? MP_EXIT_OK : err;
+	/* Its histogram makes it too big for the stack. */
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		mp_err("%s", strerror(ENOMEM));
+		return MP_EXIT_ERR;
+	}
+	r->cfg = &cfg;
+	r->fd = -1;
+	r->stopped_by = "error";
+	err = open_socket(r);
+	if (!err && cfg.ready_file)
+		err = write_ready(cfg.ready_file, r->port);
+	if (!err) {
+		err = run(r);
+		if (mp_json)
+			print_json(r);
+		else
+			print_text(r);
+		if (!err && !r->received) {
+			mp_err("nothing received on port %u", r->port);
+			err = MP_EXIT_ERR;
+		}
+		if (total(r, flow_beyond))
+			mp_err("warning: %" PRIu64 " packets numbered past --expect %" PRIu64 " (it counts packets per flow)",
+			       total(r, flow_beyond), cfg.expect);
+	}
+	if (cfg.ready_file)
+		unlink(cfg.ready_file);
+	receiver_free(r);
+	return err;
+}

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/* mplanectl traffic send: a paced stream of numbered UDP packets. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/ip.h>
+#include <sys/prctl.h>
+
+#include "mp_arg.h"
+#include "mp_cmd.h"
+#include "mp_net.h"
+#include "mp_out.h"
+#include "mplanectl.h"
+#include "traffic.h"
+
+#define SEND_RATE	20000
+#define SEND_MAX_RATE	10000000
+#define SEND_SIZE	64
+#define SEND_MAX_SIZE	65507		/* the most an IPv4 UDP datagram holds */
+#define SEND_BURST	256
+
+static void send_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] traffic send [OPTIONS] ADDR[:PORT]\n"
+"\n"
+"Send UDP packets to ADDR at a steady rate, each with its flow, sequence\n"
+"number and send time, for 'mplanectl traffic recv' to measure.  ADDR is\n"
+"an IPv4 or IPv6 address or a host name; an IPv6 address takes a port\n"
+"only in brackets, as in [fd00::2]:9000.  The port is %u unless given.\n"
+"\n"
+"Packet i is due at start + i/PPS.  The sender sleeps until the next one\n"
+"is due; when it has fallen behind (it did not get the CPU in time) it\n"
+"sends every packet that is due at once, so that over the run the rate is\n"
+"exactly PPS.  It catches up at most --burst packets: after a longer\n"
+"stall the schedule moves on, and the summary tells how many packets it\n"
+"gave up (\"slipped\").\n"
+"\n"
+"With --flows K the packets go round-robin over K sockets, each with its\n"
+"own source port and sequence numbers: K flows for ECMP hashing.  A packet\n"
+"that cannot be sent (no route during a failover, say) counts as an error\n"
+"and its number is skipped, so the receiver sees it lost; the stream goes\n"
+"on.\n"
+"\n"
+"At the end it prints what it sent, the time from the first packet to the\n"
+"last and the rate achieved over that time; with -j, one JSON object:\n"
+"  {\"to\":\"10.0.0.2:9000\",\"sent\":20000,\"errors\":0,\"duration_s\":0.999950,\n"
+"   \"pps\":20000.0,\"rate\":20000,\"size\":64,\"slipped\":0,\"max_late_us\":61.2,\n"
+"   \"flows\":[{\"flow\":0,\"sport\":41234,\"sent\":20000}]}\n"
+"\"max_late_us\" is how far behind schedule a packet went out at worst;\n"
+"\"first_error\" is there when \"errors\" is not 0.\n"
+"\n"
+"Options:\n"
+"  -r, --rate PPS       packets per second over all flows (default %u)\n"
+"  -c, --count N        send N packets over all flows, then stop\n"
+"  -d, --duration SEC   send for SEC seconds, such as 10 or 0.5; without\n"
+"                       --count or --duration, until SIGINT or SIGTERM\n"
+"  -s, --size BYTES     UDP payload, %u (the header) to %u (default %u)\n"
+"  -f, --flows K        K flows, 1 to %u (default 1)\n"
+"      --dev IFNAME     send through IFNAME only (SO_BINDTODEVICE)\n"
+"      --tos N          TOS (IPv4) or traffic class (IPv6) byte, e.g. 0x10\n"
+"      --burst N        most packets sent back to back to catch up\n"
+"                       (default %u)\n"
+"  -h, --help           show this help\n"
+"\n"
+"Exit status is 0 when at least one packet went out.\n"
+"\n"
+"Examples:\n"
+"  mplanectl traffic send 10.0.0.2 --count 20000         1 s at 20000 pps\n"
+"  mplanectl traffic send [fd00::2]:9001 -r 1000 -d 10   IPv6, 10 s at 1000 pps\n"
+"  mplanectl -n a traffic send 10.0.0.2 -f 4 -c 4000     4 flows of 1000\n",
+	       TRAFFIC_PORT, SEND_RATE, TRAFFIC_HDR_LEN, SEND_MAX_SIZE,
+	       SEND_SIZE, TRAFFIC_MAX_FLOWS, SEND_BURST);
+}
+
+enum { OPT_DEV = 256, OPT_TOS, OPT_BURST };
+
+static const struct option send_opts[] = {
+	{ "rate",	required_argument,	NULL, 'r' },
+	{ "count",	required_argument,	NULL, 'c' },
+	{ "duration",	required_argument,	NULL, 'd' },
+	{ "size",	required_argument,	NULL, 's' },
+	{ "flows",	required_argument,	NULL, 'f' },
+	{ "dev",	required_argument,	NULL, OPT_DEV },
+	{ "tos",	required_argument,	NULL, OPT_TOS },
+	{ "burst",	required_argument,	NULL, OPT_BURST },
+	{ "help",	no_argument,		NULL, 'h' },
+	{}
+};
+
+struct send_cfg {
+	struct sockaddr_storage to;
+	socklen_t to_len;
+	const char *dev;
+	uint64_t rate;
+	uint64_t count;		/* 0: no limit */
+	uint64_t duration_ns;	/* 0: no limit */
+	uint64_t size;
+	uint64_t flows;
+	uint64_t burst;
+	int tos;		/* -1: leave the socket's */
+};
+
+struct send_flow {
+	int fd;
+	uint16_t sport;
+	uint64_t seq;		/* the next one, sent or not */
+	uint64_t sent;
+};
+
+struct sender {
+	const struct send_cfg *cfg;
+	struct send_flow flows[TRAFFIC_MAX_FLOWS];
+	unsigned char *buf;
+	uint64_t sent, errors;
+	int first_errno;
+	uint64_t first_ns, last_ns;	/* send times of the first and last */
+	uint64_t slipped;
+	uint64_t max_late_ns;
+};
+
+/*
+ * The schedule: packet i is due at t0 + (i - base) / rate.  t0 and base
+ * move only when the sender slips, so rounding never accumulates.
+ */
+struct schedule {
+	uint64_t t0, base, rate;
+};
+
+static uint64_t sched_span(const struct schedule *s, uint64_t packets)
+{
+	return (uint64_t)((unsigned __int128)packets * NSEC_PER_SEC / s->rate);
+}
+
+static uint64_t sched_due(const struct schedule *s, uint64_t i)
+{
+	return s->t0 + sched_span(s, i - s->base);
+}
+
+static int flow_open(const struct send_cfg *cfg, struct send_flow *f)
+{
+	int family = cfg->to.ss_family, tos = cfg->tos;
+	struct sockaddr_storage local;
+	socklen_t len = sizeof(local);
+	const char *what = "socket";
+
+	f->fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (f->fd < 0)
+		goto err;
+	what = cfg->dev;
+	if (cfg->dev && setsockopt(f->fd, SOL_SOCKET, SO_BINDTODEVICE,
+				   cfg->dev, strlen(cfg->dev)))
+		goto err;
+	what = "--tos";
+	if (tos >= 0 && (family == AF_INET6 ?
+			 setsockopt(f->fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos)) :
+			 setsockopt(f->fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos))))
+		goto err;
+	/* Connected: the kernel picks the source port and address once. */
+	what = "connect";
+	if (connect(f->fd, (struct sockaddr *)&cfg->to, cfg->to_len) ||
+	    getsockname(f->fd, (struct sockaddr *)&local, &len))
+		goto err;
+	f->sport = ntohs(family == AF_INET6 ?
+			 ((struct sockaddr_in6 *)&local)->sin6_port :
+			 ((struct sockaddr_in *)&local)->sin_port);
+	return 0;
+err:
+	mp_err("%s: %s", what, strerror(errno));
+	return -1;
+}
+
+static void sender_close(struct sender *s)
+{
+	uint64_t f;
+
+	for (f = 0; f < s->cfg->flows; f++)
+		if (s->flows[f].fd >= 0)
+			close(s->flows[f].fd);
+	free(s->buf);
+}
+
+static int sender_open(struct sender *s, const struct send_cfg *cfg)
+{
+	uint64_t f;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	for (f = 0; f < cfg->flows; f++)
+		s->flows[f].fd = -1;
+	s->buf = calloc(1, cfg->size);
+	if (!s->buf) {
+		mp_err("%s", strerror(ENOMEM));
+		return -1;
+	}
+	for (f = 0; f < cfg->flows; f++) {
+		if (flow_open(cfg, &s->flows[f])) {
+			sender_close(s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void send_one(struct sender *s, uint64_t i)
+{
+	struct send_flow *f = &s->flows[i % s->cfg->flows];
+	struct traffic_pkt pkt = {
+		.flow = i % s->cfg->flows,
+		.seq = f->seq,
+	};
+	ssize_t n;
+
+	do {
+		pkt.send_ns = traffic_now_ns(CLOCK_MONOTONIC);
+		traffic_hdr_put(s->buf, &pkt);
+		n = send(f->fd, s->buf, s->cfg->size, 0);
+	} while (n < 0 && errno == EINTR && !traffic_stop);
+	/* Cut short by the stop: the last packet, neither sent nor failed. */
+	if (n < 0 && errno == EINTR)
+		return;
+	/* Skipped when it fails too, so that the receiver sees it lost. */
+	f->seq++;
+	if (n < 0) {
+		if (!s->errors++)
+			s->first_errno = errno;
+		return;
+	}
+	f->sent++;
+	if (!s->sent++)
+		s->first_ns = pkt.send_ns;
+	s->last_ns = pkt.send_ns;
+}
+
+/* Sleep until @due, or until a signal comes. */
+static void sleep_until(uint64_t due)
+{
+	struct timespec ts = {
+		.tv_sec = due / NSEC_PER_SEC,
+		.tv_nsec = due % NSEC_PER_SEC,
+	};
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static void run(struct sender *s)
+{
+	const struct send_cfg *cfg = s->cfg;
+	struct schedule sched = { .rate = cfg->rate };
+	uint64_t i, due, now, late, behind, end = 0;
+
+	sched.t0 = traffic_now_ns(CLOCK_MONOTONIC);
+	if (cfg->duration_ns)
+		end = sched.t0 + cfg->duration_ns;
+	for (i = 0; !cfg->count || i < cfg->count; i++) {
+		due = sched_due(&sched, i);
+		if (end && due >= end)
+			break;
+		now = traffic_now_ns(CLOCK_MONOTONIC);
+		while (now < due && !traffic_stop) {
+			sleep_until(due);
+			now = traffic_now_ns(CLOCK_MONOTONIC);
+		}
+		if (traffic_stop)
+			break;
+		late = now > due ? now - due : 0;
+		if (late > s->max_late_ns)
+			s->max_late_ns = late;
+		/* Packets after this one that are due as well. */
+		behind = (uint64_t)((unsigned __int128)late * cfg->rate / NSEC_PER_SEC);
+		if (behind > cfg->burst) {
+			s->slipped += behind - cfg->burst;
+			sched.base = i;
+			sched.t0 = now - sched_span(&sched, cfg->burst);
+		}
+		send_one(s, i);
+	}
+}
+
+static struct json_object *json_fixed(double v, const char *fmt)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), fmt, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static double duration_s(const struct sender *s)
+{
+	return (double)(s->last_ns - s->first_ns) / NSEC_PER_SEC;
+}
+
+/* The rate over the intervals between the first packet and the last. */
+static double achieved_pps(const struct sender *s)
+{
+	double d = duration_s(s);
+
+	return d > 0 ? (double)(s->sent - 1) / d : 0;
+}
+
+static void print_json(const struct sender *s, const char *to)
+{
+	struct json_object *obj = json_object_new_object(), *flows, *f;
+	uint64_t i;
+
+	json_object_object_add(obj, "to", json_object_new_string(to));
+	json_object_object_add(obj, "sent", json_object_new_uint64(s->sent));
+	json_object_object_add(obj, "errors", json_object_new_uint64(s->errors));
+	if (s->errors)
+		json_object_object_add(obj, "first_error",
+				       json_object_new_string(strerror(s->first_errno)));
+	json_object_object_add(obj, "duration_s", json_fixed(duration_s(s), "%.6f"));
+	json_object_object_add(obj, "pps", json_fixed(achieved_pps(s), "%.1f"));
+	json_object_object_add(obj, "rate", json_object_new_uint64(s->cfg->rate));
+	json_object_object_add(obj, "size", json_object_new_uint64(s->cfg->size));
+	json_object_object_add(obj, "slipped", json_object_new_uint64(s->slipped));
+	json_object_object_add(obj, "max_late_us",
+			       json_fixed(s->max_late_ns / 1e3, "%.1f"));
+	flows = json_object_new_array();
+	for (i = 0; i < s->cfg->flows; i++) {
+		f = json_object_new_object();
+		json_object_object_add(f, "flow", json_object_new_uint64(i));
+		json_object_object_add(f, "sport",
+				       json_object_new_int(s->flows[i].sport));
+		json_object_object_add(f, "sent",
+				       json_object_new_uint64(s->flows[i].sent));
+		json_object_array_add(flows, f);
+	}
+	json_object_object_add(obj, "flows", flows);
+	mp_json_print(obj);
+}
+
+static void print_text(const struct sender *s, const char *to)
+{
+	printf("sent %" PRIu64 " packet%s of %" PRIu64 " bytes to %s in %.6f s: %.1f pps (%" PRIu64 " flow%s)\n",
+	       s->sent, s->sent == 1 ? "" : "s", s->cfg->size, to,
+	       duration_s(s), achieved_pps(s), s->cfg->flows,
+	       s->cfg->flows == 1 ? "" : "s");
+	printf("at most %.1f us behind schedule\n", s->max_late_ns / 1e3);
+	if (s->slipped)
+		printf("fell more than %" PRIu64 " packets behind: gave up %" PRIu64 " (slipped)\n",
+		       s->cfg->burst, s->slipped);
+}
+
+/* parse() showed --help: the command is done, and succeeded. */
+#define PARSE_HELP	(-1)
+
+/* 0, PARSE_HELP or the exit status of a mistake, reported. */
+static int parse(int argc, char **argv, struct send_cfg *cfg)
+{
+	char host[256];
+	uint16_t port = TRAFFIC_PORT;
+	const char *arg;
+	uint64_t tos;
+	int c, err = 0;
+
+	while (!err && (c = mp_getopt(argc, argv, ":r:c:d:s:f:h", send_opts)) != -1) {
+		switch (c) {
+		case 'r':
+			err = mp_arg_u64("--rate", optarg, 1, SEND_MAX_RATE, &cfg->rate);
+			break;
+		case 'c':
+			err = mp_arg_u64("--count", optarg, 1, UINT64_MAX, &cfg->count);
+			break;
+		case 'd':
+			err = mp_arg_seconds("--duration", optarg, &cfg->duration_ns);
+			if (!err && !cfg->duration_ns)
+				err = mp_usage_err("bad --duration '%s': want more than 0 seconds", optarg);
+			break;
+		case 's':
+			err = mp_arg_u64("--size", optarg, TRAFFIC_HDR_LEN,
+					 SEND_MAX_SIZE, &cfg->size);
+			break;
+		case 'f':
+			err = mp_arg_u64("--flows", optarg, 1, TRAFFIC_MAX_FLOWS,
+					 &cfg->flows);
+			break;
+		case OPT_DEV:
+			cfg->dev = optarg;
+			break;
+		case OPT_TOS:
+			err = mp_arg_u64("--tos", optarg, 0, 255, &tos);
+			cfg->tos = tos;
+			break;
+		case OPT_BURST:
+			err = mp_arg_u64("--burst", optarg, 1, 1000000, &cfg->burst);
+			break;
+		case 'h':
+			send_help();
+			return PARSE_HELP;
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (err)
+		return err;
+	if (cfg->count && cfg->duration_ns)
+		return mp_usage_err("--count and --duration exclude each other");
+	arg = mp_single_arg(argc, argv, "ADDR");
+	if (!arg)
+		return MP_EXIT_USAGE;
+	err = mp_arg_hostport("ADDR", arg, host, sizeof(host), &port);
+	if (err)
+		return err;
+	if (cfg->dev && !mp_ifindex(cfg->dev))
+		return MP_EXIT_ERR;
+	return mp_resolve(host, port, &cfg->to, &cfg->to_len);
+}
+
+int traffic_send_main(int argc, char **argv)
+{
+	struct send_cfg cfg = {
+		.rate = SEND_RATE,
+		.size = SEND_SIZE,
+		.flows = 1,
+		.burst = SEND_BURST,
+		.tos = -1,
+	};
+	char to[MP_SOCKADDR_STRLEN];
+	struct sender s;
+	int err;
+
+	err = parse(argc, argv, &cfg);
+	if (err)
+		return err == PARSE_HELP ? MP_EXIT_OK : err;
+	if (sender_open(&s, &cfg))
+		return MP_EXIT_ERR;
+	/* The default slack of 50 us would make every sleep that late. */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	run(&s);
+	mp_sockaddr_str((struct sockaddr *)&cfg.to, to, sizeof(to));
+	if (mp_json)
+		print_json(&s, to);
+	else
+		print_text(&s, to);
+	if (s.errors)
+		mp_err("%" PRIu64 " packet%s not sent, the first for: %s",
+		       s.errors, s.errors == 1 ? "" : "s",
+		       strerror(s.first_errno));
+	err = s.sent ? MP_EXIT_OK : MP_EXIT_ERR;
+	sender_close(&s);
+	return err;
+}
