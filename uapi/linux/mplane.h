@@ -21,25 +21,106 @@
 #define MPLANE_MAX_PLANES	16
 
 /*
- * IFLA_INFO_DATA of an mplane device.  Device-wide settings will be added
- * here (policy, flowlet gap, probe interval, ...) by the datapath work.
+ * IFLA_INFO_DATA of an mplane device: `ip link add mp0 type mplane` and
+ * `mplanectl link set mp0 ...`.  Every setting can change while traffic
+ * flows; the kernel rejects out-of-range values with an extack message
+ * naming the attribute and its range.
  */
 enum {
 	IFLA_MPLANE_UNSPEC,
 	IFLA_MPLANE_PLANE_COUNT,	/* u32, read-only: planes enslaved */
+	IFLA_MPLANE_POLICY,		/* u8: enum mplane_policy */
+	IFLA_MPLANE_FLOWLET_GAP_US,	/* u32: idle time that ends a flowlet */
+	IFLA_MPLANE_PROBE_INTERVAL_US,	/* u32: liveness probe period */
+	IFLA_MPLANE_PROBE_MISSES,	/* u32: misses that fail a plane */
+	IFLA_MPLANE_HOLDDOWN_MS,	/* u32: wait before re-admitting a plane */
+	IFLA_MPLANE_CONG_THRESHOLD,	/* u32: congestion score that deprioritises */
+	IFLA_MPLANE_CONG_HALFLIFE_US,	/* u32: decay of the congestion score */
+	IFLA_MPLANE_GSO_MODE,		/* u8: enum mplane_gso_mode */
+	IFLA_MPLANE_PEERS,		/* nest of IFLA_MPLANE_PEER: probe targets */
 	__IFLA_MPLANE_MAX,
 };
 #define IFLA_MPLANE_MAX (__IFLA_MPLANE_MAX - 1)
 
-/* IFLA_INFO_SLAVE_DATA of a rail enslaved to an mplane device. */
+/* In IFLA_MPLANE_PEERS: one binary IPv4 (4 bytes) or IPv6 (16) address. */
+#define IFLA_MPLANE_PEER		1
+
+#define MPLANE_FLOWLET_GAP_US_DEFAULT	100
+#define MPLANE_FLOWLET_GAP_US_MAX	1000000
+#define MPLANE_PROBE_INTERVAL_US_DEFAULT 1000
+#define MPLANE_PROBE_INTERVAL_US_MIN	50
+#define MPLANE_PROBE_INTERVAL_US_MAX	1000000
+#define MPLANE_PROBE_MISSES_DEFAULT	3
+#define MPLANE_PROBE_MISSES_MAX		255
+#define MPLANE_HOLDDOWN_MS_DEFAULT	50
+#define MPLANE_HOLDDOWN_MS_MAX		60000
+#define MPLANE_CONG_THRESHOLD_DEFAULT	64
+#define MPLANE_CONG_HALFLIFE_US_DEFAULT	1000
+#define MPLANE_CONG_HALFLIFE_US_MAX	10000000
+#define MPLANE_MAX_PEERS		64
+
+/* UDP port of liveness probes between mplane devices. */
+#define MPLANE_PROBE_PORT		4792
+
+/* How a GSO super-packet is spread (IFLA_MPLANE_GSO_MODE). */
+enum mplane_gso_mode {
+	MPLANE_GSO_WHOLE,	/* one plane choice per super-packet */
+	MPLANE_GSO_SEGMENT,	/* segment in mp0, choose per segment */
+	__MPLANE_GSO_MAX,
+};
+
+/*
+ * IFLA_INFO_SLAVE_DATA of a rail enslaved to an mplane device.  WEIGHT and
+ * ADMIN are settable (`mplanectl link plane RAIL weight 4 admin drain`);
+ * the rest are read-only and rejected if sent.
+ */
 enum {
 	IFLA_MPLANE_PLANE_UNSPEC,
 	IFLA_MPLANE_PLANE_ID,		/* u32, read-only: plane index */
 	IFLA_MPLANE_PLANE_STATE,	/* u8, read-only: enum mplane_plane_state */
 	IFLA_MPLANE_PLANE_REASON,	/* u8, read-only: enum mplane_plane_reason */
+	IFLA_MPLANE_PLANE_WEIGHT,	/* u32: capacity; 0 = the link speed */
+	IFLA_MPLANE_PLANE_ADMIN,	/* u8: enum mplane_plane_admin */
+	IFLA_MPLANE_PLANE_LOAD,		/* u32, read-only: current load score */
+	IFLA_MPLANE_PLANE_CONG_SCORE,	/* u32, read-only: congestion score */
+	IFLA_MPLANE_PLANE_STATS,	/* nest, read-only: IFLA_MPLANE_PSTAT_* */
+	IFLA_MPLANE_PLANE_PAD,
 	__IFLA_MPLANE_PLANE_MAX,
 };
 #define IFLA_MPLANE_PLANE_MAX (__IFLA_MPLANE_PLANE_MAX - 1)
+
+#define MPLANE_WEIGHT_MAX		1000000
+
+enum mplane_plane_admin {
+	MPLANE_ADMIN_UP,
+	MPLANE_ADMIN_DRAIN,	/* no new flowlets; running ones finish */
+	MPLANE_ADMIN_DOWN,	/* carries nothing from the next packet on */
+	__MPLANE_ADMIN_MAX,
+};
+
+/*
+ * Per-plane counters, u64 each, in IFLA_MPLANE_PLANE_STATS and in the same
+ * order in `ethtool -S mp0` (as planeN_NAME).  Append only.
+ */
+enum {
+	IFLA_MPLANE_PSTAT_UNSPEC,
+	IFLA_MPLANE_PSTAT_TX_PACKETS,
+	IFLA_MPLANE_PSTAT_TX_BYTES,
+	IFLA_MPLANE_PSTAT_RX_PACKETS,
+	IFLA_MPLANE_PSTAT_RX_BYTES,
+	IFLA_MPLANE_PSTAT_SELECTIONS,	/* new flowlet or per-packet choices */
+	IFLA_MPLANE_PSTAT_DROP_NO_ROUTE,
+	IFLA_MPLANE_PSTAT_DROP_XMIT,	/* the rail refused the packet */
+	IFLA_MPLANE_PSTAT_STATE_CHANGES,
+	IFLA_MPLANE_PSTAT_FAILOVERS,	/* times traffic was moved away */
+	IFLA_MPLANE_PSTAT_ECN_CE,
+	IFLA_MPLANE_PSTAT_CNP,
+	IFLA_MPLANE_PSTAT_PROBES_SENT,
+	IFLA_MPLANE_PSTAT_PROBES_LOST,
+	IFLA_MPLANE_PSTAT_PAD,
+	__IFLA_MPLANE_PSTAT_MAX,
+};
+#define IFLA_MPLANE_PSTAT_MAX (__IFLA_MPLANE_PSTAT_MAX - 1)
 
 enum mplane_plane_state {
 	MPLANE_PLANE_UP,
