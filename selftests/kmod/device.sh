@@ -1,0 +1,493 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# device.sh: the mplane net_device and its planes, as seen from iproute2
+# and rtnetlink.  Needs root and mplane.ko: either already loaded, or at
+# $MPLANE_KO (the VM runner sets it).  Every test works in its own
+# namespace, so that deleting the namespace cleans up after it.
+#
+# setup_ns assigns the namespace variables by name:
+# shellcheck disable=SC2154
+# shellcheck source=selftests/lib/lib.sh
+source "$(dirname "$0")/../lib/lib.sh"
+
+# mplane_load : make sure the module is in; fails if it cannot be.
+mplane_load() {
+	[ -d /sys/module/mplane ] && return 0
+	[ -n "${MPLANE_KO:-}" ] || return 1
+	insmod "$MPLANE_KO"
+}
+
+need_mplane() {
+	if [ ! -d /sys/module/mplane ] && [ -z "${MPLANE_KO:-}" ]; then
+		skip "mplane.ko is not loaded and MPLANE_KO is not set"
+	fi
+	mplane_load || fail "cannot load $MPLANE_KO"
+}
+
+need_python() {
+	command -v python3 >/dev/null || skip "python3 is needed to read mplane attributes"
+}
+
+# A raw rtnetlink client, since iproute2 does not know the mplane
+# attributes.  Run in a namespace:
+#   info DEV...           print DEV.plane_count=N, or DEV.plane_id=N,
+#                         DEV.plane_state=N and DEV.plane_reason=N
+#   setlink DEV ATTR N    send IFLA_INFO_DATA {ATTR: u32 N} for DEV
+#   newlink DEV ATTR N    the same, creating DEV
+#   setslave DEV ATTR N   send IFLA_INFO_SLAVE_DATA {ATTR: u32 N}
+# On an error it prints "Error: EXTACK" and exits 1.
+MPLANE_NL_PY=$(cat <<'EOF'
+import socket, struct, sys
+
+IFLA_IFNAME, IFLA_LINKINFO = 3, 18
+INFO_KIND, INFO_DATA, INFO_SLAVE_DATA = 1, 2, 5
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 1, 4, 0x200, 0x400
+NLM_F_ACK_TLVS = 0x200
+ATTRS = {"count": 1, "flowlet-gap": 3, "plane-id": 1, "plane-load": 6}
+SLAVE = {1: "plane_id", 2: "plane_state", 3: "plane_reason"}
+
+def nla(kind, data):
+    n = 4 + len(data)
+    return struct.pack("HH", n, kind) + data + b"\0" * (-n % 4)
+
+def parse(buf):
+    out = {}
+    while len(buf) >= 4:
+        n, kind = struct.unpack_from("HH", buf)
+        if n < 4:
+            break
+        out[kind & 0x3fff] = buf[4:n]
+        buf = buf[(n + 3) & ~3:]
+    return out
+
+def talk(msg_type, flags, attrs):
+    sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    sk.setsockopt(270, 11, 1)   # NETLINK_EXT_ACK
+    sk.setsockopt(270, 10, 1)   # NETLINK_CAP_ACK
+    body = struct.pack("BBHiII", 0, 0, 0, 0, 0, 0) + attrs
+    sk.send(struct.pack("IHHII", 16 + len(body), msg_type, flags, 1, 0) + body)
+    reply = sk.recv(65536)
+    _, kind, rflags, _, _ = struct.unpack_from("IHHII", reply)
+    if kind != 2:               # NLMSG_ERROR
+        return reply[32:]
+    err = struct.unpack_from("i", reply, 16)[0]
+    if err:
+        tlv = parse(reply[36:]) if rflags & NLM_F_ACK_TLVS else {}
+        msg = tlv.get(1, b"").rstrip(b"\0").decode()
+        print("Error: %s (errno %d)" % (msg, -err), file=sys.stderr)
+        sys.exit(1)
+    return b""
+
+def info(name):
+    li = parse(parse(talk(18, NLM_F_REQUEST, nla(IFLA_IFNAME, name)))
+               .get(IFLA_LINKINFO, b""))
+    name = name.rstrip(b"\0").decode()
+    count = parse(li.get(INFO_DATA, b"")).get(1)
+    if count is not None:
+        print("%s.plane_count=%d" % (name, struct.unpack("I", count)[0]))
+    for kind, val in parse(li.get(INFO_SLAVE_DATA, b"")).items():
+        print("%s.%s=%d" % (name, SLAVE.get(kind, str(kind)),
+                            int.from_bytes(val, "little")))
+
+cmd, dev = sys.argv[1], sys.argv[2].encode() + b"\0"
+if cmd == "info":
+    for name in sys.argv[2:]:
+        info(name.encode() + b"\0")
+    sys.exit(0)
+data = nla(ATTRS[sys.argv[3]], struct.pack("I", int(sys.argv[4])))
+if cmd == "setslave":
+    info = nla(INFO_SLAVE_DATA, data)
+else:
+    info = nla(INFO_KIND, b"mplane\0") + nla(INFO_DATA, data)
+flags = NLM_F_REQUEST | NLM_F_ACK
+if cmd == "newlink":
+    flags |= NLM_F_CREATE | NLM_F_EXCL
+talk(16, flags, nla(IFLA_IFNAME, dev) + nla(IFLA_LINKINFO, info))
+EOF
+)
+
+# The debug kernel under TCG takes over a second per exec, so helpers
+# parse with bash rather than with grep or sed, and set-up goes through
+# one "ip -batch" where it can.
+
+# mpnl NS ARGS... : the client above, in namespace NS.  -S skips
+# site.py, a second per run on the debug kernel.
+mpnl() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" python3 -S -c "$MPLANE_NL_PY" "$@"
+}
+
+# nl_info NS DEV... : read the mplane attributes of DEVs into $nl_out.
+nl_info() {
+	local ns=$1
+	shift
+	nl_out=$(mpnl "$ns" info "$@")
+}
+
+# nl_val DEV KEY : one value read by the last nl_info.
+nl_val() {
+	[[ $'\n'$nl_out$'\n' =~ $'\n'$1\.$2=([0-9]+)$'\n' ]] && echo "${BASH_REMATCH[1]}"
+	return 0
+}
+
+# link_of NS DEV : DEV's one-line "ip -d -o link show".
+link_of() {
+	ip -n "$1" -d -o link show dev "$2"
+}
+
+# master_of NS DEV : the name of DEV's master, empty if none.
+master_of() {
+	local out
+
+	out=$(link_of "$1" "$2") || return 1
+	[[ $out =~ \ master\ ([^ ]+)\  ]] && echo "${BASH_REMATCH[1]}"
+	return 0
+}
+
+# has_flag NS DEV FLAG : DEV's flags include FLAG (SLAVE, UP, ...).
+has_flag() {
+	[[ $(link_of "$1" "$2") =~ [\<,]$3[,\>] ]]
+}
+
+# ipb NS : run the ip commands on stdin in NS, in one process.
+ipb() {
+	ip -n "$1" -batch -
+}
+
+# rails NS N... : a veth rail rN (peer rNp, both up) for each N.
+rails() {
+	local ns=$1 n
+
+	shift
+	for n in "$@"; do
+		echo "link add r$n type veth peer name r${n}p"
+		echo "link set r${n}p up"
+		echo "link set r$n up"
+	done | ipb "$ns"
+}
+
+# enslave NS N... : rails rN become planes of mp0, in this order.
+enslave() {
+	local ns=$1 n
+
+	shift
+	for n in "$@"; do
+		echo "link set r$n master mp0"
+	done | ipb "$ns"
+}
+
+# mp_ns : a new namespace, named by $mpns, holding an mplane device mp0.
+mp_ns() {
+	need_mplane
+	setup_ns mpns
+	ip -n "$mpns" link add mp0 type mplane
+}
+
+test_create_up_down_delete() {
+	local info cpus
+
+	mp_ns
+	info=$(link_of "$mpns" mp0)
+	[[ $info == *"link/none"* ]] || fail "not ARPHRD_NONE: $info"
+	[[ $info == *"<POINTOPOINT,NOARP>"* ]] || fail "flags: $info"
+	[[ $info == *" mplane "* ]] || fail "kind missing: $info"
+	[[ $info == *"minmtu 68 maxmtu 65535"* ]] || fail "mtu range: $info"
+
+	# One transmit queue per possible CPU, at most 64.
+	cpus=$(</sys/devices/system/cpu/possible)
+	cpus=$((${cpus#*-} + 1))
+	[[ $info =~ numtxqueues\ ([0-9]+) ]] || fail "no numtxqueues: $info"
+	assert_eq "tx queues" "${BASH_REMATCH[1]}" "$((cpus < 64 ? cpus : 64))"
+
+	ip -n "$mpns" link set mp0 up
+	has_flag "$mpns" mp0 UP || fail "mp0 not up"
+	ip -n "$mpns" link set mp0 down
+	! has_flag "$mpns" mp0 UP || fail "mp0 still up"
+
+	ip -n "$mpns" link set mp0 mtu 9000
+	expect_fail_msg "mtu below 68" "." ip -n "$mpns" link set mp0 mtu 67
+
+	ip -n "$mpns" link del mp0
+	! link_of "$mpns" mp0 2>/dev/null || fail "mp0 still exists"
+}
+
+test_xmit_drops() {
+	local sys=/sys/class/net/mp0/statistics stats dropped sent
+
+	mp_ns
+	ipb "$mpns" <<-EOF
+		addr add 10.99.0.1/24 dev mp0
+		link set mp0 up
+	EOF
+	# No datapath yet: whatever is routed to mp0 is dropped and counted.
+	stats=$(ip netns exec "$mpns" bash -c "echo x >/dev/udp/10.99.0.2/9; \
+		cat $sys/tx_dropped $sys/tx_packets" 2>/dev/null)
+	dropped=${stats%%$'\n'*} sent=${stats##*$'\n'}
+	assert_ge "tx_dropped" "$dropped" 1
+	assert_eq "tx_packets" "$sent" 0
+}
+
+test_enslave_release() {
+	local info
+
+	mp_ns
+	rails "$mpns" 0 1
+	ip -n "$mpns" link set r0 master mp0
+	ip -n "$mpns" link set r1 master mp0
+	info=$(link_of "$mpns" r0)
+	[[ $info == *" master mp0 "* ]] || fail "no master: $info"
+	[[ $info == *"mplane_slave"* ]] || fail "no slave kind: $info"
+	has_flag "$mpns" r0 SLAVE || fail "no IFF_SLAVE on r0"
+	assert_eq "r1 master" "$(master_of "$mpns" r1)" mp0
+
+	ip -n "$mpns" link set r0 nomaster
+	assert_eq "r0 master after nomaster" "$(master_of "$mpns" r0)" ""
+	! has_flag "$mpns" r0 SLAVE || fail "IFF_SLAVE left on r0"
+	# Released rails are plain devices again: the next enslave works.
+	ip -n "$mpns" link set r0 master mp0
+	assert_eq "r0 master again" "$(master_of "$mpns" r0)" mp0
+}
+
+test_plane_attributes() {
+	need_python
+	mp_ns
+	rails "$mpns" 0 1 2
+	enslave "$mpns" 0 1 2
+	nl_info "$mpns" mp0 r0 r1 r2
+	assert_eq "plane count" "$(nl_val mp0 plane_count)" 3
+	assert_eq "plane ids" "$(nl_val r0 plane_id)$(nl_val r1 plane_id)$(nl_val r2 plane_id)" 012
+
+	# Indexes are stable and the lowest free one is reused.
+	ipb "$mpns" <<-EOF
+		link set r1 nomaster
+		link set r0 nomaster
+		link set r0 master mp0
+	EOF
+	nl_info "$mpns" mp0 r0 r1 r2
+	assert_eq "plane count" "$(nl_val mp0 plane_count)" 2
+	assert_eq "r0 plane id" "$(nl_val r0 plane_id)" 0
+	assert_eq "r1 plane id" "$(nl_val r1 plane_id)" ""
+	assert_eq "r2 plane id" "$(nl_val r2 plane_id)" 2
+	ip -n "$mpns" link set r1 master mp0
+	nl_info "$mpns" mp0 r1
+	assert_eq "r1 plane id again" "$(nl_val r1 plane_id)" 1
+	assert_eq "plane count" "$(nl_val mp0 plane_count)" 3
+}
+
+# plane_state_is NS RAIL STATE/REASON : MPLANE_PLANE_UP is 0, DOWN 1;
+# MPLANE_REASON_NONE is 0, CARRIER 1.
+plane_state_is() {
+	local out
+
+	nl_info "$1" "$2" || return 1
+	[ "$(nl_val "$2" plane_state)/$(nl_val "$2" plane_reason)" = "$3" ]
+}
+
+test_plane_state_follows_carrier() {
+	need_python
+	mp_ns
+	rails "$mpns" 0
+	ip -n "$mpns" link set r0p down
+	ip -n "$mpns" link set r0 master mp0
+	slowwait 10 plane_state_is "$mpns" r0 1/1 || fail "no carrier but plane not down"
+
+	ip -n "$mpns" link set r0p up
+	slowwait 10 plane_state_is "$mpns" r0 0/0 || fail "carrier back, plane not up"
+	ip -n "$mpns" link set r0 down
+	slowwait 10 plane_state_is "$mpns" r0 1/1 || fail "rail down, plane not down"
+	ip -n "$mpns" link set r0 up
+	slowwait 10 plane_state_is "$mpns" r0 0/0 || fail "rail up, plane not up"
+}
+
+test_refuse_loopback() {
+	mp_ns
+	expect_fail_msg "enslave lo" "loopback" ip -n "$mpns" link set lo master mp0
+	assert_eq "lo master" "$(master_of "$mpns" lo)" ""
+}
+
+test_refuse_itself() {
+	mp_ns
+	expect_fail_msg "enslave mp0 to itself" "itself" \
+		ip -n "$mpns" link set mp0 master mp0
+}
+
+test_refuse_mplane() {
+	mp_ns
+	ip -n "$mpns" link add mp1 type mplane
+	expect_fail_msg "enslave mp1 to mp0" "mplane device" \
+		ip -n "$mpns" link set mp1 master mp0
+}
+
+test_refuse_not_ethernet() {
+	mp_ns
+	# /dev/net/tun only appears once the tun module is in.
+	[ -c /dev/net/tun ] || modprobe tun 2>/dev/null || true
+	[ -c /dev/net/tun ] || skip "no /dev/net/tun"
+	ip -n "$mpns" tuntap add dev tun0 mode tun
+	expect_fail_msg "enslave a TUN device" "Ethernet" \
+		ip -n "$mpns" link set tun0 master mp0
+	assert_eq "tun0 master" "$(master_of "$mpns" tun0)" ""
+}
+
+test_refuse_too_many_planes() {
+	local max=16 n
+
+	mp_ns
+	for ((n = 0; n <= max; n++)); do
+		echo "link add r$n type veth peer name r${n}p"
+	done | ipb "$mpns"
+	# shellcheck disable=SC2046
+	enslave "$mpns" $(seq 0 $((max - 1)))
+	expect_fail_msg "plane $((max + 1))" "planes" \
+		ip -n "$mpns" link set "r$max" master mp0
+	assert_eq "r$max master" "$(master_of "$mpns" "r$max")" ""
+	# A free slot makes room again.
+	ip -n "$mpns" link set r3 nomaster
+	ip -n "$mpns" link set "r$max" master mp0
+}
+
+# rtnetlink detaches a device from its old master before it calls the
+# new master's ndo_add_slave, so the "already enslaved" refusal cannot be
+# reached from iproute2: a second master takes the rail over, and the same
+# master again is a no-op.  These tests pin that behaviour down.
+test_already_enslaved() {
+	mp_ns
+	rails "$mpns" 0
+	ip -n "$mpns" link set r0 master mp0
+	ip -n "$mpns" link set r0 master mp0
+	assert_eq "r0 master" "$(master_of "$mpns" r0)" mp0
+	if command -v python3 >/dev/null; then
+		nl_info "$mpns" mp0
+		assert_eq "plane count" "$(nl_val mp0 plane_count)" 1
+	fi
+}
+
+test_move_from_bridge_and_mplane() {
+	mp_ns
+	rails "$mpns" 0 1
+	ip -n "$mpns" link add mp1 type mplane
+	if ip -n "$mpns" link add br0 type bridge 2>/dev/null; then
+		ip -n "$mpns" link set r0 master br0
+		ip -n "$mpns" link set r0 master mp0
+		assert_eq "r0 master" "$(master_of "$mpns" r0)" mp0
+		assert_eq "br0 ports" "$(ip -n "$mpns" -o link show master br0)" ""
+	fi
+	ip -n "$mpns" link set r1 master mp1
+	ip -n "$mpns" link set r1 master mp0
+	assert_eq "r1 master" "$(master_of "$mpns" r1)" mp0
+	assert_eq "mp1 planes" "$(ip -n "$mpns" -o link show master mp1)" ""
+}
+
+test_rail_moved_to_other_netns() {
+	mp_ns
+	setup_ns other
+	rails "$mpns" 0
+	ip -n "$mpns" link set r0 master mp0
+	ip -n "$mpns" link set r0 netns "$other"
+	assert_eq "r0 master in new netns" "$(master_of "$other" r0)" ""
+	! has_flag "$other" r0 SLAVE || fail "IFF_SLAVE left on r0"
+	assert_eq "mp0 planes" "$(ip -n "$mpns" -o link show master mp0)" ""
+	# mp0 is not visible from the other namespace.
+	expect_fail_msg "enslave across netns" "mp0|exist|No such device" \
+		ip -n "$other" link set r0 master mp0
+	# Moving it back makes it a plain rail again.
+	ip -n "$other" link set r0 netns "$mpns"
+	ip -n "$mpns" link set r0 master mp0
+}
+
+test_device_stays_in_netns() {
+	mp_ns
+	setup_ns other
+	expect_fail_msg "move mp0" "." ip -n "$mpns" link set mp0 netns "$other"
+	link_of "$mpns" mp0 >/dev/null || fail "mp0 left its namespace"
+	! link_of "$other" mp0 2>/dev/null || fail "mp0 appeared in $other"
+}
+
+test_refuse_address() {
+	mp_ns
+	expect_fail_msg "add with address" "link-layer address" \
+		ip -n "$mpns" link add mp1 address 02:00:00:00:00:01 type mplane
+	! link_of "$mpns" mp1 2>/dev/null || fail "mp1 was created"
+}
+
+test_refuse_netlink_attrs() {
+	need_python
+	mp_ns
+	rails "$mpns" 0
+	ip -n "$mpns" link set r0 master mp0
+	expect_fail_msg "create with plane count" "read-only" \
+		mpnl "$mpns" newlink mp1 count 3
+	expect_fail_msg "set plane count" "read-only" \
+		mpnl "$mpns" setlink mp0 count 3
+	expect_fail_msg "set plane id" "read-only" \
+		mpnl "$mpns" setslave r0 plane-id 5
+	expect_fail_msg "set plane load" "read-only" \
+		mpnl "$mpns" setslave r0 plane-load 5
+	# Settings come with the datapath; until then they are refused.
+	expect_fail_msg "create with a setting" "Unsupported attribute" \
+		mpnl "$mpns" newlink mp1 flowlet-gap 100
+	! link_of "$mpns" mp1 2>/dev/null || fail "mp1 was created"
+}
+
+test_rail_deleted() {
+	mp_ns
+	rails "$mpns" 0 1
+	enslave "$mpns" 0 1
+	ip -n "$mpns" link del r0
+	assert_eq "planes left" "$(ip -n "$mpns" -o link show master mp0 | wc -l)" 1
+	assert_eq "r1 master" "$(master_of "$mpns" r1)" mp0
+}
+
+test_delete_with_planes() {
+	mp_ns
+	rails "$mpns" 0 1
+	enslave "$mpns" 0 1
+	ip -n "$mpns" link del mp0
+	assert_eq "r0 master" "$(master_of "$mpns" r0)" ""
+	assert_eq "r1 master" "$(master_of "$mpns" r1)" ""
+	! has_flag "$mpns" r1 SLAVE || fail "IFF_SLAVE left on r1"
+	# The rails are free for a new device.
+	ip -n "$mpns" link add mp0 type mplane
+	ip -n "$mpns" link set r0 master mp0
+}
+
+test_rmmod_with_devices() {
+	need_mplane
+	[ -n "${MPLANE_KO:-}" ] || skip "MPLANE_KO is not set: cannot reload"
+	setup_ns a b
+	rails "$a" 0
+	ip -n "$a" link add mp0 type mplane
+	ip -n "$a" link set r0 master mp0
+	ip -n "$b" link add mp1 type mplane
+	rmmod mplane
+	[ ! -d /sys/module/mplane ] || fail "module still loaded"
+	! link_of "$a" mp0 2>/dev/null || fail "mp0 survived rmmod"
+	! link_of "$b" mp1 2>/dev/null || fail "mp1 survived rmmod"
+	assert_eq "r0 master" "$(master_of "$a" r0)" ""
+	insmod "$MPLANE_KO"
+	ip -n "$a" link add mp0 type mplane
+	ip -n "$a" link set r0 master mp0
+}
+
+ktap_run \
+	test_create_up_down_delete \
+	test_xmit_drops \
+	test_enslave_release \
+	test_plane_attributes \
+	test_plane_state_follows_carrier \
+	test_refuse_loopback \
+	test_refuse_itself \
+	test_refuse_mplane \
+	test_refuse_not_ethernet \
+	test_refuse_too_many_planes \
+	test_already_enslaved \
+	test_move_from_bridge_and_mplane \
+	test_rail_moved_to_other_netns \
+	test_device_stays_in_netns \
+	test_refuse_address \
+	test_refuse_netlink_attrs \
+	test_rail_deleted \
+	test_delete_with_planes \
+	test_rmmod_with_devices
