@@ -18,7 +18,7 @@ CC		?= gcc
 PKG_CONFIG	?= pkg-config
 export MPLANE_BUILD := $(BUILD)
 
-.PHONY: all help deps kmod check unit-check bpf-check kmod-check demo clean distclean
+.PHONY: all help deps kmod check unit-check bpf-check kmod-check demo bench clean distclean
 all: tools kmod
 
 help:
@@ -31,6 +31,7 @@ help:
 	@echo "  check       run every suite; ends with 'N passed, N failed, N skipped'"
 	@echo "  unit-check bpf-check kmod-check   one kind of suite"
 	@echo "  demo        mp0 over two veth rails, in a VM"
+	@echo "  bench       benchmarks (Documentation/benchmarks.md), in a VM"
 	@echo "  clean       remove .build/"
 	@echo "Variables:"
 	@echo "  KERNELS='$(KERNELS)'  (6.1, 6.12, debug or a release string)"
@@ -67,9 +68,18 @@ kmod-check: kmod
 
 demo: deps-quiet
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(DEMO_KERNEL) kmod
-	$(Q)$(ROOT)/selftests/vm/run --timeout 300 $(DEMO_KERNEL) -- $(ROOT)/scripts/demo.sh
+	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 300 $(DEMO_KERNEL) -- $(ROOT)/scripts/demo.sh
 
 DEMO_KERNEL	?= 6.1
+
+# Benchmarks: timing goals live here, as ratios against a baseline
+# measured in the same run, never in tests.  Results: .build/bench/.
+BENCH_KERNEL	?= 6.1
+bench: deps-quiet
+	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(BENCH_KERNEL) kmod
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1200 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
+		bash $(ROOT)/bench/plb.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -49,4 +49,11 @@ static inline void mplane_compat_set_netns_local(struct net_device *dev)
 #endif
 }
 
+/* 6.4 moved skb_gso_segment() and friends to their own header. */
+#if MPLANE_KERNEL_AT_LEAST(6, 4, 0)
+#include <net/gso.h>
+#else
+#include <linux/netdevice.h>
+#endif
+
 #endif /* _MPLANE_COMPAT_H */

@@ -6,18 +6,41 @@
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/netdevice.h>
+#include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 
 #include "compat.h"
 #include "mplane.h"
 
+#define MPLANE_FEATURES	(NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_HIGHDMA | \
+			 NETIF_F_GSO_SOFTWARE | NETIF_F_RXCSUM)
+
 static int mplane_dev_init(struct net_device *dev)
 {
+	struct mplane_dev *mp = netdev_priv(dev);
+
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
-		return -ENOMEM;
+		goto err;
+	mp->rr_ticket = alloc_percpu(u32);
+	if (!mp->rr_ticket)
+		goto err_tstats;
+	mp->flowlets = kvcalloc(MPLANE_FLOWLET_SLOTS, sizeof(*mp->flowlets),
+				GFP_KERNEL);
+	if (!mp->flowlets)
+		goto err_rr;
+	/* Carrier comes with the first plane that can carry traffic. */
+	netif_carrier_off(dev);
 	return 0;
+
+err_rr:
+	free_percpu(mp->rr_ticket);
+err_tstats:
+	free_percpu(dev->tstats);
+err:
+	return -ENOMEM;
 }
 
 /*
@@ -27,29 +50,45 @@ static int mplane_dev_init(struct net_device *dev)
  */
 static void mplane_dev_uninit(struct net_device *dev)
 {
-	mplane_plane_release_all(netdev_priv(dev));
+	struct mplane_dev *mp = netdev_priv(dev);
+
+	mplane_probe_uninit(mp);
+	mplane_plane_release_all(mp);
+	mplane_peers_free(mp);
+	mplane_state_uninit(mp);
 }
 
 /*
  * The stats are freed here rather than in ndo_uninit because sysfs can
  * still read them between ndo_uninit and the removal of the device's
- * kobject.
+ * kobject; the flowlet table goes with them, past every xmit.
  */
 static void mplane_dev_destruct(struct net_device *dev)
 {
+	struct mplane_dev *mp = netdev_priv(dev);
+
+	kvfree(mp->flowlets);
+	free_percpu(mp->rr_ticket);
 	free_percpu(dev->tstats);
 }
 
-static netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev)
+/* Planes follow mp0: down with it (MASTER_DOWN), back when it is up. */
+static int mplane_open(struct net_device *dev)
 {
-	/*
-	 * There is no datapath yet: plane selection replaces this drop.
-	 * Until then, every packet counts as dropped so that a route that
-	 * points at an mplane device is visibly black-holing.
-	 */
-	dev_core_stats_tx_dropped_inc(dev);
-	kfree_skb(skb);
-	return NETDEV_TX_OK;
+	struct mplane_dev *mp = netdev_priv(dev);
+
+	mplane_state_eval_all(mp);
+	mplane_probe_restart(mp);
+	return 0;
+}
+
+static int mplane_stop(struct net_device *dev)
+{
+	struct mplane_dev *mp = netdev_priv(dev);
+
+	mplane_probe_restart(mp);
+	mplane_state_eval_all(mp);
+	return 0;
 }
 
 static int mplane_add_slave(struct net_device *dev, struct net_device *rail,
@@ -66,6 +105,8 @@ static int mplane_del_slave(struct net_device *dev, struct net_device *rail)
 static const struct net_device_ops mplane_netdev_ops = {
 	.ndo_init		= mplane_dev_init,
 	.ndo_uninit		= mplane_dev_uninit,
+	.ndo_open		= mplane_open,
+	.ndo_stop		= mplane_stop,
 	.ndo_start_xmit		= mplane_xmit,
 	.ndo_get_stats64	= dev_get_tstats64,
 	.ndo_add_slave		= mplane_add_slave,
@@ -82,6 +123,7 @@ void mplane_setup(struct net_device *dev)
 	struct mplane_dev *mp = netdev_priv(dev);
 
 	dev->netdev_ops = &mplane_netdev_ops;
+	dev->ethtool_ops = &mplane_ethtool_ops;
 	dev->type = ARPHRD_NONE;
 	dev->flags = IFF_POINTOPOINT | IFF_NOARP;
 	dev->priv_flags |= IFF_NO_QUEUE;
@@ -101,5 +143,26 @@ void mplane_setup(struct net_device *dev)
 	 */
 	mplane_compat_set_netns_local(dev);
 
+	/*
+	 * Take super-packets and leave checksums to the rails: a rail that
+	 * cannot offload them gets them done in software on its own xmit.
+	 */
+	dev->features |= MPLANE_FEATURES;
+	dev->hw_features |= MPLANE_FEATURES;
+	dev->hw_enc_features |= MPLANE_FEATURES;
+
 	mp->dev = dev;
+	mp->policy = MPLANE_POLICY_FLOWLET;
+	mp->gso_mode = MPLANE_GSO_WHOLE;
+	mp->flowlet_gap_us = MPLANE_FLOWLET_GAP_US_DEFAULT;
+	mp->flowlet_gap_ns = mp->flowlet_gap_us * NSEC_PER_USEC;
+	mp->probe_interval_us = MPLANE_PROBE_INTERVAL_US_DEFAULT;
+	mp->probe_misses = MPLANE_PROBE_MISSES_DEFAULT;
+	mp->holddown_ms = MPLANE_HOLDDOWN_MS_DEFAULT;
+	mp->cong_threshold_events = MPLANE_CONG_THRESHOLD_DEFAULT;
+	mp->cong_threshold = mp->cong_threshold_events * MPLANE_CONG_UNIT;
+	mp->cong_halflife_us = MPLANE_CONG_HALFLIFE_US_DEFAULT;
+	mp->cong_halflife_ns = mp->cong_halflife_us * NSEC_PER_USEC;
+	mplane_state_init(mp);
+	mplane_probe_init(mp);
 }

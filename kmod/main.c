@@ -36,6 +36,8 @@ static void __exit mplane_exit(void)
 	/* Deleting the devices releases their rails while events still flow. */
 	mplane_netlink_uninit();
 	mplane_notifier_uninit();
+	/* Planes are freed by RCU callbacks, which live in this module. */
+	rcu_barrier();
 }
 
 module_init(mplane_init);

@@ -2,47 +2,189 @@
 /*
  * Private state of mplane.ko and the calls between its files.
  *
- * Configuration runs under RTNL.  The datapath will take no lock: it
- * finds planes through RCU, so a plane is unpublished under RTNL and
- * freed only after a grace period.
+ * Configuration runs under RTNL.  Plane state changes (from the netdev
+ * notifier, timers and the receive path) take the device's state_lock.
+ * The datapath takes no lock: it finds planes through RCU and reads the
+ * masks and settings with READ_ONCE, so a plane is unpublished under RTNL
+ * and freed only after a grace period.
  */
 #ifndef _MPLANE_H
 #define _MPLANE_H
 
+#include <linux/hrtimer.h>
+#include <linux/in6.h>
 #include <linux/netdevice.h>
+#include <linux/netlink.h>
 #include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/types.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
 
 #include "linux/mplane.h"
 
+/* Flowlet slots per device, indexed by flow hash; a power of two. */
+#define MPLANE_FLOWLET_SLOTS	4096
+/*
+ * How long a plane whose rail just dropped a packet is passed over.  A
+ * link going down is seen first as drops (the peer stops taking packets
+ * before the carrier goes), and a full qdisc is congestion: either way the
+ * next packets are better off elsewhere until the notifier has spoken.
+ */
+#define MPLANE_REFUSED_NS	(500 * NSEC_PER_USEC)
+/* Half-life of the rate estimate (DRE) that joins queue bytes in the load. */
+#define MPLANE_DRE_HALFLIFE_NS	(100 * NSEC_PER_USEC)
+/* Congestion scores count events in 1/256ths, for a smooth decay. */
+#define MPLANE_CONG_UNIT	256
+
+/* Per-plane counters live in this array, indexed IFLA_MPLANE_PSTAT_* - 1. */
+#define MPLANE_PSTAT_COUNT	(IFLA_MPLANE_PSTAT_PROBES_LOST)
+
 struct mplane_dev;
+
+struct mplane_plane_pcpu {
+	u64_stats_t cnt[MPLANE_PSTAT_COUNT];
+	struct u64_stats_sync syncp;
+};
 
 /* One rail (a lower Ethernet device) enslaved to an mplane device. */
 struct mplane_plane {
 	/* needed in fast-path */
 	struct net_device *rail;
 	struct mplane_dev *mp;
+	struct mplane_plane_pcpu __percpu *pcpu;
+	u32 index;		/* stable slot in mplane_dev.planes */
+	u32 capacity;		/* weight, else link speed in Mbit/s */
 	u8 state;		/* enum mplane_plane_state, WRITE_ONCE */
 	u8 reason;		/* enum mplane_plane_reason, WRITE_ONCE */
+	bool congested;		/* deprioritised by the load score */
+	/*
+	 * Decaying estimates, updated by every CPU without a lock: a lost
+	 * update under contention only makes an estimate a little low.
+	 */
+	u64 dre_bytes;
+	u64 dre_stamp;
+	u64 cong_score;
+	u64 cong_stamp;
+	u64 refused_until;	/* the rail dropped a packet: avoid till then */
 
-	/* slow-path */
-	u32 index;		/* stable slot in mplane_dev.planes */
+	/* slow-path, under mp->state_lock */
+	u8 admin;		/* enum mplane_plane_admin */
+	bool was_running;	/* rail had carrier at the last event */
+	bool holding_down;
+	bool probes_lost;
+	bool dying;		/* being released: timers must not re-arm */
+	u32 weight;		/* as set by the operator; RTNL */
+	struct timer_list holddown_timer;
+	struct timer_list cong_timer;
 	struct rcu_head rcu;
+};
+
+/* A liveness probe target, with what each plane has heard from it. */
+struct mplane_peer {
+	struct in6_addr addr;	/* IPv4 as v4-mapped */
+	bool v4;
+	unsigned long dead_mask;	/* planes that stopped answering */
+	u32 unanswered[MPLANE_MAX_PLANES];	/* probes since the last reply */
+};
+
+struct mplane_peers {
+	struct rcu_head rcu;
+	u32 count;
+	struct mplane_peer peer[];
 };
 
 /* netdev_priv() of an mplane device. */
 struct mplane_dev {
 	/* needed in fast-path */
 	struct mplane_plane __rcu *planes[MPLANE_MAX_PLANES];
+	u32 usable_mask;	/* planes that take new traffic */
+	u32 carry_mask;		/* and those still finishing flowlets */
+	u8 policy;		/* enum mplane_policy */
+	u8 gso_mode;		/* enum mplane_gso_mode */
+	u64 flowlet_gap_ns;
+	u64 cong_halflife_ns;
+	u64 cong_threshold;	/* in MPLANE_CONG_UNITs */
+	u64 *flowlets;		/* MPLANE_FLOWLET_SLOTS packed slots */
+	u32 __percpu *rr_ticket;
+	struct mplane_peers __rcu *peers;
 
-	/* slow-path, written under RTNL */
+	/* slow-path */
 	struct net_device *dev;
-	u32 plane_count;	/* read locklessly by fill_info */
+	u32 plane_count;	/* RTNL; read locklessly by fill_info */
+	u32 flowlet_gap_us;
+	u32 probe_interval_us;
+	u32 probe_misses;
+	u32 holddown_ms;
+	u32 cong_threshold_events;
+	u32 cong_halflife_us;
+	spinlock_t state_lock;		/* plane facts, states and masks */
+	unsigned long notify_pending;	/* planes whose change to announce */
+	struct delayed_work notify_work;
+	struct hrtimer probe_timer;
+	u64 probe_seq;
 };
+
+static inline u64 mplane_pstat_read(const struct mplane_plane *plane,
+				    int attr)
+{
+	u64 sum = 0, v;
+	unsigned int start;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct mplane_plane_pcpu *s = per_cpu_ptr(plane->pcpu, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			v = u64_stats_read(&s->cnt[attr - 1]);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+		sum += v;
+	}
+	return sum;
+}
+
+/* Count @n on @plane's counter IFLA_MPLANE_PSTAT_@attr, from any context. */
+static inline void mplane_pstat_add(struct mplane_plane *plane, int attr,
+				    u64 n)
+{
+	struct mplane_plane_pcpu *s = get_cpu_ptr(plane->pcpu);
+	unsigned long flags;
+
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_add(&s->cnt[attr - 1], n);
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(plane->pcpu);
+}
+
+/*
+ * NL_SET_ERR_MSG() takes only string literals; messages chosen at run
+ * time (all static strings) are set the same way, with the bad attribute.
+ */
+static inline void mplane_extack_msg(struct netlink_ext_ack *extack,
+				     const struct nlattr *attr,
+				     const char *msg)
+{
+	do_trace_netlink_extack(msg);
+	if (extack) {
+		extack->_msg = msg;
+		extack->bad_attr = attr;
+	}
+}
 
 /* device.c */
 void mplane_setup(struct net_device *dev);
 bool mplane_is_mplane_dev(const struct net_device *dev);
+
+/* xmit.c */
+netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev);
+int mplane_xmit_on_plane(struct mplane_plane *plane, struct sk_buff *skb);
+u32 mplane_plane_load_now(struct mplane_plane *plane);
+
+/* receive.c */
+rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb);
+void mplane_congestion_event(struct mplane_plane *plane, u64 now);
 
 /* plane.c */
 int mplane_plane_add(struct mplane_dev *mp, struct net_device *rail,
@@ -51,7 +193,35 @@ int mplane_plane_del(struct mplane_dev *mp, struct net_device *rail);
 void mplane_plane_release(struct mplane_plane *plane);
 void mplane_plane_release_all(struct mplane_dev *mp);
 struct mplane_plane *mplane_plane_of(const struct net_device *rail);
-void mplane_plane_update_state(struct mplane_plane *plane);
+void mplane_plane_update_capacity(struct mplane_plane *plane);
+
+/* state.c */
+void mplane_state_init(struct mplane_dev *mp);
+void mplane_state_uninit(struct mplane_dev *mp);
+void mplane_state_plane_init(struct mplane_plane *plane);
+void mplane_state_plane_uninit(struct mplane_plane *plane);
+void mplane_state_rail_event(struct mplane_plane *plane);
+void mplane_state_set_admin(struct mplane_plane *plane, u8 admin);
+void mplane_state_set_probes_lost(struct mplane_plane *plane, bool lost);
+void mplane_state_set_congested(struct mplane_plane *plane, bool congested);
+void mplane_state_eval_all(struct mplane_dev *mp);
+
+/* probe.c */
+void mplane_probe_init(struct mplane_dev *mp);
+void mplane_probe_uninit(struct mplane_dev *mp);
+void mplane_probe_restart(struct mplane_dev *mp);
+bool mplane_probe_rx(struct mplane_plane *plane, struct sk_buff *skb);
+u32 mplane_probe_dead_planes(struct mplane_dev *mp, struct sk_buff *skb);
+int mplane_peers_set(struct mplane_dev *mp, const struct nlattr *nest,
+		     struct netlink_ext_ack *extack);
+int mplane_peers_fill(struct sk_buff *skb, struct mplane_dev *mp);
+size_t mplane_peers_size(struct mplane_dev *mp);
+void mplane_peers_free(struct mplane_dev *mp);
+
+/* stats.c */
+extern const struct ethtool_ops mplane_ethtool_ops;
+int mplane_pstats_fill(struct sk_buff *skb, const struct mplane_plane *plane);
+size_t mplane_pstats_size(void);
 
 /* netlink.c */
 int mplane_netlink_init(void);

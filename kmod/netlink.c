@@ -1,26 +1,120 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rtnetlink for mplane: the "mplane" link kind, its attributes and the
- * per-plane attributes of its rails.  Everything here is read-only for
- * now; settings arrive with the datapath.
+ * rtnetlink for mplane: the "mplane" link kind, its settings, and the
+ * per-plane attributes of its rails.  Policies are strict; every value out
+ * of range is refused with a message that names the attribute and its
+ * range.  Settings may change while traffic flows: the datapath reads
+ * each one with READ_ONCE, so a change takes effect from the next packet.
  */
 #include <linux/cpumask.h>
 #include <linux/if_link.h>
 #include <linux/minmax.h>
 #include <linux/netdevice.h>
+#include <linux/stringify.h>
 #include <net/netlink.h>
 #include <net/rtnetlink.h>
 
+#include "balance.h"
 #include "mplane.h"
 
 /* More transmit queues than this only costs memory. */
 #define MPLANE_MAX_TX_QUEUES	64
 
-/*
- * Strict from the first attribute on: the settings that the uapi names
- * but this version does not implement yet have no policy entry, so they
- * are refused ("Unsupported attribute") instead of silently ignored.
- */
+static int mplane_check(const struct nlattr *attr, u32 v, u32 lo, u32 hi,
+			const char *msg, struct netlink_ext_ack *extack)
+{
+	if (v - lo <= hi - lo)
+		return 0;
+	mplane_extack_msg(extack, attr, msg);
+	return -ERANGE;
+}
+
+#define MPLANE_RANGE_MSG(what, attr, lo, hi, unit)			\
+	"mplane: " what " (" #attr ") must be " __stringify(lo) ".."	\
+	__stringify(hi) unit
+
+static int mplane_check_policy(const struct nlattr *a,
+			       struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u8(a), 0, __MPLANE_POLICY_MAX - 1,
+			    "mplane: policy (IFLA_MPLANE_POLICY) must be 0..3: flowlet, hash, rr or spray",
+			    extack);
+}
+
+static int mplane_check_gap(const struct nlattr *a,
+			    struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u32(a), 1, MPLANE_FLOWLET_GAP_US_MAX,
+			    MPLANE_RANGE_MSG("flowlet gap", IFLA_MPLANE_FLOWLET_GAP_US,
+					     1, 1000000, " us"), extack);
+}
+
+static int mplane_check_interval(const struct nlattr *a,
+				 struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u32(a), MPLANE_PROBE_INTERVAL_US_MIN,
+			    MPLANE_PROBE_INTERVAL_US_MAX,
+			    MPLANE_RANGE_MSG("probe interval", IFLA_MPLANE_PROBE_INTERVAL_US,
+					     50, 1000000, " us"), extack);
+}
+
+static int mplane_check_misses(const struct nlattr *a,
+			       struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u32(a), MPLANE_PROBE_MISSES_MIN,
+			    MPLANE_PROBE_MISSES_MAX,
+			    MPLANE_RANGE_MSG("probe misses", IFLA_MPLANE_PROBE_MISSES,
+					     1, 255, ""), extack);
+}
+
+static int mplane_check_holddown(const struct nlattr *a,
+				 struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u32(a), 0, MPLANE_HOLDDOWN_MS_MAX,
+			    MPLANE_RANGE_MSG("hold-down", IFLA_MPLANE_HOLDDOWN_MS,
+					     0, 60000, " ms"), extack);
+}
+
+static int mplane_check_threshold(const struct nlattr *a,
+				  struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u32(a), 1, MPLANE_CONG_THRESHOLD_MAX,
+			    MPLANE_RANGE_MSG("congestion threshold", IFLA_MPLANE_CONG_THRESHOLD,
+					     1, 1000000, " events"), extack);
+}
+
+static int mplane_check_halflife(const struct nlattr *a,
+				 struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u32(a), 1, MPLANE_CONG_HALFLIFE_US_MAX,
+			    MPLANE_RANGE_MSG("congestion half-life", IFLA_MPLANE_CONG_HALFLIFE_US,
+					     1, 10000000, " us"), extack);
+}
+
+static int mplane_check_gso(const struct nlattr *a,
+			    struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u8(a), 0, __MPLANE_GSO_MAX - 1,
+			    "mplane: GSO mode (IFLA_MPLANE_GSO_MODE) must be 0..1: whole or segment",
+			    extack);
+}
+
+static int mplane_check_weight(const struct nlattr *a,
+			       struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u32(a), 0, MPLANE_WEIGHT_MAX,
+			    MPLANE_RANGE_MSG("plane weight", IFLA_MPLANE_PLANE_WEIGHT,
+					     0, 1000000, " (0: link speed)"), extack);
+}
+
+static int mplane_check_admin(const struct nlattr *a,
+			      struct netlink_ext_ack *extack)
+{
+	return mplane_check(a, nla_get_u8(a), 0, __MPLANE_ADMIN_MAX - 1,
+			    "mplane: plane admin state (IFLA_MPLANE_PLANE_ADMIN) must be 0..2: up, drain or down",
+			    extack);
+}
+
 static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
 	[IFLA_MPLANE_UNSPEC] = {
 		.strict_start_type = IFLA_MPLANE_PLANE_COUNT,
@@ -29,9 +123,17 @@ static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the plane count is read-only",
 	},
+	[IFLA_MPLANE_POLICY] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_policy),
+	[IFLA_MPLANE_FLOWLET_GAP_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_gap),
+	[IFLA_MPLANE_PROBE_INTERVAL_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_interval),
+	[IFLA_MPLANE_PROBE_MISSES] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_misses),
+	[IFLA_MPLANE_HOLDDOWN_MS] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_holddown),
+	[IFLA_MPLANE_CONG_THRESHOLD] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_threshold),
+	[IFLA_MPLANE_CONG_HALFLIFE_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_halflife),
+	[IFLA_MPLANE_GSO_MODE] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_gso),
+	[IFLA_MPLANE_PEERS] = { .type = NLA_NESTED },
 };
 
-/* As strict: plane weight and admin state wait for the datapath too. */
 static const struct nla_policy mplane_slave_policy[IFLA_MPLANE_PLANE_MAX + 1] = {
 	[IFLA_MPLANE_PLANE_UNSPEC] = {
 		.strict_start_type = IFLA_MPLANE_PLANE_ID,
@@ -48,6 +150,8 @@ static const struct nla_policy mplane_slave_policy[IFLA_MPLANE_PLANE_MAX + 1] = 
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the plane reason is read-only",
 	},
+	[IFLA_MPLANE_PLANE_WEIGHT] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_weight),
+	[IFLA_MPLANE_PLANE_ADMIN] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_admin),
 	[IFLA_MPLANE_PLANE_LOAD] = {
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the plane load is read-only",
@@ -79,6 +183,95 @@ static int mplane_validate(struct nlattr *tb[], struct nlattr *data[],
 	return 0;
 }
 
+/* Apply validated settings.  Under RTNL; the datapath sees each at once. */
+static int mplane_apply(struct mplane_dev *mp, struct nlattr *data[],
+			struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (!data)
+		return 0;
+	if (data[IFLA_MPLANE_PEERS]) {
+		err = mplane_peers_set(mp, data[IFLA_MPLANE_PEERS], extack);
+		if (err)
+			return err;
+	}
+	if (data[IFLA_MPLANE_POLICY])
+		WRITE_ONCE(mp->policy, nla_get_u8(data[IFLA_MPLANE_POLICY]));
+	if (data[IFLA_MPLANE_GSO_MODE])
+		WRITE_ONCE(mp->gso_mode, nla_get_u8(data[IFLA_MPLANE_GSO_MODE]));
+	if (data[IFLA_MPLANE_FLOWLET_GAP_US]) {
+		mp->flowlet_gap_us = nla_get_u32(data[IFLA_MPLANE_FLOWLET_GAP_US]);
+		WRITE_ONCE(mp->flowlet_gap_ns,
+			   (u64)mp->flowlet_gap_us * NSEC_PER_USEC);
+	}
+	if (data[IFLA_MPLANE_PROBE_INTERVAL_US])
+		WRITE_ONCE(mp->probe_interval_us,
+			   nla_get_u32(data[IFLA_MPLANE_PROBE_INTERVAL_US]));
+	if (data[IFLA_MPLANE_PROBE_MISSES])
+		WRITE_ONCE(mp->probe_misses,
+			   nla_get_u32(data[IFLA_MPLANE_PROBE_MISSES]));
+	if (data[IFLA_MPLANE_HOLDDOWN_MS])
+		WRITE_ONCE(mp->holddown_ms,
+			   nla_get_u32(data[IFLA_MPLANE_HOLDDOWN_MS]));
+	if (data[IFLA_MPLANE_CONG_THRESHOLD]) {
+		mp->cong_threshold_events =
+			nla_get_u32(data[IFLA_MPLANE_CONG_THRESHOLD]);
+		WRITE_ONCE(mp->cong_threshold,
+			   (u64)mp->cong_threshold_events * MPLANE_CONG_UNIT);
+	}
+	if (data[IFLA_MPLANE_CONG_HALFLIFE_US]) {
+		mp->cong_halflife_us = nla_get_u32(data[IFLA_MPLANE_CONG_HALFLIFE_US]);
+		WRITE_ONCE(mp->cong_halflife_ns,
+			   (u64)mp->cong_halflife_us * NSEC_PER_USEC);
+	}
+	if (data[IFLA_MPLANE_PROBE_INTERVAL_US])
+		mplane_probe_restart(mp);
+	return 0;
+}
+
+static int mplane_newlink(struct net *src_net, struct net_device *dev,
+			  struct nlattr *tb[], struct nlattr *data[],
+			  struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = mplane_apply(netdev_priv(dev), data, extack);
+	if (err)
+		return err;
+	return register_netdevice(dev);
+}
+
+static int mplane_changelink(struct net_device *dev, struct nlattr *tb[],
+			     struct nlattr *data[],
+			     struct netlink_ext_ack *extack)
+{
+	return mplane_apply(netdev_priv(dev), data, extack);
+}
+
+static int mplane_slave_changelink(struct net_device *dev,
+				   struct net_device *rail,
+				   struct nlattr *tb[], struct nlattr *data[],
+				   struct netlink_ext_ack *extack)
+{
+	struct mplane_plane *plane = mplane_plane_of(rail);
+
+	if (!plane || plane->mp != netdev_priv(dev)) {
+		NL_SET_ERR_MSG_MOD(extack, "device is not a plane of this mplane device");
+		return -EINVAL;
+	}
+	if (!data)
+		return 0;
+	if (data[IFLA_MPLANE_PLANE_WEIGHT]) {
+		plane->weight = nla_get_u32(data[IFLA_MPLANE_PLANE_WEIGHT]);
+		mplane_plane_update_capacity(plane);
+	}
+	if (data[IFLA_MPLANE_PLANE_ADMIN])
+		mplane_state_set_admin(plane,
+				       nla_get_u8(data[IFLA_MPLANE_PLANE_ADMIN]));
+	return 0;
+}
+
 static unsigned int mplane_get_num_tx_queues(void)
 {
 	return min_t(unsigned int, num_possible_cpus(), MPLANE_MAX_TX_QUEUES);
@@ -86,15 +279,27 @@ static unsigned int mplane_get_num_tx_queues(void)
 
 static size_t mplane_get_size(const struct net_device *dev)
 {
-	return nla_total_size(sizeof(u32));	/* IFLA_MPLANE_PLANE_COUNT */
+	struct mplane_dev *mp = netdev_priv(dev);
+
+	return 7 * nla_total_size(sizeof(u32)) +	/* count, u32 settings */
+	       2 * nla_total_size(sizeof(u8)) +		/* policy, gso mode */
+	       mplane_peers_size(mp);
 }
 
 static int mplane_fill_info(struct sk_buff *skb, const struct net_device *dev)
 {
-	const struct mplane_dev *mp = netdev_priv(dev);
+	struct mplane_dev *mp = netdev_priv(dev);
 
-	if (nla_put_u32(skb, IFLA_MPLANE_PLANE_COUNT,
-			READ_ONCE(mp->plane_count)))
+	if (nla_put_u32(skb, IFLA_MPLANE_PLANE_COUNT, READ_ONCE(mp->plane_count)) ||
+	    nla_put_u8(skb, IFLA_MPLANE_POLICY, READ_ONCE(mp->policy)) ||
+	    nla_put_u32(skb, IFLA_MPLANE_FLOWLET_GAP_US, mp->flowlet_gap_us) ||
+	    nla_put_u32(skb, IFLA_MPLANE_PROBE_INTERVAL_US, mp->probe_interval_us) ||
+	    nla_put_u32(skb, IFLA_MPLANE_PROBE_MISSES, mp->probe_misses) ||
+	    nla_put_u32(skb, IFLA_MPLANE_HOLDDOWN_MS, mp->holddown_ms) ||
+	    nla_put_u32(skb, IFLA_MPLANE_CONG_THRESHOLD, mp->cong_threshold_events) ||
+	    nla_put_u32(skb, IFLA_MPLANE_CONG_HALFLIFE_US, mp->cong_halflife_us) ||
+	    nla_put_u8(skb, IFLA_MPLANE_GSO_MODE, READ_ONCE(mp->gso_mode)) ||
+	    mplane_peers_fill(skb, mp))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -102,17 +307,26 @@ static int mplane_fill_info(struct sk_buff *skb, const struct net_device *dev)
 static size_t mplane_get_slave_size(const struct net_device *dev,
 				    const struct net_device *rail)
 {
-	return nla_total_size(sizeof(u32)) +	/* IFLA_MPLANE_PLANE_ID */
-	       nla_total_size(sizeof(u8)) +	/* IFLA_MPLANE_PLANE_STATE */
-	       nla_total_size(sizeof(u8));	/* IFLA_MPLANE_PLANE_REASON */
+	return 4 * nla_total_size(sizeof(u32)) +	/* id, weight, load, score */
+	       3 * nla_total_size(sizeof(u8)) +		/* state, reason, admin */
+	       mplane_pstats_size();
 }
 
-static int mplane_fill_plane(struct sk_buff *skb,
-			     const struct mplane_plane *plane)
+static int mplane_fill_plane(struct sk_buff *skb, struct mplane_plane *plane)
 {
+	u64 score = mplane_decay(READ_ONCE(plane->cong_score),
+				 ktime_get_ns() - READ_ONCE(plane->cong_stamp),
+				 READ_ONCE(plane->mp->cong_halflife_ns));
+
 	if (nla_put_u32(skb, IFLA_MPLANE_PLANE_ID, plane->index) ||
 	    nla_put_u8(skb, IFLA_MPLANE_PLANE_STATE, READ_ONCE(plane->state)) ||
-	    nla_put_u8(skb, IFLA_MPLANE_PLANE_REASON, READ_ONCE(plane->reason)))
+	    nla_put_u8(skb, IFLA_MPLANE_PLANE_REASON, READ_ONCE(plane->reason)) ||
+	    nla_put_u32(skb, IFLA_MPLANE_PLANE_WEIGHT, plane->weight) ||
+	    nla_put_u8(skb, IFLA_MPLANE_PLANE_ADMIN, plane->admin) ||
+	    nla_put_u32(skb, IFLA_MPLANE_PLANE_LOAD, mplane_plane_load_now(plane)) ||
+	    nla_put_u32(skb, IFLA_MPLANE_PLANE_CONG_SCORE,
+			(u32)min_t(u64, score / MPLANE_CONG_UNIT, U32_MAX)) ||
+	    mplane_pstats_fill(skb, plane))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -121,15 +335,15 @@ static int mplane_fill_slave_info(struct sk_buff *skb,
 				  const struct net_device *dev,
 				  const struct net_device *rail)
 {
-	const struct mplane_plane *plane;
+	struct mplane_plane *plane;
 	int err = 0;
 
 	/* Dumps may not hold RTNL on every kernel; the plane is RCU-freed. */
-	rcu_read_lock();
+	rcu_read_lock_bh();
 	plane = mplane_plane_of(rail);
 	if (plane)
 		err = mplane_fill_plane(skb, plane);
-	rcu_read_unlock();
+	rcu_read_unlock_bh();
 	return err;
 }
 
@@ -140,11 +354,14 @@ static struct rtnl_link_ops mplane_link_ops __read_mostly = {
 	.maxtype		= IFLA_MPLANE_MAX,
 	.policy			= mplane_policy,
 	.validate		= mplane_validate,
+	.newlink		= mplane_newlink,
+	.changelink		= mplane_changelink,
 	.get_num_tx_queues	= mplane_get_num_tx_queues,
 	.get_size		= mplane_get_size,
 	.fill_info		= mplane_fill_info,
 	.slave_maxtype		= IFLA_MPLANE_PLANE_MAX,
 	.slave_policy		= mplane_slave_policy,
+	.slave_changelink	= mplane_slave_changelink,
 	.get_slave_size		= mplane_get_slave_size,
 	.fill_slave_info	= mplane_fill_slave_info,
 };

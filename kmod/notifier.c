@@ -25,7 +25,9 @@ static int mplane_netdev_event(struct notifier_block *nb,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		mplane_plane_update_state(plane);
+		/* Link speed may have changed with the carrier. */
+		mplane_plane_update_capacity(plane);
+		mplane_state_rail_event(plane);
 		break;
 	case NETDEV_PRE_TYPE_CHANGE:
 		/* A rail must stay Ethernet, as it was when enslaved. */

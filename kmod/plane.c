@@ -3,6 +3,7 @@
  * Planes: enslaving a rail to an mplane device, releasing it, finding the
  * plane of a rail and tracking the rail's state.
  */
+#include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -12,17 +13,6 @@
 #include "mplane.h"
 #include "rail_check.h"
 
-/*
- * Registered so that the rail is claimed (no bridge or macvlan can take
- * it) and so that the datapath finds its plane in rx_handler_data.  The
- * receive path itself comes with the datapath; until then every frame
- * goes on up the rail's own stack.
- */
-static rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb)
-{
-	return RX_HANDLER_PASS;
-}
-
 /* The plane of @rail, or NULL.  Under RTNL or rcu_read_lock(). */
 struct mplane_plane *mplane_plane_of(const struct net_device *rail)
 {
@@ -31,13 +21,19 @@ struct mplane_plane *mplane_plane_of(const struct net_device *rail)
 	return rcu_dereference_rtnl(rail->rx_handler_data);
 }
 
-void mplane_plane_update_state(struct mplane_plane *plane)
+/*
+ * A plane's capacity scales its load: the operator's weight when set,
+ * else the rail's link speed in Mbit/s, else a 1 Gbit/s guess.  Under RTNL.
+ */
+void mplane_plane_update_capacity(struct mplane_plane *plane)
 {
-	bool up = netif_running(plane->rail) && netif_carrier_ok(plane->rail);
+	struct ethtool_link_ksettings ks = {};
+	u32 capacity = plane->weight;
 
-	WRITE_ONCE(plane->state, up ? MPLANE_PLANE_UP : MPLANE_PLANE_DOWN);
-	WRITE_ONCE(plane->reason, up ? MPLANE_REASON_NONE :
-				       MPLANE_REASON_CARRIER);
+	if (!capacity && !__ethtool_get_link_ksettings(plane->rail, &ks) &&
+	    ks.base.speed && ks.base.speed != (u32)SPEED_UNKNOWN)
+		capacity = ks.base.speed;
+	WRITE_ONCE(plane->capacity, capacity ?: 1000);
 }
 
 static void mplane_rail_facts_get(struct mplane_dev *mp,
@@ -54,18 +50,6 @@ static void mplane_rail_facts_get(struct mplane_dev *mp,
 	facts->plane_count = mp->plane_count;
 }
 
-/*
- * NL_SET_ERR_MSG() only takes string literals; the verdict messages are
- * static strings chosen at run time, so set the message the same way.
- */
-static void mplane_rail_refuse_msg(struct netlink_ext_ack *extack,
-				   const char *msg)
-{
-	do_trace_netlink_extack(msg);
-	if (extack)
-		extack->_msg = msg;
-}
-
 static int mplane_rail_check_dev(struct mplane_dev *mp,
 				 struct net_device *rail,
 				 struct netlink_ext_ack *extack)
@@ -76,7 +60,7 @@ static int mplane_rail_check_dev(struct mplane_dev *mp,
 	mplane_rail_facts_get(mp, rail, &facts);
 	verdict = mplane_rail_check(&facts);
 	if (verdict != MPLANE_RAIL_OK)
-		mplane_rail_refuse_msg(extack, mplane_rail_verdict_msg(verdict));
+		mplane_extack_msg(extack, NULL, mplane_rail_verdict_msg(verdict));
 	return mplane_rail_verdict_errno(verdict);
 }
 
@@ -109,10 +93,16 @@ int mplane_plane_add(struct mplane_dev *mp, struct net_device *rail,
 	plane = kzalloc(sizeof(*plane), GFP_KERNEL);
 	if (!plane)
 		return -ENOMEM;
+	plane->pcpu = netdev_alloc_pcpu_stats(struct mplane_plane_pcpu);
+	if (!plane->pcpu) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 	plane->rail = rail;
 	plane->mp = mp;
 	plane->index = index;
-	mplane_plane_update_state(plane);
+	mplane_plane_update_capacity(plane);
+	mplane_state_plane_init(plane);
 
 	err = netdev_rx_handler_register(rail, mplane_handle_frame, plane);
 	if (err) {
@@ -120,22 +110,36 @@ int mplane_plane_add(struct mplane_dev *mp, struct net_device *rail,
 				   "device is already used by another rx handler");
 		goto err_free;
 	}
+	/*
+	 * No IFF_SLAVE, unlike a bond port: a rail is its own L2 segment and
+	 * keeps its IPv6 link-local address for neighbour discovery.
+	 */
 	err = netdev_master_upper_dev_link(rail, mp->dev, plane, NULL, extack);
 	if (err)
 		goto err_rx_handler;
-	rail->flags |= IFF_SLAVE;
 
 	/* Published last: the datapath must never see a half-made plane. */
 	rcu_assign_pointer(mp->planes[index], plane);
 	WRITE_ONCE(mp->plane_count, mp->plane_count + 1);
+	mplane_state_rail_event(plane);
 	netdev_info(mp->dev, "enslaved %s as plane %u\n", rail->name, index);
 	return 0;
 
 err_rx_handler:
 	netdev_rx_handler_unregister(rail);
 err_free:
+	free_percpu(plane->pcpu);
 	kfree(plane);
 	return err;
+}
+
+static void mplane_plane_free_rcu(struct rcu_head *head)
+{
+	struct mplane_plane *plane = container_of(head, struct mplane_plane,
+						  rcu);
+
+	free_percpu(plane->pcpu);
+	kfree(plane);
 }
 
 /* Undoes mplane_plane_add() in reverse order. */
@@ -147,13 +151,14 @@ void mplane_plane_release(struct mplane_plane *plane)
 	ASSERT_RTNL();
 	RCU_INIT_POINTER(mp->planes[plane->index], NULL);
 	WRITE_ONCE(mp->plane_count, mp->plane_count - 1);
-	rail->flags &= ~IFF_SLAVE;
 	netdev_upper_dev_unlink(rail, mp->dev);
+	/* Waits for receive handlers in flight: none can arm a timer after. */
 	netdev_rx_handler_unregister(rail);
+	mplane_state_plane_uninit(plane);
 	netdev_info(mp->dev, "released %s (plane %u)\n", rail->name,
 		    plane->index);
-	/* Readers of planes[] or rx_handler_data may still hold it. */
-	kfree_rcu(plane, rcu);
+	/* Readers of planes[] may still hold it. */
+	call_rcu(&plane->rcu, mplane_plane_free_rcu);
 }
 
 int mplane_plane_del(struct mplane_dev *mp, struct net_device *rail)

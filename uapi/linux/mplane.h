@@ -55,12 +55,34 @@ enum {
 #define MPLANE_HOLDDOWN_MS_DEFAULT	50
 #define MPLANE_HOLDDOWN_MS_MAX		60000
 #define MPLANE_CONG_THRESHOLD_DEFAULT	64
+#define MPLANE_CONG_THRESHOLD_MAX	1000000
 #define MPLANE_CONG_HALFLIFE_US_DEFAULT	1000
 #define MPLANE_CONG_HALFLIFE_US_MAX	10000000
+#define MPLANE_PROBE_MISSES_MIN		1
 #define MPLANE_MAX_PEERS		64
 
-/* UDP port of liveness probes between mplane devices. */
+/*
+ * Liveness probes between mplane devices: UDP to MPLANE_PROBE_PORT of a
+ * peer's mplane address, sent on each plane; the peer's mplane device
+ * answers on the plane the request came in on.  Fields are big-endian.
+ */
 #define MPLANE_PROBE_PORT		4792
+#define MPLANE_PROBE_MAGIC		0x4d505052	/* "MPPR" */
+
+enum {
+	MPLANE_PROBE_REQUEST = 1,
+	MPLANE_PROBE_REPLY = 2,
+};
+
+struct mplane_probe_hdr {
+	__be32	magic;
+	__u8	version;	/* 1 */
+	__u8	type;		/* MPLANE_PROBE_REQUEST or _REPLY */
+	__u8	plane;		/* the sender's plane index, echoed back */
+	__u8	reserved;
+	__be64	seq;
+	__be64	sent_ns;	/* the requester's clock, echoed back */
+};
 
 /* How a GSO super-packet is spread (IFLA_MPLANE_GSO_MODE). */
 enum mplane_gso_mode {

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Liveness probes: catch the failures that keep carrier up (a dead switch
+ * port further along, a filter, a broken optic on the far side).  Every
+ * probe interval, each plane sends a small UDP request to each configured
+ * peer; the peer's mplane device answers on the plane it came in on.  A
+ * plane that misses N answers from a peer is not used for that peer, and
+ * is marked down when every peer has gone quiet on it.  The first answer
+ * back brings it back.
+ */
+#include <linux/hrtimer.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ipv6.h>
+#include <net/netlink.h>
+
+#include "mplane.h"
+
+struct mplane_probe_addrs {
+	bool v4;
+	struct in6_addr saddr;	/* IPv4 as v4-mapped */
+	struct in6_addr daddr;
+};
+
+static void mplane_probe_build_v4(struct sk_buff *skb,
+				  const struct mplane_probe_addrs *a)
+{
+	struct iphdr *iph = skb_push(skb, sizeof(*iph));
+
+	skb_reset_network_header(skb);
+	*iph = (struct iphdr) {
+		.version = 4,
+		.ihl = 5,
+		.ttl = 64,
+		.frag_off = htons(IP_DF),
+		.protocol = IPPROTO_UDP,
+		.saddr = a->saddr.s6_addr32[3],
+		.daddr = a->daddr.s6_addr32[3],
+	};
+	/* tot_len and the header checksum are set by ip_local_out. */
+	skb->protocol = htons(ETH_P_IP);
+}
+
+static void mplane_probe_build_v6(struct sk_buff *skb,
+				  const struct mplane_probe_addrs *a)
+{
+	struct udphdr *uh = udp_hdr(skb);
+	unsigned int len = skb->len;
+	struct ipv6hdr *ip6h;
+
+	uh->check = csum_ipv6_magic(&a->saddr, &a->daddr, len, IPPROTO_UDP,
+				    csum_partial(uh, len, 0));
+	if (!uh->check)
+		uh->check = CSUM_MANGLED_0;
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, 0, 0);
+	ip6h->payload_len = htons(len);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = 64;
+	ip6h->saddr = a->saddr;
+	ip6h->daddr = a->daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+static void mplane_probe_send(struct mplane_plane *plane,
+			      const struct mplane_probe_addrs *a,
+			      const struct mplane_probe_hdr *msg)
+{
+	struct net_device *rail = plane->rail;
+	unsigned int room = LL_RESERVED_SPACE(rail) + sizeof(struct ipv6hdr) +
+			    sizeof(struct udphdr);
+	struct mplane_probe_hdr *body;
+	struct sk_buff *skb;
+	struct udphdr *uh;
+
+	skb = alloc_skb(room + sizeof(*msg) + rail->needed_tailroom,
+			GFP_ATOMIC);
+	if (!skb)
+		return;
+	skb_reserve(skb, room);
+	body = skb_put(skb, sizeof(*body));
+	*body = *msg;
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	*uh = (struct udphdr) {
+		.source = htons(MPLANE_PROBE_PORT),
+		.dest = htons(MPLANE_PROBE_PORT),
+		.len = htons(skb->len),
+	};
+	if (a->v4)
+		mplane_probe_build_v4(skb, a);
+	else
+		mplane_probe_build_v6(skb, a);
+	skb->dev = plane->mp->dev;
+	if (mplane_xmit_on_plane(plane, skb) == -ENETUNREACH)
+		kfree_skb(skb);
+}
+
+/* The mplane device's own address to probe @peer from. */
+static bool mplane_probe_saddr(struct mplane_dev *mp,
+			       const struct mplane_peer *peer,
+			       struct in6_addr *saddr)
+{
+	__be32 v4;
+
+	if (peer->v4) {
+		v4 = inet_select_addr(mp->dev, peer->addr.s6_addr32[3],
+				      RT_SCOPE_UNIVERSE);
+		ipv6_addr_set_v4mapped(v4, saddr);
+		return v4 != 0;
+	}
+	return ipv6_dev_get_saddr(dev_net(mp->dev), mp->dev, &peer->addr, 0,
+				  saddr) == 0;
+}
+
+/*
+ * Has @plane stopped hearing from @peer?  Misses are counted in probes,
+ * not time: a probe timer that fires late (a busy or virtual CPU) sends
+ * fewer probes and so cannot declare a healthy plane dead.  The probe
+ * sent last is still in flight, hence "more than @misses".
+ */
+static bool mplane_peer_lost(struct mplane_peer *peer, u32 i, u32 misses)
+{
+	if (READ_ONCE(peer->unanswered[i]) <= misses)
+		return false;
+	set_bit(i, &peer->dead_mask);
+	return true;
+}
+
+static void mplane_probe_plane(struct mplane_dev *mp,
+			       struct mplane_plane *plane,
+			       struct mplane_peers *peers, u64 now)
+{
+	u32 misses = READ_ONCE(mp->probe_misses);
+	struct mplane_probe_hdr msg = {
+		.magic = htonl(MPLANE_PROBE_MAGIC),
+		.version = 1,
+		.type = MPLANE_PROBE_REQUEST,
+		.plane = plane->index,
+		.seq = cpu_to_be64(mp->probe_seq),
+		.sent_ns = cpu_to_be64(now),
+	};
+	struct mplane_probe_addrs a;
+	bool all_lost = true;
+	u32 i = plane->index, n, unanswered;
+
+	for (n = 0; n < peers->count; n++) {
+		struct mplane_peer *peer = &peers->peer[n];
+
+		unanswered = READ_ONCE(peer->unanswered[i]);
+		/* The previous probe had an interval to be answered. */
+		if (unanswered)
+			mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_PROBES_LOST, 1);
+		if (!mplane_peer_lost(peer, i, misses))
+			all_lost = false;
+		if (!mplane_probe_saddr(mp, peer, &a.saddr))
+			continue;
+		a.v4 = peer->v4;
+		a.daddr = peer->addr;
+		WRITE_ONCE(peer->unanswered[i], unanswered + 1);
+		mplane_probe_send(plane, &a, &msg);
+		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_PROBES_SENT, 1);
+	}
+	mplane_state_set_probes_lost(plane, all_lost);
+}
+
+static enum hrtimer_restart mplane_probe_tick(struct hrtimer *timer)
+{
+	struct mplane_dev *mp = container_of(timer, struct mplane_dev,
+					     probe_timer);
+	u64 now = ktime_get_ns();
+	struct mplane_peers *peers;
+	struct mplane_plane *plane;
+	u32 n;
+	int i;
+
+	rcu_read_lock();
+	peers = rcu_dereference(mp->peers);
+	if (!peers || !netif_running(mp->dev)) {
+		rcu_read_unlock();
+		return HRTIMER_NORESTART;
+	}
+	mp->probe_seq++;
+	for (i = 0; i < MPLANE_MAX_PLANES; i++) {
+		plane = rcu_dereference(mp->planes[i]);
+		if (!plane)
+			continue;
+		if (netif_carrier_ok(plane->rail)) {
+			mplane_probe_plane(mp, plane, peers, now);
+			continue;
+		}
+		/* Carrier covers it; start counting afresh when it is back. */
+		for (n = 0; n < peers->count; n++)
+			WRITE_ONCE(peers->peer[n].unanswered[i], 0);
+	}
+	rcu_read_unlock();
+	hrtimer_forward_now(timer,
+			    ns_to_ktime(READ_ONCE(mp->probe_interval_us) * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static struct mplane_peer *mplane_peer_find(struct mplane_peers *peers,
+					    const struct in6_addr *addr)
+{
+	u32 n;
+
+	for (n = 0; n < peers->count; n++)
+		if (ipv6_addr_equal(&peers->peer[n].addr, addr))
+			return &peers->peer[n];
+	return NULL;
+}
+
+static void mplane_probe_reply(struct mplane_plane *plane,
+			       const struct mplane_probe_addrs *req,
+			       struct mplane_probe_hdr msg)
+{
+	struct mplane_probe_addrs a = {
+		.v4 = req->v4,
+		.saddr = req->daddr,
+		.daddr = req->saddr,
+	};
+
+	msg.type = MPLANE_PROBE_REPLY;
+	mplane_probe_send(plane, &a, &msg);
+}
+
+static void mplane_probe_answered(struct mplane_plane *plane,
+				  const struct in6_addr *from)
+{
+	struct mplane_peers *peers = rcu_dereference(plane->mp->peers);
+	struct mplane_peer *peer = peers ? mplane_peer_find(peers, from) : NULL;
+	u32 i = plane->index;
+
+	if (!peer)
+		return;
+	WRITE_ONCE(peer->unanswered[i], 0);
+	/* Back for this peer, so the plane is no longer lost to all. */
+	if (test_and_clear_bit(i, &peer->dead_mask))
+		mplane_state_set_probes_lost(plane, false);
+}
+
+/* Planes that stopped answering the probed peer @skb is going to. */
+u32 mplane_probe_dead_planes(struct mplane_dev *mp, struct sk_buff *skb)
+{
+	struct mplane_peers *peers = rcu_dereference_bh(mp->peers);
+	struct mplane_peer *peer;
+	struct in6_addr daddr;
+
+	if (!peers)
+		return 0;
+	if (skb->protocol == htons(ETH_P_IP))
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &daddr);
+	else
+		daddr = ipv6_hdr(skb)->daddr;
+	peer = mplane_peer_find(peers, &daddr);
+	return peer ? READ_ONCE(peer->dead_mask) : 0;
+}
+
+/*
+ * A probe arrived on @plane for the mplane device.  Returns true when it
+ * was consumed, false to let the stack see it (it was not ours after all).
+ */
+bool mplane_probe_rx(struct mplane_plane *plane, struct sk_buff *skb)
+{
+	unsigned int off = skb_network_header_len(skb);
+	struct mplane_probe_addrs a = {};
+	struct mplane_probe_hdr msg;
+
+	a.v4 = skb->protocol == htons(ETH_P_IP);
+	if (a.v4) {
+		off = ip_hdrlen(skb);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &a.saddr);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &a.daddr);
+	} else {
+		off = sizeof(struct ipv6hdr);
+		a.saddr = ipv6_hdr(skb)->saddr;
+		a.daddr = ipv6_hdr(skb)->daddr;
+	}
+	if (skb_copy_bits(skb, off + sizeof(struct udphdr), &msg, sizeof(msg)) ||
+	    msg.magic != htonl(MPLANE_PROBE_MAGIC) || msg.version != 1)
+		return false;
+
+	if (msg.type == MPLANE_PROBE_REQUEST)
+		mplane_probe_reply(plane, &a, msg);
+	else if (msg.type == MPLANE_PROBE_REPLY && msg.plane == plane->index)
+		mplane_probe_answered(plane, &a.saddr);
+	consume_skb(skb);
+	return true;
+}
+
+/* (Re)start probing after a change of peers, interval or device state. */
+void mplane_probe_restart(struct mplane_dev *mp)
+{
+	hrtimer_cancel(&mp->probe_timer);
+	if (rtnl_dereference(mp->peers) && netif_running(mp->dev))
+		hrtimer_start(&mp->probe_timer,
+			      ns_to_ktime(READ_ONCE(mp->probe_interval_us) * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
+}
+
+static const char *mplane_peer_parse(const struct nlattr *attr,
+				     struct mplane_peer *peer)
+{
+	if (nla_type(attr) != IFLA_MPLANE_PEER)
+		return "mplane: IFLA_MPLANE_PEERS holds only IFLA_MPLANE_PEER";
+	if (nla_len(attr) == sizeof(__be32)) {
+		peer->v4 = true;
+		ipv6_addr_set_v4mapped(nla_get_in_addr(attr), &peer->addr);
+	} else if (nla_len(attr) == sizeof(struct in6_addr)) {
+		peer->addr = nla_get_in6_addr(attr);
+	} else {
+		return "mplane: a peer is a 4-byte IPv4 or 16-byte IPv6 address";
+	}
+	return NULL;
+}
+
+/* Planes failed by probes of the old peers are free again. */
+static void mplane_probes_clear(struct mplane_dev *mp)
+{
+	struct mplane_plane *plane;
+	int i;
+
+	for (i = 0; i < MPLANE_MAX_PLANES; i++) {
+		plane = rtnl_dereference(mp->planes[i]);
+		if (plane)
+			mplane_state_set_probes_lost(plane, false);
+	}
+}
+
+/* Replace the probe peers with those in @nest; an empty nest clears. */
+int mplane_peers_set(struct mplane_dev *mp, const struct nlattr *nest,
+		     struct netlink_ext_ack *extack)
+{
+	struct mplane_peers *peers = NULL, *old;
+	const struct nlattr *attr;
+	const char *msg;
+	int rem, count = 0;
+
+	ASSERT_RTNL();
+	nla_for_each_nested(attr, nest, rem)
+		count++;
+	if (count > MPLANE_MAX_PEERS) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "mplane: at most 64 probe peers (IFLA_MPLANE_PEERS)");
+		return -E2BIG;
+	}
+	if (count) {
+		peers = kzalloc(struct_size(peers, peer, count), GFP_KERNEL);
+		if (!peers)
+			return -ENOMEM;
+		nla_for_each_nested(attr, nest, rem) {
+			msg = mplane_peer_parse(attr, &peers->peer[peers->count]);
+			if (msg) {
+				mplane_extack_msg(extack, attr, msg);
+				kfree(peers);
+				return -EINVAL;
+			}
+			peers->count++;
+		}
+	}
+	old = rtnl_dereference(mp->peers);
+	rcu_assign_pointer(mp->peers, peers);
+	if (old)
+		kfree_rcu(old, rcu);
+	mplane_probes_clear(mp);
+	mplane_probe_restart(mp);
+	return 0;
+}
+
+size_t mplane_peers_size(struct mplane_dev *mp)
+{
+	struct mplane_peers *peers = rcu_dereference_rtnl(mp->peers);
+
+	return nla_total_size(0) +
+	       (peers ? peers->count * nla_total_size(sizeof(struct in6_addr)) : 0);
+}
+
+int mplane_peers_fill(struct sk_buff *skb, struct mplane_dev *mp)
+{
+	struct mplane_peers *peers = rcu_dereference_rtnl(mp->peers);
+	struct nlattr *nest;
+	u32 n;
+	int err;
+
+	nest = nla_nest_start(skb, IFLA_MPLANE_PEERS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (n = 0; peers && n < peers->count; n++) {
+		const struct mplane_peer *peer = &peers->peer[n];
+
+		if (peer->v4)
+			err = nla_put_in_addr(skb, IFLA_MPLANE_PEER,
+					      peer->addr.s6_addr32[3]);
+		else
+			err = nla_put_in6_addr(skb, IFLA_MPLANE_PEER, &peer->addr);
+		if (err) {
+			nla_nest_cancel(skb, nest);
+			return err;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+void mplane_probe_init(struct mplane_dev *mp)
+{
+	hrtimer_init(&mp->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	mp->probe_timer.function = mplane_probe_tick;
+}
+
+void mplane_probe_uninit(struct mplane_dev *mp)
+{
+	hrtimer_cancel(&mp->probe_timer);
+}
+
+void mplane_peers_free(struct mplane_dev *mp)
+{
+	struct mplane_peers *peers = rtnl_dereference(mp->peers);
+
+	RCU_INIT_POINTER(mp->peers, NULL);
+	if (peers)
+		kfree_rcu(peers, rcu);
+}

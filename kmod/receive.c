@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive: the rx handler on every rail.  IP packets addressed to the
+ * mplane device are handed to it, so its counters and sockets bound to
+ * it see them; everything else (ARP, neighbour discovery, traffic for the
+ * rail itself) goes on up the rail's own stack.  On the way, congestion
+ * signals (ECN-CE marks and RoCEv2 CNPs) feed the plane's congestion
+ * score, and liveness probes are answered.
+ */
+#include <linux/if_ether.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+
+#include "balance.h"
+#include "mplane.h"
+
+/* RoCEv2: UDP port 4791, then the InfiniBand base transport header. */
+#define MPLANE_ROCEV2_PORT	4791
+#define MPLANE_BTH_OP_CNP	0x81
+
+struct mplane_rx {
+	bool ours;		/* addressed to the mplane device */
+	bool ce;		/* ECN congestion experienced */
+	bool cnp;		/* a RoCEv2 congestion notification */
+	bool probe;		/* an mplane liveness probe */
+};
+
+static bool mplane_v4_is_ours(struct net_device *dev, __be32 daddr)
+{
+	struct in_device *in_dev = __in_dev_get_rcu(dev);
+	const struct in_ifaddr *ifa;
+
+	if (!in_dev)
+		return false;
+	in_dev_for_each_ifa_rcu(ifa, in_dev)
+		if (ifa->ifa_local == daddr)
+			return true;
+	return false;
+}
+
+/* Look at the UDP header at @off for RoCEv2 CNPs and mplane probes. */
+static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
+			  struct mplane_rx *rx)
+{
+	const struct udphdr *uh;
+	u8 opcode;
+
+	if (!pskb_may_pull(skb, off + sizeof(*uh)))
+		return;
+	uh = (const struct udphdr *)(skb->data + off);
+	if (uh->dest == htons(MPLANE_PROBE_PORT)) {
+		rx->probe = rx->ours;
+	} else if (uh->dest == htons(MPLANE_ROCEV2_PORT)) {
+		/* The BTH opcode is its first byte. */
+		if (skb_copy_bits(skb, off + sizeof(*uh), &opcode, 1) == 0)
+			rx->cnp = opcode == MPLANE_BTH_OP_CNP;
+	}
+}
+
+static bool mplane_rx_v4(struct mplane_dev *mp, struct sk_buff *skb,
+			 struct mplane_rx *rx)
+{
+	const struct iphdr *iph;
+	unsigned int off;
+
+	if (!pskb_may_pull(skb, sizeof(*iph)))
+		return false;
+	iph = ip_hdr(skb);
+	if (iph->ihl < 5)
+		return false;
+	rx->ours = mplane_v4_is_ours(mp->dev, iph->daddr);
+	rx->ce = INET_ECN_is_ce(iph->tos);
+	off = iph->ihl * 4;
+	if (iph->protocol == IPPROTO_UDP && !ip_is_fragment(iph))
+		mplane_rx_udp(skb, off, rx);
+	return true;
+}
+
+static bool mplane_rx_v6(struct mplane_dev *mp, struct sk_buff *skb,
+			 struct mplane_rx *rx)
+{
+	const struct ipv6hdr *ip6h;
+
+	if (!pskb_may_pull(skb, sizeof(*ip6h)))
+		return false;
+	ip6h = ipv6_hdr(skb);
+	rx->ours = ipv6_chk_addr(dev_net(mp->dev), &ip6h->daddr, mp->dev, 0);
+	rx->ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
+	/* Extension headers are not walked: RoCEv2 does not use them. */
+	if (ip6h->nexthdr == IPPROTO_UDP)
+		mplane_rx_udp(skb, sizeof(*ip6h), rx);
+	return true;
+}
+
+/* A congestion signal on @plane: raise its decaying score. */
+void mplane_congestion_event(struct mplane_plane *plane, u64 now)
+{
+	struct mplane_dev *mp = plane->mp;
+	u64 score;
+
+	score = mplane_decay(READ_ONCE(plane->cong_score),
+			     now - READ_ONCE(plane->cong_stamp),
+			     READ_ONCE(mp->cong_halflife_ns));
+	score += MPLANE_CONG_UNIT;
+	WRITE_ONCE(plane->cong_score, score);
+	WRITE_ONCE(plane->cong_stamp, now);
+	if (!READ_ONCE(plane->congested) &&
+	    score > READ_ONCE(mp->cong_threshold))
+		mplane_state_set_congested(plane, true);
+}
+
+static void mplane_rx_account(struct mplane_plane *plane,
+			      const struct mplane_rx *rx)
+{
+	if (rx->ce)
+		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_ECN_CE, 1);
+	if (rx->cnp)
+		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_CNP, 1);
+	if (rx->ce || rx->cnp)
+		mplane_congestion_event(plane, ktime_get_ns());
+}
+
+rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct mplane_plane *plane = rcu_dereference(skb->dev->rx_handler_data);
+	struct mplane_dev *mp = plane->mp;
+	struct mplane_rx rx = {};
+	bool ip;
+
+	if (skb->pkt_type != PACKET_HOST)
+		return RX_HANDLER_PASS;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+	*pskb = skb;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		ip = mplane_rx_v4(mp, skb, &rx);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		ip = mplane_rx_v6(mp, skb, &rx);
+	else
+		return RX_HANDLER_PASS;
+	if (!ip)
+		return RX_HANDLER_PASS;
+
+	mplane_rx_account(plane, &rx);
+	if (rx.probe && mplane_probe_rx(plane, skb))
+		return RX_HANDLER_CONSUMED;
+	if (!rx.ours)
+		return RX_HANDLER_PASS;
+
+	mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_RX_PACKETS, 1);
+	mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_RX_BYTES, skb->len);
+	dev_sw_netstats_rx_add(mp->dev, skb->len);
+	/* Delivered again from the top, as if it had arrived on mp0. */
+	skb->dev = mp->dev;
+	return RX_HANDLER_ANOTHER;
+}

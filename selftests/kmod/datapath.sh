@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mp0's datapath between two hosts joined by planes: IPv4 and IPv6 through
+# mp0, and how each policy spreads packets (per-plane counters, read with
+# mplanectl, and the mplane:plane_select tracepoint).
+source "$(dirname "$0")/../lib/lib.sh"
+source "$(dirname "$0")/../lib/mplane.sh"
+
+TRACING=/sys/kernel/tracing
+
+# send NS DST COUNT RATE [ARGS]: a paced UDP stream from NS to hb, with a
+# receiver there (no ICMP port unreachable to stop the sender); waits.
+send() {
+	local ns=$1 dst=$2 count=$3 rate=$4 ready=$TMPDIR/mp-ready.$$
+	shift 4
+	rm -f "$ready"
+	ip netns exec "$hb" "$MPLANECTL" traffic recv --idle 1 --timeout 60 \
+		--ready-file "$ready" >/dev/null 2>&1 &
+	busywait 5000 test -e "$ready" || fail "receiver not ready"
+	ip netns exec "$ns" "$MPLANECTL" traffic send "$dst" --count "$count" \
+		--rate "$rate" "$@" >/dev/null
+	wait
+}
+
+# Packets of plane N that reached hb's mp0.  Counted at the receiver:
+# ha's own IPv6 multicast (MLD, router solicitations) also leaves through
+# mp0, but it is never addressed to hb's mp0.
+rx_of() { mp_pstat "$hb" "$1" rx_packets; }
+
+test_ping_v4_v6() {
+	mp_pair 2
+	ip netns exec "$ha" ping -c 3 -i 0.1 -W 2 -q $MP_B4 >/dev/null || fail "IPv4 ping"
+	ip netns exec "$ha" ping -c 3 -i 0.1 -W 2 -q $MP_B6 >/dev/null || fail "IPv6 ping"
+	# Both directions went through the mplane devices' counters.
+	assert_ge "mp0 rx (hb)" "$(\
+		ip netns exec "$hb" cat /sys/class/net/mp0/statistics/rx_packets)" 6
+	assert_ge "mp0 tx (ha)" "$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_packets)" 6
+}
+
+test_rr_is_even() {
+	local t0 t1
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 policy rr
+	send "$ha" $MP_B4 1000 5000
+	t0=$(rx_of 0) t1=$(rx_of 1)
+	log "rr: plane0 $t0, plane1 $t1"
+	assert_ge "both planes" $((t0 + t1)) 1000
+	# One sender mostly on one CPU: alternation, a few off at most.
+	assert_le "rr imbalance" $(((t0 - t1) * (t0 - t1))) 400
+}
+
+test_hash_keeps_flows() {
+	local map
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 policy hash
+	echo 1 >$TRACING/events/mplane/plane_select/enable
+	echo >$TRACING/trace
+	send "$ha" $MP_B4 800 4000 --flows 16
+	echo 0 >$TRACING/events/mplane/plane_select/enable
+	# Every hash (flow) maps to exactly one plane; 16 flows use both.
+	# (ha's own IPv6 multicast through mp0 may add a flow or two.)
+	map=$(grep -o 'plane=[0-9]* policy=1 hash=0x[0-9a-f]*' $TRACING/trace | sort -u)
+	[ -n "$map" ] || fail "no plane_select events"
+	assert_ge "flows seen" "$(echo "$map" | awk '{print $3}' | sort -u | wc -l)" 16
+	assert_eq "one plane per flow" "$(echo "$map" | awk '{print $3}' | sort | uniq -d | wc -l)" 0
+	assert_eq "planes used" "$(echo "$map" | awk '{print $1}' | sort -u | wc -l)" 2
+}
+
+test_spray_prefers_emptier_plane() {
+	local t0 t1
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 policy spray
+	# Plane 1 is slow: its queue builds and its load with it.
+	link_rate "$ha" a1 5mbit
+	send "$ha" $MP_B4 3000 15000 --size 1000
+	t0=$(rx_of 0) t1=$(rx_of 1)
+	log "spray: plane0 $t0, plane1 (5 Mbit/s) $t1"
+	assert_ge "fast plane carries 4x the slow one" "$t0" $((4 * t1))
+	assert_ge "slow plane still used" "$t1" 1
+}
+
+test_flowlet_sticks_and_moves() {
+	local t0 t1 i used=0
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 policy flowlet flowlet-gap 100000
+	for i in 1 2 3 4 5 6 7 8; do
+		t0=$(rx_of 0) t1=$(rx_of 1)
+		# Back to back (every 1 ms < 100 ms gap): one flowlet, one plane.
+		send "$ha" $MP_B4 50 1000
+		t0=$(($(rx_of 0) - t0)) t1=$(($(rx_of 1) - t1))
+		assert_eq "burst $i delivered" $((t0 + t1)) 50
+		[ "$t0" -eq 0 ] || [ "$t1" -eq 0 ] || fail "burst $i split: $t0 + $t1"
+		[ "$t0" -gt 0 ] && used=$((used | 1))
+		[ "$t1" -gt 0 ] && used=$((used | 2))
+		# Idle past the gap: the next burst is a new flowlet.
+		sleep 0.3
+	done
+	# Idle planes tie and ties break at random: 8 flowlets use both.
+	assert_eq "planes used over 8 flowlets" "$used" 3
+}
+
+test_ethtool_stats() {
+	mp_pair 2
+	send "$ha" $MP_B4 100 5000
+	ip netns exec "$ha" ethtool -S mp0 | grep -q "plane1_tx_packets" || fail "no plane1 stats"
+	assert_eq "ethtool = netlink" \
+		"$(ip netns exec "$hb" ethtool -S mp0 | awk '/plane0_rx_packets/ {print $2}')" \
+		"$(rx_of 0)"
+}
+
+test_policy_change_under_traffic_loses_nothing() {
+	local out
+	mp_pair 2
+	ip netns exec "$hb" "$MPLANECTL" -j traffic recv --expect 4000 --idle 2 \
+		--timeout 30 --ready-file /tmp/mp-ready >/tmp/mp-recv.json &
+	busywait 5000 test -e /tmp/mp-ready || fail "receiver not ready"
+	ip netns exec "$ha" "$MPLANECTL" traffic send $MP_B4 --count 4000 \
+		--rate 4000 >/dev/null &
+	for p in rr spray hash flowlet rr; do
+		sleep 0.15
+		"$MPLANECTL" -n "$ha" link set mp0 policy $p
+	done
+	wait
+	out=$(cat /tmp/mp-recv.json)
+	assert_eq "lost while changing policy" "$(echo "$out" | jq .lost)" 0
+	assert_eq "received" "$(echo "$out" | jq .received)" 4000
+}
+
+test_no_route_plane_not_used() {
+	mp_pair 2
+	# Plane 1 has no route to hb: everything must take plane 0.
+	ip -n "$ha" route del $MP_B4/32 dev a1
+	"$MPLANECTL" -n "$ha" link set mp0 policy rr
+	send "$ha" $MP_B4 200 4000
+	assert_eq "plane0 carried all" "$(rx_of 0)" 200
+	assert_eq "plane1 carried none" "$(rx_of 1)" 0
+	assert_ge "plane1 had no route" "$(mp_pstat "$ha" 1 drop_no_route)" 1
+}
+
+ktap_run test_ping_v4_v6 test_rr_is_even test_hash_keeps_flows \
+	test_spray_prefers_emptier_plane test_flowlet_sticks_and_moves \
+	test_ethtool_stats test_policy_change_under_traffic_loses_nothing \
+	test_no_route_plane_not_used

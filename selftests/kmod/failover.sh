@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Plane failure and recovery: carrier loss under a 20 kpps stream (loss
+# and the longest delivery gap), hold-down before re-admission, silent
+# failure found by probes, admin drain/down, and the netlink notification
+# of every state change.
+source "$(dirname "$0")/../lib/lib.sh"
+source "$(dirname "$0")/../lib/mplane.sh"
+
+RATE=20000
+
+# stream SECONDS: start a paced 8-flow stream ha -> hb in the background,
+# with its receiver; results land in $TMPDIR/mp-recv.json after wait.
+stream() {
+	local secs=$1 count=$((RATE * $1)) ready=$TMPDIR/mp-ready.$$
+	rm -f "$ready"
+	ip netns exec "$hb" "$MPLANECTL" -j traffic recv --expect $((count / 8)) \
+		--idle 2 --timeout $((secs + 30)) --ready-file "$ready" \
+		>"$TMPDIR/mp-recv.json" &
+	busywait 5000 test -e "$ready" || fail "receiver not ready"
+	ip netns exec "$ha" "$MPLANECTL" traffic send $MP_B4 --count "$count" \
+		--rate $RATE --flows 8 >/dev/null &
+}
+
+recv_field() { jq -r ".$1" "$TMPDIR/mp-recv.json"; }
+
+# warm POLICY: resolve every plane's neighbours first (round robin), so
+# that the measured stream sees no ARP delay, then switch to POLICY.
+warm() {
+	"$MPLANECTL" -n "$ha" link set mp0 policy rr
+	ip netns exec "$ha" ping -c 8 -i 0.02 -q $MP_B4 >/dev/null || fail "warm-up ping"
+	"$MPLANECTL" -n "$ha" link set mp0 policy "$1"
+}
+
+test_carrier_failover() {
+	local lost gap excess
+	mp_pair 2
+	warm spray
+	stream 2
+	sleep 1
+	# The far end of plane 1 goes away: a1 loses carrier at once.
+	ip -n "$hb" link set b1 down
+	wait
+	lost=$(recv_field lost) gap=$(recv_field max_gap_us)
+	excess=$(recv_field max_excess_gap_us)
+	log "carrier failover at $RATE pps: lost $lost, longest gap ${gap} us" \
+		"(after seq $(recv_field max_gap_after_seq) of flow" \
+		"$(recv_field max_gap_after_flow)), longest gap beyond the" \
+		"sender's own ${excess} us (after seq" \
+		"$(recv_field max_excess_gap_after_seq)); failover near seq $((RATE / 8))"
+	assert_le "packets lost" "$lost" 2
+	# A TCG guest stalls for ~15 ms now and then, failover or not, so the
+	# sub-millisecond goal is measured by `make bench` against a run
+	# without failover; here the gap must only be far from a blackout.
+	assert_le "gap caused by the path (us)" "${excess%.*}" 50000
+	assert_eq "plane 1" "$(mp_state "$ha" 1)" down
+	assert_ge "failovers" "$(mp_pstat "$ha" 1 failovers)" 1
+}
+
+test_holddown_then_readmit() {
+	local before
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 policy rr holddown 3000
+	ip -n "$hb" link set b1 down
+	busywait 2000 mp_state_is "$ha" 1 down || fail "plane 1 not down"
+	ip -n "$hb" link set b1 up
+	busywait 2000 mp_state_is "$ha" 1 probing || fail "no hold-down"
+	assert_eq "reason" "$(mp_json "$ha" | jq -r '.devices[0].planes[1].reason')" holddown
+	before=$(mp_pstat "$hb" 1 rx_packets)
+	ip netns exec "$ha" ping -c 10 -i 0.01 -q $MP_B4 >/dev/null || fail "ping during hold-down"
+	[ "$(mp_state "$ha" 1)" = probing ] || skip "hold-down ended before the check (slow VM)"
+	assert_eq "plane 1 unused in hold-down" "$(mp_pstat "$hb" 1 rx_packets)" "$before"
+	slowwait 10 mp_state_is "$ha" 1 up || fail "plane 1 not re-admitted"
+}
+
+test_silent_failure_probes() {
+	local lost interval=2000
+	mp_pair 2
+	warm spray
+	"$MPLANECTL" -n "$ha" link set mp0 peers $MP_B4 \
+		probe-interval $interval probe-misses 3
+	slowwait 5 mp_pstat_ge "$ha" 1 probes_sent 20 || fail "no probes sent"
+	assert_eq "plane 1 answered" "$(mp_state "$ha" 1)" up
+	stream 2
+	sleep 1
+	# Carrier stays up; plane 1 silently eats everything towards hb.
+	tc -n "$hb" qdisc add dev b1 clsact
+	tc -n "$hb" filter add dev b1 ingress pref 1 matchall action drop
+	wait
+	lost=$(recv_field lost)
+	log "silent failure at $RATE pps, probes every $interval us: lost $lost"
+	assert_eq "plane 1" "$(mp_state "$ha" 1)" down
+	assert_eq "reason" "$(mp_json "$ha" | jq -r '.devices[0].planes[1].reason')" probe_miss
+	# Found within 10 intervals: at most that much of the stream.
+	assert_le "packets lost" "$lost" $((RATE * 10 * interval / 1000000))
+	tc -n "$hb" filter del dev b1 ingress pref 1
+	slowwait 5 mp_state_is "$ha" 1 up || fail "plane 1 did not recover"
+}
+
+test_admin_drain_and_down() {
+	local before
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 policy rr
+	"$MPLANECTL" -n "$ha" link plane a1 admin down
+	assert_eq "state" "$(mp_state "$ha" 1)" admin_down
+	before=$(mp_pstat "$hb" 1 rx_packets)
+	ip netns exec "$ha" ping -c 20 -i 0.01 -q $MP_B4 >/dev/null || fail "ping"
+	assert_eq "admin down carries nothing" "$(mp_pstat "$hb" 1 rx_packets)" "$before"
+	"$MPLANECTL" -n "$ha" link plane a1 admin drain
+	ip netns exec "$ha" ping -c 20 -i 0.01 -q $MP_B4 >/dev/null || fail "ping"
+	assert_eq "drain takes no new flowlets" "$(mp_pstat "$hb" 1 rx_packets)" "$before"
+	"$MPLANECTL" -n "$ha" link plane a1 admin up
+	assert_eq "state" "$(mp_state "$ha" 1)" up
+	ip netns exec "$ha" ping -c 20 -i 0.01 -q $MP_B4 >/dev/null || fail "ping"
+	assert_ge "back in use" "$(mp_pstat "$hb" 1 rx_packets)" $((before + 1))
+}
+
+test_state_changes_are_announced() {
+	local out=$TMPDIR/mp-monitor.$$ ready=$TMPDIR/mp-mready.$$
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 holddown 0
+	"$MPLANECTL" -n "$ha" -j link monitor mp0 --count 2 --timeout 20 \
+		--ready-file "$ready" >"$out" &
+	busywait 5000 test -e "$ready" || fail "monitor not ready"
+	ip -n "$hb" link set b1 down
+	busywait 3000 mp_state_is "$ha" 1 down || fail "plane 1 not down"
+	ip -n "$hb" link set b1 up
+	wait $! || fail "monitor saw fewer than 2 changes: $(cat "$out")"
+	assert_eq "first change" "$(jq -rs '.[0].state' "$out")" down
+	assert_eq "its reason" "$(jq -rs '.[0].reason' "$out")" carrier
+	assert_eq "second change" "$(jq -rs '.[1].state' "$out")" up
+}
+
+ktap_run test_carrier_failover test_holddown_then_readmit \
+	test_silent_failure_probes test_admin_drain_and_down \
+	test_state_changes_are_announced

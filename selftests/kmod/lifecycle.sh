@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lifecycle under stress: many enslave/release cycles, and deleting the
+# device or unloading the module while traffic flows.  The VM runner fails
+# the run on any kernel splat, and on the debug kernel on any kmemleak
+# report, even when these tests pass.
+source "$(dirname "$0")/../lib/lib.sh"
+source "$(dirname "$0")/../lib/mplane.sh"
+
+CYCLES=${MPLANE_TEST_CYCLES:-1000}
+
+test_enslave_release_cycles() {
+	local batch=$TMPDIR/mp-batch.$$ i
+	mp_pair 2
+	ip -n "$ha" link add r0 type veth peer name r0p
+	for ((i = 0; i < CYCLES; i++)); do
+		echo "link set r0 master mp0"
+		echo "link set r0 nomaster"
+	done >"$batch"
+	ip -n "$ha" -batch "$batch" || fail "batch failed"
+	assert_eq "planes after $CYCLES cycles" \
+		"$(mp_json "$ha" | jq '.devices[0].plane_count')" 2
+	ip -n "$ha" -d link show r0 | grep -q "master" && fail "r0 still enslaved"
+	# The two real planes still carry traffic.
+	ip netns exec "$ha" ping -c 3 -i 0.05 -q $MP_B4 >/dev/null || fail "ping after cycles"
+}
+
+# traffic NS: a 20 kpps stream ha -> hb for 3 s, in the background.
+traffic() {
+	ip netns exec "$ha" "$MPLANECTL" traffic send $MP_B4 --count 60000 \
+		--rate 20000 --flows 4 >/dev/null 2>&1 &
+	ip netns exec "$ha" ping -f -c 5000 -q $MP_B6 >/dev/null 2>&1 &
+}
+
+test_delete_under_traffic() {
+	mp_pair 2
+	traffic
+	sleep 0.5
+	ip -n "$ha" link del mp0
+	ip -n "$hb" link del mp0
+	wait
+	ip -n "$ha" link show mp0 >/dev/null 2>&1 && fail "mp0 still there"
+	# Its rails are free again.
+	ip -n "$ha" -d link show a0 | grep -q "master" && fail "a0 still enslaved"
+	return 0
+}
+
+test_rmmod_under_traffic() {
+	mp_pair 2
+	traffic
+	sleep 0.5
+	rmmod mplane || fail "rmmod failed"
+	wait
+	ip -n "$ha" link show mp0 >/dev/null 2>&1 && fail "mp0 survived rmmod"
+	[ -e /sys/module/mplane ] && fail "module still loaded"
+	mplane_load
+}
+
+ktap_run test_enslave_release_cycles test_delete_under_traffic \
+	test_rmmod_under_traffic
