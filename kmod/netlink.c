@@ -20,99 +20,75 @@
 /* More transmit queues than this only costs memory. */
 #define MPLANE_MAX_TX_QUEUES	64
 
-static int mplane_check(const struct nlattr *attr, u32 v, u32 lo, u32 hi,
-			const char *msg, struct netlink_ext_ack *extack)
-{
-	if (v - lo <= hi - lo)
-		return 0;
-	mplane_extack_msg(extack, attr, msg);
-	return -ERANGE;
-}
-
 #define MPLANE_RANGE_MSG(what, attr, lo, hi, unit)			\
 	"mplane: " what " (" #attr ") must be " __stringify(lo) ".."	\
 	__stringify(hi) unit
 
-static int mplane_check_policy(const struct nlattr *a,
-			       struct netlink_ext_ack *extack)
-{
-	return mplane_check(a, nla_get_u8(a), 0, __MPLANE_POLICY_MAX - 1,
-			    "mplane: policy (IFLA_MPLANE_POLICY) must be 0..3: flowlet, hash, rr or spray",
-			    extack);
-}
+/* The range of one attribute, and the extack text that states it. */
+struct mplane_range {
+	u32 lo, hi;
+	const char *msg;
+};
 
-static int mplane_check_gap(const struct nlattr *a,
-			    struct netlink_ext_ack *extack)
-{
-	return mplane_check(a, nla_get_u32(a), 1, MPLANE_FLOWLET_GAP_US_MAX,
-			    MPLANE_RANGE_MSG("flowlet gap", IFLA_MPLANE_FLOWLET_GAP_US,
-					     1, 1000000, " us"), extack);
-}
+static const struct mplane_range mplane_dev_ranges[IFLA_MPLANE_MAX + 1] = {
+	[IFLA_MPLANE_POLICY] = { 0, __MPLANE_POLICY_MAX - 1,
+		"mplane: policy (IFLA_MPLANE_POLICY) must be 0..3: flowlet, hash, rr or spray" },
+	[IFLA_MPLANE_FLOWLET_GAP_US] = { 1, MPLANE_FLOWLET_GAP_US_MAX,
+		MPLANE_RANGE_MSG("flowlet gap", IFLA_MPLANE_FLOWLET_GAP_US,
+				 1, 1000000, " us") },
+	[IFLA_MPLANE_PROBE_INTERVAL_US] = { MPLANE_PROBE_INTERVAL_US_MIN,
+		MPLANE_PROBE_INTERVAL_US_MAX,
+		MPLANE_RANGE_MSG("probe interval", IFLA_MPLANE_PROBE_INTERVAL_US,
+				 50, 1000000, " us") },
+	[IFLA_MPLANE_PROBE_MISSES] = { MPLANE_PROBE_MISSES_MIN, MPLANE_PROBE_MISSES_MAX,
+		MPLANE_RANGE_MSG("probe misses", IFLA_MPLANE_PROBE_MISSES,
+				 1, 255, "") },
+	[IFLA_MPLANE_HOLDDOWN_MS] = { 0, MPLANE_HOLDDOWN_MS_MAX,
+		MPLANE_RANGE_MSG("hold-down", IFLA_MPLANE_HOLDDOWN_MS,
+				 0, 60000, " ms") },
+	[IFLA_MPLANE_CONG_THRESHOLD] = { 1, MPLANE_CONG_THRESHOLD_MAX,
+		MPLANE_RANGE_MSG("congestion threshold", IFLA_MPLANE_CONG_THRESHOLD,
+				 1, 1000000, " events") },
+	[IFLA_MPLANE_CONG_HALFLIFE_US] = { 1, MPLANE_CONG_HALFLIFE_US_MAX,
+		MPLANE_RANGE_MSG("congestion half-life", IFLA_MPLANE_CONG_HALFLIFE_US,
+				 1, 10000000, " us") },
+	[IFLA_MPLANE_GSO_MODE] = { 0, __MPLANE_GSO_MAX - 1,
+		"mplane: GSO mode (IFLA_MPLANE_GSO_MODE) must be 0..1: whole or segment" },
+};
 
-static int mplane_check_interval(const struct nlattr *a,
-				 struct netlink_ext_ack *extack)
-{
-	return mplane_check(a, nla_get_u32(a), MPLANE_PROBE_INTERVAL_US_MIN,
-			    MPLANE_PROBE_INTERVAL_US_MAX,
-			    MPLANE_RANGE_MSG("probe interval", IFLA_MPLANE_PROBE_INTERVAL_US,
-					     50, 1000000, " us"), extack);
-}
+static const struct mplane_range mplane_plane_ranges[IFLA_MPLANE_PLANE_MAX + 1] = {
+	[IFLA_MPLANE_PLANE_WEIGHT] = { 0, MPLANE_WEIGHT_MAX,
+		MPLANE_RANGE_MSG("plane weight", IFLA_MPLANE_PLANE_WEIGHT,
+				 0, 1000000, " (0: link speed)") },
+	[IFLA_MPLANE_PLANE_ADMIN] = { 0, __MPLANE_ADMIN_MAX - 1,
+		"mplane: plane admin (IFLA_MPLANE_PLANE_ADMIN) must be 0..2: up, drain, down" },
+};
 
-static int mplane_check_misses(const struct nlattr *a,
-			       struct netlink_ext_ack *extack)
-{
-	return mplane_check(a, nla_get_u32(a), MPLANE_PROBE_MISSES_MIN,
-			    MPLANE_PROBE_MISSES_MAX,
-			    MPLANE_RANGE_MSG("probe misses", IFLA_MPLANE_PROBE_MISSES,
-					     1, 255, ""), extack);
-}
-
-static int mplane_check_holddown(const struct nlattr *a,
-				 struct netlink_ext_ack *extack)
-{
-	return mplane_check(a, nla_get_u32(a), 0, MPLANE_HOLDDOWN_MS_MAX,
-			    MPLANE_RANGE_MSG("hold-down", IFLA_MPLANE_HOLDDOWN_MS,
-					     0, 60000, " ms"), extack);
-}
-
-static int mplane_check_threshold(const struct nlattr *a,
-				  struct netlink_ext_ack *extack)
-{
-	return mplane_check(a, nla_get_u32(a), 1, MPLANE_CONG_THRESHOLD_MAX,
-			    MPLANE_RANGE_MSG("congestion threshold", IFLA_MPLANE_CONG_THRESHOLD,
-					     1, 1000000, " events"), extack);
-}
-
-static int mplane_check_halflife(const struct nlattr *a,
-				 struct netlink_ext_ack *extack)
-{
-	return mplane_check(a, nla_get_u32(a), 1, MPLANE_CONG_HALFLIFE_US_MAX,
-			    MPLANE_RANGE_MSG("congestion half-life", IFLA_MPLANE_CONG_HALFLIFE_US,
-					     1, 10000000, " us"), extack);
-}
-
-static int mplane_check_gso(const struct nlattr *a,
-			    struct netlink_ext_ack *extack)
-{
-	return mplane_check(a, nla_get_u8(a), 0, __MPLANE_GSO_MAX - 1,
-			    "mplane: GSO mode (IFLA_MPLANE_GSO_MODE) must be 0..1: whole or segment",
-			    extack);
-}
-
-static int mplane_check_weight(const struct nlattr *a,
-			       struct netlink_ext_ack *extack)
-{
-	return mplane_check(a, nla_get_u32(a), 0, MPLANE_WEIGHT_MAX,
-			    MPLANE_RANGE_MSG("plane weight", IFLA_MPLANE_PLANE_WEIGHT,
-					     0, 1000000, " (0: link speed)"), extack);
-}
-
-static int mplane_check_admin(const struct nlattr *a,
+/* Runs after the policy checked the type, so the length is right. */
+static int mplane_check_range(const struct mplane_range *range,
+			      const struct nlattr *attr,
 			      struct netlink_ext_ack *extack)
 {
-	return mplane_check(a, nla_get_u8(a), 0, __MPLANE_ADMIN_MAX - 1,
-			    "mplane: plane admin state (IFLA_MPLANE_PLANE_ADMIN) must be 0..2: up, drain or down",
-			    extack);
+	u32 v = nla_len(attr) == sizeof(u8) ? nla_get_u8(attr) : nla_get_u32(attr);
+
+	if (v - range->lo <= range->hi - range->lo)
+		return 0;
+	mplane_extack_msg(extack, attr, range->msg);
+	return -ERANGE;
+}
+
+static int mplane_check_dev(const struct nlattr *attr,
+			    struct netlink_ext_ack *extack)
+{
+	return mplane_check_range(&mplane_dev_ranges[nla_type(attr)], attr,
+				  extack);
+}
+
+static int mplane_check_plane(const struct nlattr *attr,
+			      struct netlink_ext_ack *extack)
+{
+	return mplane_check_range(&mplane_plane_ranges[nla_type(attr)], attr,
+				  extack);
 }
 
 static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
@@ -123,14 +99,14 @@ static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the plane count is read-only",
 	},
-	[IFLA_MPLANE_POLICY] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_policy),
-	[IFLA_MPLANE_FLOWLET_GAP_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_gap),
-	[IFLA_MPLANE_PROBE_INTERVAL_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_interval),
-	[IFLA_MPLANE_PROBE_MISSES] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_misses),
-	[IFLA_MPLANE_HOLDDOWN_MS] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_holddown),
-	[IFLA_MPLANE_CONG_THRESHOLD] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_threshold),
-	[IFLA_MPLANE_CONG_HALFLIFE_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_halflife),
-	[IFLA_MPLANE_GSO_MODE] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_gso),
+	[IFLA_MPLANE_POLICY] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_dev),
+	[IFLA_MPLANE_FLOWLET_GAP_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
+	[IFLA_MPLANE_PROBE_INTERVAL_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
+	[IFLA_MPLANE_PROBE_MISSES] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
+	[IFLA_MPLANE_HOLDDOWN_MS] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
+	[IFLA_MPLANE_CONG_THRESHOLD] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
+	[IFLA_MPLANE_CONG_HALFLIFE_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
+	[IFLA_MPLANE_GSO_MODE] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_dev),
 	[IFLA_MPLANE_PEERS] = { .type = NLA_NESTED },
 };
 
@@ -150,8 +126,8 @@ static const struct nla_policy mplane_slave_policy[IFLA_MPLANE_PLANE_MAX + 1] = 
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the plane reason is read-only",
 	},
-	[IFLA_MPLANE_PLANE_WEIGHT] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_weight),
-	[IFLA_MPLANE_PLANE_ADMIN] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_admin),
+	[IFLA_MPLANE_PLANE_WEIGHT] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_plane),
+	[IFLA_MPLANE_PLANE_ADMIN] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_plane),
 	[IFLA_MPLANE_PLANE_LOAD] = {
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the plane load is read-only",

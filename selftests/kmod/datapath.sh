@@ -81,10 +81,11 @@ test_spray_prefers_emptier_plane() {
 }
 
 test_flowlet_sticks_and_moves() {
-	local t0 t1 i used=0
+	local t0 t1 i used=0 bursts=8
+	quick && bursts=3
 	mp_pair 2
 	"$MPLANECTL" -n "$ha" link set mp0 policy flowlet flowlet-gap 100000
-	for i in 1 2 3 4 5 6 7 8; do
+	for ((i = 1; i <= bursts; i++)); do
 		t0=$(rx_of 0) t1=$(rx_of 1)
 		# Back to back (every 1 ms < 100 ms gap): one flowlet, one plane.
 		send "$ha" $MP_B4 50 1000
@@ -97,7 +98,7 @@ test_flowlet_sticks_and_moves() {
 		sleep 0.3
 	done
 	# Idle planes tie and ties break at random: 8 flowlets use both.
-	assert_eq "planes used over 8 flowlets" "$used" 3
+	quick || assert_eq "planes used over 8 flowlets" "$used" 3
 }
 
 test_ethtool_stats() {

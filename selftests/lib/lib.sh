@@ -129,6 +129,10 @@ slowwait() {
 	done
 }
 
+# quick: true on slow kernels (the debug kernel), where tests keep every
+# code path but use fewer repetitions and leave out throughput goals.
+quick() { [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; }
+
 # assert_eq WHAT GOT WANT / assert_ge WHAT GOT MIN : fail with a message.
 assert_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
 assert_ge() { [ "$2" -ge "$3" ] || fail "$1: got $2, want >= $3"; }
