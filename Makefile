@@ -78,8 +78,8 @@ BENCH_KERNEL	?= 6.1
 bench: deps-quiet
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(BENCH_KERNEL) kmod
 	$(Q)mkdir -p $(BUILD)/bench
-	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1200 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
-		bash $(ROOT)/bench/plb.sh
+	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
+		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh'
 
 clean:
 	rm -rf $(BUILD)

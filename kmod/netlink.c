@@ -64,31 +64,33 @@ static const struct mplane_range mplane_plane_ranges[IFLA_MPLANE_PLANE_MAX + 1] 
 		"mplane: plane admin (IFLA_MPLANE_PLANE_ADMIN) must be 0..2: up, drain, down" },
 };
 
-/* Runs after the policy checked the type, so the length is right. */
-static int mplane_check_range(const struct mplane_range *range,
-			      const struct nlattr *attr,
-			      struct netlink_ext_ack *extack)
+/*
+ * Ranges are checked here, after the policy has checked each type and
+ * length, rather than with NLA_POLICY_VALIDATE_FN: when an integer with a
+ * validation function fails its length check, 6.1 dumps its policy into
+ * the extack and WARNs on the function (lib/nlattr.c).
+ */
+static int mplane_check_ranges(const struct mplane_range *ranges, int max,
+			       struct nlattr *data[],
+			       struct netlink_ext_ack *extack)
 {
-	u32 v = nla_len(attr) == sizeof(u8) ? nla_get_u8(attr) : nla_get_u32(attr);
+	const struct mplane_range *range;
+	struct nlattr *attr;
+	u32 v;
+	int t;
 
-	if (v - range->lo <= range->hi - range->lo)
-		return 0;
-	mplane_extack_msg(extack, attr, range->msg);
-	return -ERANGE;
-}
-
-static int mplane_check_dev(const struct nlattr *attr,
-			    struct netlink_ext_ack *extack)
-{
-	return mplane_check_range(&mplane_dev_ranges[nla_type(attr)], attr,
-				  extack);
-}
-
-static int mplane_check_plane(const struct nlattr *attr,
-			      struct netlink_ext_ack *extack)
-{
-	return mplane_check_range(&mplane_plane_ranges[nla_type(attr)], attr,
-				  extack);
+	for (t = 1; data && t <= max; t++) {
+		attr = data[t];
+		range = &ranges[t];
+		if (!attr || !range->msg)
+			continue;
+		v = nla_len(attr) == sizeof(u8) ? nla_get_u8(attr) : nla_get_u32(attr);
+		if (v - range->lo > range->hi - range->lo) {
+			mplane_extack_msg(extack, attr, range->msg);
+			return -ERANGE;
+		}
+	}
+	return 0;
 }
 
 static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
@@ -99,14 +101,14 @@ static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the plane count is read-only",
 	},
-	[IFLA_MPLANE_POLICY] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_dev),
-	[IFLA_MPLANE_FLOWLET_GAP_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
-	[IFLA_MPLANE_PROBE_INTERVAL_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
-	[IFLA_MPLANE_PROBE_MISSES] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
-	[IFLA_MPLANE_HOLDDOWN_MS] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
-	[IFLA_MPLANE_CONG_THRESHOLD] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
-	[IFLA_MPLANE_CONG_HALFLIFE_US] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_dev),
-	[IFLA_MPLANE_GSO_MODE] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_dev),
+	[IFLA_MPLANE_POLICY] = { .type = NLA_U8 },
+	[IFLA_MPLANE_FLOWLET_GAP_US] = { .type = NLA_U32 },
+	[IFLA_MPLANE_PROBE_INTERVAL_US] = { .type = NLA_U32 },
+	[IFLA_MPLANE_PROBE_MISSES] = { .type = NLA_U32 },
+	[IFLA_MPLANE_HOLDDOWN_MS] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CONG_THRESHOLD] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CONG_HALFLIFE_US] = { .type = NLA_U32 },
+	[IFLA_MPLANE_GSO_MODE] = { .type = NLA_U8 },
 	[IFLA_MPLANE_PEERS] = { .type = NLA_NESTED },
 };
 
@@ -126,8 +128,8 @@ static const struct nla_policy mplane_slave_policy[IFLA_MPLANE_PLANE_MAX + 1] = 
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the plane reason is read-only",
 	},
-	[IFLA_MPLANE_PLANE_WEIGHT] = NLA_POLICY_VALIDATE_FN(NLA_U32, mplane_check_plane),
-	[IFLA_MPLANE_PLANE_ADMIN] = NLA_POLICY_VALIDATE_FN(NLA_U8, mplane_check_plane),
+	[IFLA_MPLANE_PLANE_WEIGHT] = { .type = NLA_U32 },
+	[IFLA_MPLANE_PLANE_ADMIN] = { .type = NLA_U8 },
 	[IFLA_MPLANE_PLANE_LOAD] = {
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the plane load is read-only",
@@ -146,6 +148,8 @@ static const struct nla_policy mplane_slave_policy[IFLA_MPLANE_PLANE_MAX + 1] = 
 static int mplane_validate(struct nlattr *tb[], struct nlattr *data[],
 			   struct netlink_ext_ack *extack)
 {
+	int err;
+
 	if (tb[IFLA_ADDRESS]) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_ADDRESS],
 				    "mplane: an mplane device has no link-layer address");
@@ -156,7 +160,9 @@ static int mplane_validate(struct nlattr *tb[], struct nlattr *data[],
 				    "mplane: an mplane device has no link-layer broadcast address");
 		return -EINVAL;
 	}
-	return 0;
+	err = mplane_check_ranges(mplane_dev_ranges, IFLA_MPLANE_MAX, data,
+				  extack);
+	return err;
 }
 
 /* Apply validated settings.  Under RTNL; the datapath sees each at once. */
@@ -231,13 +237,16 @@ static int mplane_slave_changelink(struct net_device *dev,
 				   struct netlink_ext_ack *extack)
 {
 	struct mplane_plane *plane = mplane_plane_of(rail);
+	int err;
 
 	if (!plane || plane->mp != netdev_priv(dev)) {
 		NL_SET_ERR_MSG_MOD(extack, "device is not a plane of this mplane device");
 		return -EINVAL;
 	}
-	if (!data)
-		return 0;
+	err = mplane_check_ranges(mplane_plane_ranges, IFLA_MPLANE_PLANE_MAX,
+				  data, extack);
+	if (err || !data)
+		return err;
 	if (data[IFLA_MPLANE_PLANE_WEIGHT]) {
 		plane->weight = nla_get_u32(data[IFLA_MPLANE_PLANE_WEIGHT]);
 		mplane_plane_update_capacity(plane);
