@@ -48,7 +48,10 @@ step "enslavements that make no sense are refused, with a reason"
 show ip link set lo master mp0 || true
 ip link add mp1 type mplane
 show ip link set mp1 master mp0 || true
-show ip link set rail0 master mp1 || true
+ip tuntap add dev tun0 mode tun
+show ip link set tun0 master mp0 || true
+ip link del tun0
+ip link del mp1
 
 step "counters"
 show ip -s link show mp0
