@@ -5,14 +5,15 @@
 # inside the VM by selftests/run (or natively by selftests/vm/native);
 # MPLANE_KO names the module built for the running kernel.
 #
-# The quick profile (the debug kernel) runs the scripts that walk every
-# code path the sanitizers should see: lifecycle, failure handling and
-# netlink.  datapath.sh's policy checks add no code path beyond those and
-# run on the release kernels only.
+# The quick profile (the debug kernel) runs the scripts whose checks do
+# not depend on speed: device, lifecycle (traffic, deletion and rmmod
+# under load, 1000 enslave cycles) and netlink.  datapath.sh and
+# failover.sh assert on packet counts at 20 kpps, which a KASAN guest
+# under TCG cannot send; they run on the release kernels.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rc=0
 if [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; then
-	scripts="device failover lifecycle netlink"
+	scripts="device lifecycle netlink"
 else
 	scripts=$(cd "$here" && ls ./*.sh | sed 's|^\./||; s|\.sh$||' | grep -vx all)
 fi
