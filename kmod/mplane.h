@@ -32,7 +32,7 @@
  * before the carrier goes), and a full qdisc is congestion: either way the
  * next packets are better off elsewhere until the notifier has spoken.
  */
-#define MPLANE_REFUSED_NS	(500 * NSEC_PER_USEC)
+#define MPLANE_REFUSED_NS	(10 * NSEC_PER_MSEC)
 /* Half-life of the rate estimate (DRE) that joins queue bytes in the load. */
 #define MPLANE_DRE_HALFLIFE_NS	(100 * NSEC_PER_USEC)
 /* Congestion scores count events in 1/256ths, for a smooth decay. */

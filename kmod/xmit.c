@@ -220,32 +220,11 @@ static int mplane_route_v6(struct sk_buff *skb, struct net_device *rail)
 	return 0;
 }
 
-/*
- * Is the far end of @rail going down?  Devices that show their link peer
- * (veth, and the like: iflink and link netns) stop taking packets the
- * moment the peer stops running, an RCU grace period before the carrier
- * goes; a drop is the first sign, and this tells it from congestion.
- */
-static bool mplane_rail_peer_gone(struct net_device *rail)
-{
-	const struct rtnl_link_ops *ops = rail->rtnl_link_ops;
-	int iflink = dev_get_iflink(rail);
-	struct net_device *peer;
-
-	if (iflink == rail->ifindex || !ops || !ops->get_link_net)
-		return false;
-	peer = dev_get_by_index_rcu(ops->get_link_net(rail), iflink);
-	return peer && !netif_running(peer);
-}
-
 /* The rail dropped a packet: pass the plane over for a while. */
 static void mplane_plane_refused(struct mplane_plane *plane)
 {
 	u64 until = ktime_get_ns() + MPLANE_REFUSED_NS;
 
-	/* Until the notifier reports on the rail, if its peer is gone. */
-	if (mplane_rail_peer_gone(plane->rail))
-		until = U64_MAX;
 	mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_DROP_XMIT, 1);
 	WRITE_ONCE(plane->refused_until, until);
 }
