@@ -200,6 +200,8 @@ struct mplane_event_hdr {
 	__u64	ts_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 };
 
+#define MPLANE_EVENT_NO_PLANE	0xffff
+
 /* A generic record: most events carry up to four values. */
 struct mplane_event {
 	struct mplane_event_hdr	hdr;
@@ -230,6 +232,149 @@ struct mplane_pktcount {
 	__u64	packets;
 	__u64	bytes;
 };
+
+/*
+ * BPF fabric: the switch side (bpf/ar.bpf.c, on the tc hooks of every port
+ * of a leaf or spine) and the host side (bpf/hostacct.bpf.c, on rails).
+ * Maps are pinned under MPLANE_BPF_PIN_ROOT/<fabric or device>/.
+ */
+#define MPLANE_BPF_PIN_ROOT	"/sys/fs/bpf/mplane"
+
+/* How a switch port picks among the next hops of a route. */
+enum mplane_ar_policy {
+	MPLANE_AR_ECMP,		/* leave it to the kernel's multipath hash */
+	MPLANE_AR_AR,		/* per packet: the emptiest virtual queue */
+	MPLANE_AR_FLOWLET,	/* the same, re-chosen after an idle gap */
+	__MPLANE_AR_MAX,
+};
+
+/* One next hop of a route: the egress port and the MACs to write. */
+#define MPLANE_NH_MAX		8
+struct mplane_nh {
+	__u32	ifindex;
+	__u8	dmac[6];
+	__u8	smac[6];
+};
+
+/* Value of the LPM maps: the next hops of one route, filled by the loader
+ * from the kernel's own routes and neighbours. */
+struct mplane_nh_group {
+	__u32	count;
+	__u32	flags;
+	struct mplane_nh nh[MPLANE_NH_MAX];
+};
+
+/* LPM keys; addresses in network byte order. */
+struct mplane_lpm4_key {
+	__u32	prefixlen;
+	__u32	addr;
+};
+
+struct mplane_lpm6_key {
+	__u32	prefixlen;
+	__u8	addr[16];
+};
+
+/* Per egress port, set by the loader: the emulated link's rate. */
+struct mplane_port_cfg {
+	__u64	rate_bps;	/* bits per second of the real (shaped) link */
+	__u32	up;		/* 0 when the port is down: no packet goes to it */
+	__u32	flags;
+};
+
+/*
+ * Virtual output queue of one egress port: q = max(0, q + len - rate * dt),
+ * plus a DRE (bytes sent, decayed by half every MPLANE_DRE_HALFLIFE_NS).
+ */
+struct mplane_vq {
+	__u64	q_bytes;
+	__u64	last_ns;
+	__u64	dre_bytes;
+	__u64	hwm_bytes;	/* the highest q_bytes seen */
+};
+
+#define MPLANE_DRE_HALFLIFE_NS	(64 * 1000ULL)
+
+/* Per egress port counters, one copy per CPU. */
+struct mplane_port_stats {
+	__u64	tx_packets;
+	__u64	tx_bytes;
+	__u64	ect;		/* ECN-capable packets seen */
+	__u64	not_ect;	/* not ECN-capable: never marked */
+	__u64	ce_marked;	/* marked CE here */
+	__u64	ce_seen;	/* arrived already CE */
+	__u64	ar_forwarded;	/* sent here by ar/flowlet, not the kernel */
+	__u64	path_switches;	/* flowlets moved to this port */
+	__u64	ttl_expired;	/* left to the kernel for ICMP time exceeded */
+	__u64	no_route;	/* left to the kernel: no LPM entry */
+	__u64	down_skipped;	/* next hops skipped because they were down */
+};
+
+/*
+ * Host accounting (bpf/hostacct.bpf.c): RoCEv2 is UDP to port 4791 with an
+ * InfiniBand base transport header (BTH).  A CNP is BTH opcode 0x81.
+ */
+#define MPLANE_ROCEV2_PORT	4791
+#define MPLANE_BTH_OPCODE_CNP	0x81
+
+struct mplane_bth {
+	__u8	opcode;
+	__u8	flags;		/* SE, M, pad count, transport version */
+	__be16	pkey;
+	__be32	dqpn;		/* reserved byte, then the 24-bit QP number */
+	__be32	psn;		/* ack-request bit, reserved bits, 24-bit PSN */
+};
+
+#define MPLANE_BTH_QPN_MASK	0x00ffffff
+#define MPLANE_BTH_PSN_MASK	0x00ffffff
+#define MPLANE_BTH_ACKREQ	0x80000000
+
+/* Per rail and direction, one copy per CPU. */
+struct mplane_rail_acct {
+	__u64	packets;
+	__u64	bytes;
+	__u64	ect;		/* IP packets with ECT(0) or ECT(1) */
+	__u64	ecn_ce;		/* IP packets with CE, any protocol */
+	__u64	udp_ce;
+	__u64	tcp_ce;
+	__u64	roce_packets;
+	__u64	roce_bytes;
+	__u64	roce_ce;
+	__u64	cnp;		/* CNPs: received at ingress, sent at egress */
+	__u64	malformed;	/* headers that do not parse: passed, uncounted */
+	__u64	truncated;	/* headers cut short by the packet's end */
+};
+
+struct mplane_qp_key {
+	__u32	ifindex;
+	__u32	qpn;		/* destination QP of the BTH */
+	__u32	dir;		/* enum mplane_pktcount_dir */
+};
+
+struct mplane_qp_acct {
+	__u64	packets;
+	__u64	bytes;
+	__u64	ecn_ce;
+	__u64	cnp;
+	__u64	ack_req;
+	__u32	last_psn;
+	__u32	pad;
+};
+
+/* Every producer of events counts, per CPU, what it tried and what the
+ * full ring refused; reserved + dropped = produced. */
+struct mplane_event_stats {
+	__u64	produced;
+	__u64	dropped;
+};
+
+/* Values of the BPF events (struct mplane_event.val[]). */
+/* QUEUE_SAMPLE: [0] q_bytes, [1] dre_bytes, [2] tx_packets, [3] hwm_bytes */
+/* ECN_MARK:     [0] q_bytes, [1] mark probability (of 65536) */
+/* CNP:          [0] qpn, [1] dir, [2] src IPv4 or 0 */
+/* PATH_SWITCH/FLOWLET_SWITCH: [0] old ifindex, [1] new ifindex,
+ *               [2] flow hash, [3] q_bytes of the new port */
+/* PORT_STATE:   [0] up, [1] old up */
 
 /*
  * How mp0 spreads packets over its eligible planes (IFLA_MPLANE_POLICY).

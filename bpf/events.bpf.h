@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The event stream every mplane BPF program writes: one ring buffer per
+ * object (mp_events), records as in uapi/linux/mplane.h, and per-CPU
+ * counts of what was produced and what the full ring refused.
+ *
+ * Wakeups are batched: a record is submitted without waking the reader
+ * unless the ring holds more than ev_wakeup_bytes, so a busy port costs one
+ * wakeup per batch, not per packet.  Readers poll with a timeout, so a
+ * quiet ring still drains.
+ */
+#ifndef MPLANE_EVENTS_BPF_H
+#define MPLANE_EVENTS_BPF_H
+
+#include <linux/mplane.h>
+
+#define MP_EVENTS_RING_BYTES	(256 * 1024)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, MP_EVENTS_RING_BYTES);
+} mp_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mplane_event_stats);
+} mp_event_stats SEC(".maps");
+
+/* Wake the reader once this many bytes wait; 0 wakes on every record. */
+const volatile __u64 ev_wakeup_bytes = 64 * 1024;
+/* Event types to emit, as a bitmask of 1 << enum mplane_event_type. */
+const volatile __u32 ev_mask = ~0U;
+
+static __always_inline bool mp_event_wanted(__u32 type)
+{
+	return ev_mask & (1U << type);
+}
+
+static __always_inline void mp_event_emit(__u32 type, __u32 ifindex,
+					  __u16 plane, __u64 v0, __u64 v1,
+					  __u64 v2, __u64 v3)
+{
+	struct mplane_event_stats *st;
+	struct mplane_event *e;
+	__u32 zero = 0;
+	__u64 flags = 0;
+
+	if (!mp_event_wanted(type))
+		return;
+	st = bpf_map_lookup_elem(&mp_event_stats, &zero);
+	if (st)
+		st->produced++;
+	e = bpf_ringbuf_reserve(&mp_events, sizeof(*e), 0);
+	if (!e) {
+		if (st)
+			st->dropped++;
+		return;
+	}
+	e->hdr.version = MPLANE_EVENT_VERSION;
+	e->hdr.type = type;
+	e->hdr.len = sizeof(*e);
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.plane = plane;
+	e->hdr.ifindex = ifindex;
+	e->hdr.flags = 0;
+	e->hdr.ts_ns = bpf_ktime_get_ns();
+	e->val[0] = v0;
+	e->val[1] = v1;
+	e->val[2] = v2;
+	e->val[3] = v3;
+	if (ev_wakeup_bytes &&
+	    bpf_ringbuf_query(&mp_events, BPF_RB_AVAIL_DATA) < ev_wakeup_bytes)
+		flags = BPF_RB_NO_WAKEUP;
+	else
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
+}
+
+#endif /* MPLANE_EVENTS_BPF_H */
