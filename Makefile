@@ -26,6 +26,7 @@ help:
 	@echo "Targets:"
 	@echo "  deps        install what is missing from Debian (idempotent)"
 	@echo "  tools bpf   build mplanectl and the BPF programs (.build/)"
+	@echo "  fixtures    the BPF_PROG_TEST_RUN fixture runner (tools builds it too)"
 	@echo "  kmod        build mplane.ko for each of KERNELS (W=1, no warnings)"
 	@echo "  unit        build the cmocka unit tests"
 	@echo "  check       run every suite; ends with 'N passed, N failed, N skipped'"
@@ -39,6 +40,7 @@ help:
 
 include bpf/bpf.mk
 include tools/tools.mk
+include selftests/bpf/fixtures.mk
 include selftests/unit/unit.mk
 
 # The dependency step is cheap when nothing is missing, so every entry
@@ -78,6 +80,8 @@ BENCH_KERNEL	?= 6.1
 bench: deps-quiet
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(BENCH_KERNEL) kmod
 	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)bash $(ROOT)/bench/fabric.sh
+	$(Q)$(ROOT)/bench/bpf_progs.sh
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
 		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh'
 

@@ -22,21 +22,8 @@ ARP_LEN=42
 
 mpctl() { "$MPLANECTL" -n "$b" "$@"; }
 
-mac() { ip -n "$1" -j link show "$2" | jq -r '.[0].address'; }
-
-# topo [static]: the two namespaces and the link, 10.99.0.1 and .2.  With
-# "static", permanent neighbour entries keep ARP off the link.
-topo() {
-	setup_ns a b
-	no_ipv6 "$a"
-	no_ipv6 "$b"
-	veth_pair "$a" va "$b" vb
-	ip -n "$a" addr add 10.99.0.1/24 dev va
-	ip -n "$b" addr add 10.99.0.2/24 dev vb
-	[ "${1:-}" = static ] || return 0
-	ip -n "$a" neigh replace 10.99.0.2 lladdr "$(mac "$b" vb)" dev va nud permanent
-	ip -n "$b" neigh replace 10.99.0.1 lladdr "$(mac "$a" va)" dev vb nud permanent
-}
+# topo [static]: the two namespaces and the link (veth_hosts).
+topo() { veth_hosts "$@"; }
 
 pings() { ip netns exec "$a" ping -q -c "$1" -i 0.01 -W 1 10.99.0.2 >/dev/null; }
 

@@ -93,6 +93,24 @@ no_ipv6() {
 		net.ipv6.conf.default.disable_ipv6=1
 }
 
+# mac NS IF : the MAC address of IF.
+mac() { ip -n "$1" -j link show "$2" | jq -r '.[0].address'; }
+
+# veth_hosts [static] : namespaces a and b (their names in $a and $b)
+# joined by va--vb, 10.99.0.1 and .2/24, IPv6 off.  With "static",
+# permanent neighbour entries keep ARP off the link, so counts are exact.
+veth_hosts() {
+	setup_ns a b
+	no_ipv6 "$a"
+	no_ipv6 "$b"
+	veth_pair "$a" va "$b" vb
+	ip -n "$a" addr add 10.99.0.1/24 dev va
+	ip -n "$b" addr add 10.99.0.2/24 dev vb
+	[ "${1:-}" = static ] || return 0
+	ip -n "$a" neigh replace 10.99.0.2 lladdr "$(mac "$b" vb)" dev va nud permanent
+	ip -n "$b" neigh replace 10.99.0.1 lladdr "$(mac "$a" va)" dev vb nud permanent
+}
+
 # link_rate NS IF RATE [BURST] : limit egress of IF to RATE with tbf.
 link_rate() {
 	local ns=$1 dev=$2 rate=$3 burst=${4:-32kbit}

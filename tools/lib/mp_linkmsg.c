@@ -169,6 +169,13 @@ int mp_link_parse(const struct nlmsghdr *nlh, struct mp_link *l)
 			if (mnl_attr_get_payload_len(a) == 4)
 				l->master = mnl_attr_get_u32(a);
 			break;
+		case IFLA_ADDRESS:
+			/* Ethernet only: the callers want a MAC. */
+			if (mnl_attr_get_payload_len(a) != sizeof(l->addr))
+				break;
+			memcpy(l->addr, mnl_attr_get_payload(a), sizeof(l->addr));
+			l->has_addr = true;
+			break;
 		case IFLA_OPERSTATE:
 			if (mnl_attr_get_payload_len(a) == 1)
 				l->operstate = mnl_attr_get_u8(a);

@@ -42,6 +42,8 @@ struct mp_link {
 	unsigned int flags;		/* IFF_* */
 	char name[IF_NAMESIZE];
 	int master;			/* IFLA_MASTER, 0 for none */
+	bool has_addr;			/* an Ethernet IFLA_ADDRESS */
+	unsigned char addr[6];
 	int operstate;			/* IF_OPER_*, -1 when absent */
 	int carrier;			/* IFLA_CARRIER: 1, 0, or -1 when absent */
 	char kind[32];			/* IFLA_INFO_KIND, "" for none */

@@ -21,6 +21,11 @@ NAMES(mp_policy_names, "policy",
 	[MPLANE_POLICY_RR]		= "rr",
 	[MPLANE_POLICY_SPRAY]		= "spray");
 
+NAMES(mp_ar_policy_names, "ar policy",
+	[MPLANE_AR_ECMP]		= "ecmp",
+	[MPLANE_AR_AR]			= "ar",
+	[MPLANE_AR_FLOWLET]		= "flowlet");
+
 NAMES(mp_gso_names, "gso mode",
 	[MPLANE_GSO_WHOLE]		= "whole",
 	[MPLANE_GSO_SEGMENT]		= "segment");

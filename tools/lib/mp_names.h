@@ -26,6 +26,7 @@ struct mp_names {
 };
 
 extern const struct mp_names mp_policy_names;	/* enum mplane_policy */
+extern const struct mp_names mp_ar_policy_names; /* enum mplane_ar_policy */
 extern const struct mp_names mp_gso_names;	/* enum mplane_gso_mode */
 extern const struct mp_names mp_admin_names;	/* enum mplane_plane_admin */
 extern const struct mp_names mp_state_names;	/* enum mplane_plane_state */

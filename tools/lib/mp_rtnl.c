@@ -90,7 +90,8 @@ int mp_rtnl_request(struct mp_rtnl *r, struct nlmsghdr *nlh, mp_rtnl_cb cb,
 
 	e->msg[0] = '\0';
 	nlh->nlmsg_seq = ++r->seq;
-	if (!(nlh->nlmsg_flags & NLM_F_DUMP))
+	/* NLM_F_DUMP is two bits, one of which is NLM_F_REPLACE. */
+	if ((nlh->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP)
 		nlh->nlmsg_flags |= NLM_F_ACK;
 	if (mnl_socket_sendto(r->nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;

@@ -1,37 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
-/* mplanectl bpf attach: put the pktcount programs on a device's tc hooks. */
+/* mplanectl bpf attach: put a program of mplane's on a device's hooks. */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
+#include <linux/if_link.h>
 
+#include "bpf_prog.h"
 #include "mp_cmd.h"
-#include "mp_net.h"
 #include "mp_out.h"
 #include "mplanectl.h"
-#include "pktcount.h"
-#include "pktcount.skel.h"
 
 static void attach_help(void)
 {
 	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] bpf attach [--ingress|--egress|--both] DEV\n"
+"Usage: mplanectl [GLOBAL OPTIONS] bpf attach [--prog NAME] [--xdp]\n"
+"                 [--ingress|--egress|--both] DEV\n"
 "\n"
-"Attach the pktcount BPF programs to the tc clsact hooks of DEV, creating\n"
-"the clsact qdisc if there is none.  They count the packets and bytes DEV\n"
-"receives (ingress) and sends (egress) per protocol class; read them with\n"
-"'mplanectl bpf status DEV'.  Packets are never changed or dropped, and\n"
-"other tc filters on DEV still see every packet.\n"
+"Attach a BPF program of mplane's to the tc clsact hooks of DEV, creating\n"
+"the clsact qdisc if there is none.  Packets are never changed or dropped,\n"
+"and other tc filters on DEV still see every packet.  The programs:\n"
 "\n"
-"The programs use a fixed tc slot on each hook: handle %#x, priority %u\n"
-"('pref %u' in tc filter show).  If a filter that is not mplane's holds\n"
-"it, attach refuses and changes nothing.  If mplane's does, its program is\n"
-"replaced and the counters carry on from where they were, so attaching\n"
-"twice is harmless.\n"
+"  pktcount  (the default) packets and bytes per direction and protocol\n"
+"            class (ipv4, ipv6, arp, other)\n"
+"  hostacct  RoCEv2 and ECN per rail and direction, and per destination\n"
+"            QP: packets, bytes, ECT and CE marks (any, UDP, TCP, RoCE),\n"
+"            CNPs received and sent, headers malformed or cut short; each\n"
+"            CNP is also an event (see Documentation/hostacct.md)\n"
 "\n"
-"Nothing keeps running after attach returns: the tc filter holds the\n"
-"program, and goes away with DEV or with its network namespace.\n"
+"Read the counters with 'mplanectl bpf status [--prog NAME] DEV'.\n"
+"\n"
+"Each program uses a fixed tc slot on each hook: pktcount handle %#x,\n"
+"priority %u, hostacct handle %#x, priority %u ('pref' in tc filter\n"
+"show).  If a filter that is not mplane's holds it, attach refuses and\n"
+"changes nothing.  If mplane's does, its program is replaced and the\n"
+"counters carry on from where they were, so attaching twice is harmless.\n"
+"\n"
+"hostacct's maps are pinned under %s/dev/NETNS/DEV/ (NETNS\n"
+"is the inode of the network namespace; bpffs is mounted if it is not),\n"
+"so that status and event readers find them; detach removes them.\n"
+"pktcount pins nothing: it goes away with DEV or its namespace.\n"
 "\n"
 "Options:\n"
+"  -p, --prog NAME pktcount (default) or hostacct\n"
+"  -x, --xdp       hostacct only: count what DEV receives at XDP (the\n"
+"                  driver's hook, before any skb) instead of tc ingress;\n"
+"                  a program already on DEV's XDP hook that is not\n"
+"                  hostacct makes attach refuse\n"
 "  -i, --ingress   count only what DEV receives\n"
 "  -e, --egress    count only what DEV sends\n"
 "  -b, --both      count both directions (the default)\n"
@@ -40,22 +55,26 @@ static void attach_help(void)
 "Examples:\n"
 "  mplanectl bpf attach eth0             count both directions of eth0\n"
 "  mplanectl bpf attach --ingress eth0   count what eth0 receives\n"
-"  mplanectl -n blue bpf attach veth1    veth1 of network namespace blue\n",
-	       PKTCOUNT_TC_HANDLE, PKTCOUNT_TC_PRIO, PKTCOUNT_TC_PRIO);
+"  mplanectl -n blue bpf attach veth1    veth1 of network namespace blue\n"
+"  mplanectl bpf attach --prog hostacct --xdp ens1f0\n",
+	       pktcount_kind.tc_handle, pktcount_kind.tc_prio,
+	       hostacct_kind.tc_handle, hostacct_kind.tc_prio,
+	       MPLANE_BPF_PIN_ROOT);
 }
 
 static const struct option attach_opts[] = {
-	PKTCOUNT_DIR_OPTIONS,
+	MPBPF_OPTIONS,
+	{ "xdp",	no_argument,	NULL, 'x' },
 	{ "help",	no_argument,	NULL, 'h' },
 	{}
 };
 
-struct attach {
-	const char *dev;
-	int ifindex;
-	unsigned int dirs;	/* PKTCOUNT_DIR() bits */
-	struct pktcount_slot slots[__MPLANE_DIR_MAX];
-};
+/* The tc hooks attach uses: ingress goes to XDP with --xdp. */
+static bool tc_wanted(const struct mpbpf_target *t, int d)
+{
+	return (t->dirs & MPBPF_DIR(d)) &&
+	       !(t->xdp && d == MPLANE_DIR_INGRESS);
+}
 
 /* One clsact qdisc serves both hooks, and may well be there already. */
 static int create_clsact(int ifindex)
@@ -67,180 +86,187 @@ static int create_clsact(int ifindex)
 	return err == -EEXIST ? 0 : err;
 }
 
-/* Fail unless our slot on every chosen hook is free or holds ours. */
-static int check_slots(struct attach *a)
+static int refuse(const struct mpbpf_target *t, const char *hook,
+		  const struct mpbpf_slot *slot, const char *where)
 {
-	const struct pktcount_hook *hook;
-	struct pktcount_slot *slot;
+	mp_err("%s: %s: %s holds program %u (%s), which is not mplane's",
+	       t->dev, hook, where, slot->prog_id, slot->prog_name);
+	return -EBUSY;
+}
+
+/* Fail unless our slot on every chosen hook is free or holds ours. */
+static int check_slots(struct mpbpf_target *t)
+{
 	int d, err;
 
 	for (d = 0; d < __MPLANE_DIR_MAX; d++) {
-		hook = &pktcount_hooks[d];
-		slot = &a->slots[d];
-		err = pktcount_query(a->ifindex, hook, slot);
+		err = mpbpf_query(t, d);
 		/* The other hook is only looked at for a map to share. */
-		if (!(a->dirs & PKTCOUNT_DIR(d)))
+		if (!tc_wanted(t, d))
 			continue;
 		if (err) {
-			mp_err("%s: %s: %s", a->dev, hook->name, strerror(-err));
+			mp_err("%s: %s: %s", t->dev, mpbpf_hooks[d].name,
+			       strerror(-err));
 			return err;
 		}
-		if (slot->prog_id && !slot->ours) {
-			mp_err("%s: %s: tc handle %#x priority %u holds program %u (%s), which is not mplane's",
-			       a->dev, hook->name, PKTCOUNT_TC_HANDLE,
-			       PKTCOUNT_TC_PRIO, slot->prog_id, slot->prog_name);
-			return -EBUSY;
-		}
+		if (t->slots[d].prog_id && !t->slots[d].ours)
+			return refuse(t, mpbpf_hooks[d].name, &t->slots[d],
+				      mpbpf_slot_str(t));
 	}
+	if (!t->kind->xdp_prog)
+		return 0;
+	err = mpbpf_query(t, -1);
+	if (err) {
+		mp_err("%s: xdp: %s", t->dev, strerror(-err));
+		return err;
+	}
+	if (t->xdp && t->xdp_slot.prog_id && !t->xdp_slot.ours)
+		return refuse(t, "xdp", &t->xdp_slot, "the XDP hook");
 	return 0;
 }
 
-/*
- * The counter map of a pktcount program already on the device, so that a
- * new program keeps its counts and both directions share one map; -1 if
- * there is none (or only one of an incompatible layout).
- */
-static int existing_map(const struct attach *a)
+static int attach_hook(const struct mpbpf_target *t, int prog_fd, int d)
 {
-	__u32 map_id;
-	int d, fd;
-
-	for (d = 0; d < __MPLANE_DIR_MAX; d++) {
-		if (!a->slots[d].ours)
-			continue;
-		fd = pktcount_map_fd(a->slots[d].prog_id, &map_id);
-		if (fd >= 0)
-			return fd;
-	}
-	return -1;
-}
-
-static struct pktcount *load(const struct attach *a)
-{
-	struct pktcount *skel;
-	int map_fd, err = 0;
-
-	skel = pktcount__open();
-	if (!skel) {
-		mp_err("%s: opening BPF object: %s", a->dev, strerror(errno));
-		return NULL;
-	}
-	map_fd = existing_map(a);
-	if (map_fd >= 0) {
-		/* libbpf keeps a duplicate of the fd. */
-		err = bpf_map__reuse_fd(skel->maps.mp_pktcount, map_fd);
-		close(map_fd);
-	}
-	if (!err)
-		err = pktcount__load(skel);
-	if (err) {
-		mp_err("%s: loading BPF programs: %s (-v shows libbpf's log)",
-		       a->dev, strerror(-err));
-		pktcount__destroy(skel);
-		return NULL;
-	}
-	return skel;
-}
-
-static int attach_hook(const struct attach *a, const struct pktcount *skel,
-		       enum mplane_pktcount_dir d)
-{
-	const struct bpf_program *progs[__MPLANE_DIR_MAX] = {
-		[MPLANE_DIR_INGRESS]	= skel->progs.mp_pkt_ingress,
-		[MPLANE_DIR_EGRESS]	= skel->progs.mp_pkt_egress,
-	};
 	struct bpf_tc_hook tc_hook;
 	struct bpf_tc_opts tc_opts;
 	int err;
 
-	pktcount_tc_slot(a->ifindex, &pktcount_hooks[d], &tc_hook, &tc_opts);
-	tc_opts.prog_fd = bpf_program__fd(progs[d]);
+	mpbpf_tc_slot(t, d, &tc_hook, &tc_opts);
+	tc_opts.prog_fd = prog_fd;
 	/* Without REPLACE a slot taken since check_slots() fails (EEXIST)
 	 * rather than losing a foreign filter. */
-	if (a->slots[d].ours)
+	if (t->slots[d].ours)
 		tc_opts.flags = BPF_TC_F_REPLACE;
 	err = bpf_tc_attach(&tc_hook, &tc_opts);
 	/* What the kernel answers when a filter that bpf_tc_query() cannot
 	 * see (classic BPF, or another kind) holds the slot. */
 	if (err == -EEXIST || err == -EINVAL)
-		mp_err("%s: %s: tc handle %#x priority %u is held by a filter that is not mplane's (%s)",
-		       a->dev, pktcount_hooks[d].name, PKTCOUNT_TC_HANDLE,
-		       PKTCOUNT_TC_PRIO, strerror(-err));
+		mp_err("%s: %s: %s is held by a filter that is not mplane's (%s)",
+		       t->dev, mpbpf_hooks[d].name, mpbpf_slot_str(t),
+		       strerror(-err));
 	else if (err)
-		mp_err("%s: %s: %s", a->dev, pktcount_hooks[d].name,
+		mp_err("%s: %s: %s", t->dev, mpbpf_hooks[d].name,
 		       strerror(-err));
 	return err;
 }
 
 /*
- * Take off what this run put on a free slot before failing, so that a
- * refused attach changes nothing.  A program that replaced one of ours
- * stays: it is the same program, counting into the same map.
+ * The XDP program, replacing only ours: UPDATE_IF_NOEXIST fails if any
+ * program came meanwhile, REPLACE if ours was swapped for another.
  */
-static void undo(const struct attach *a, int failed)
+static int attach_xdp(const struct mpbpf_target *t, int prog_fd)
 {
-	struct bpf_tc_hook tc_hook;
-	struct bpf_tc_opts tc_opts;
-	int d;
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = -1);
+	__u32 flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
+	int err;
 
-	for (d = 0; d < failed; d++) {
-		if (!(a->dirs & PKTCOUNT_DIR(d)) || a->slots[d].ours)
-			continue;
-		pktcount_tc_slot(a->ifindex, &pktcount_hooks[d], &tc_hook,
-				 &tc_opts);
-		bpf_tc_detach(&tc_hook, &tc_opts);
+	if (t->xdp_slot.ours) {
+		opts.old_prog_fd = bpf_prog_get_fd_by_id(t->xdp_slot.prog_id);
+		flags = XDP_FLAGS_REPLACE;
 	}
+	err = bpf_xdp_attach(t->ifindex, prog_fd, flags, &opts);
+	if (opts.old_prog_fd >= 0)
+		close(opts.old_prog_fd);
+	if (err)
+		mp_err("%s: xdp: %s", t->dev, strerror(-err));
+	return err;
 }
 
-static int attach(struct attach *a)
+/*
+ * Ingress is counted at one hook only: after a move between tc and XDP,
+ * take ours off the hook that is no longer used.
+ */
+static void leave_other_ingress(const struct mpbpf_target *t)
 {
-	struct pktcount *skel;
-	int d, err;
+	if (!(t->dirs & MPBPF_DIR(MPLANE_DIR_INGRESS)))
+		return;
+	if (t->xdp && t->slots[MPLANE_DIR_INGRESS].ours)
+		mpbpf_tc_detach(t, MPLANE_DIR_INGRESS);
+	else if (!t->xdp && t->xdp_slot.ours)
+		mpbpf_xdp_detach(t);
+}
 
-	err = create_clsact(a->ifindex);
+/*
+ * Take off what this run put on a free slot before failing, so that a
+ * refused attach changes nothing.  A program that replaced one of ours
+ * stays: it is the same program, counting into the same maps.
+ */
+static void undo(const struct mpbpf_target *t, int failed)
+{
+	int d;
+
+	for (d = 0; d < failed; d++)
+		if (tc_wanted(t, d) && !t->slots[d].ours)
+			mpbpf_tc_detach(t, d);
+}
+
+static int attach_all(const struct mpbpf_target *t,
+		      const struct mpbpf_loaded *l)
+{
+	int d, err = 0;
+
+	for (d = 0; d < __MPLANE_DIR_MAX && !err; d++) {
+		if (!tc_wanted(t, d))
+			continue;
+		err = attach_hook(t, l->tc_fd[d], d);
+		if (err)
+			undo(t, d);
+	}
+	if (!err && t->xdp) {
+		err = attach_xdp(t, l->xdp_fd);
+		if (err)
+			undo(t, __MPLANE_DIR_MAX);
+	}
+	if (!err)
+		leave_other_ingress(t);
+	return err;
+}
+
+static int attach(struct mpbpf_target *t)
+{
+	struct mpbpf_loaded l = { .xdp_fd = -1 };
+	int err;
+
+	err = create_clsact(t->ifindex);
 	if (err) {
-		mp_err("%s: creating clsact qdisc: %s", a->dev, strerror(-err));
+		mp_err("%s: creating clsact qdisc: %s", t->dev, strerror(-err));
 		return err;
 	}
-	err = check_slots(a);
+	err = check_slots(t);
 	if (err)
 		return err;
-	skel = load(a);
-	if (!skel)
-		return -1;
-	for (d = 0; d < __MPLANE_DIR_MAX && !err; d++) {
-		if (!(a->dirs & PKTCOUNT_DIR(d)))
-			continue;
-		err = attach_hook(a, skel, d);
-		if (err)
-			undo(a, d);
-	}
-	/* The filters hold the programs, and the programs the map. */
-	pktcount__destroy(skel);
+	err = t->kind->load(t, &l);
+	if (err)
+		return err;
+	err = attach_all(t, &l);
+	/* The hooks hold the programs, and the programs (or pins) the maps. */
+	t->kind->unload(&l);
 	return err;
 }
 
 int bpf_attach_main(int argc, char **argv)
 {
-	struct attach a = {};
-	int c;
+	struct mpbpf_target t = {};
+	int c, ret;
 
-	while ((c = mp_getopt(argc, argv, ":" PKTCOUNT_DIR_SHORTOPTS "h",
+	while ((c = mp_getopt(argc, argv, ":" MPBPF_SHORTOPTS "xh",
 			       attach_opts)) != -1) {
-		if (pktcount_dir_opt(c, &a.dirs))
+		ret = mpbpf_opt(c, optarg, &t);
+		if (ret == 1)
 			continue;
+		if (ret)
+			return ret;
+		if (c == 'x') {
+			t.xdp = true;
+			continue;
+		}
 		if (c != 'h')
 			return MP_EXIT_USAGE;
 		attach_help();
 		return MP_EXIT_OK;
 	}
-	if (!a.dirs)
-		a.dirs = PKTCOUNT_BOTH;
-	a.dev = mp_single_arg(argc, argv, "DEV");
-	if (!a.dev)
-		return MP_EXIT_USAGE;
-	a.ifindex = mp_ifindex(a.dev);
-	if (!a.ifindex)
-		return MP_EXIT_ERR;
-	return attach(&a) ? MP_EXIT_ERR : MP_EXIT_OK;
+	ret = mpbpf_target_init(&t, argc, argv);
+	if (ret)
+		return ret;
+	return attach(&t) ? MP_EXIT_ERR : MP_EXIT_OK;
 }

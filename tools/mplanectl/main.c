@@ -16,6 +16,8 @@ static const struct mp_cmd groups[] = {
 	{ "bpf", bpf_main, "attach, inspect and detach mplane's BPF programs" },
 	{ "traffic", traffic_main, "send a paced test stream and measure loss and gaps" },
 	{ "link", link_main, "show, create and set mplane devices and their planes" },
+	{ "fabric", fabric_main, "build a multi-plane leaf-spine fabric in namespaces" },
+	{ "events", events_main, "print the BPF programs' events as they happen" },
 	{}
 };
 

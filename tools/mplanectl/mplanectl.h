@@ -12,6 +12,8 @@ int bpf_detach_main(int argc, char **argv);
 
 int traffic_main(int argc, char **argv);
 int link_main(int argc, char **argv);
+int fabric_main(int argc, char **argv);
+int events_main(int argc, char **argv);
 
 /* The subcommands of "traffic", one file each. */
 int traffic_send_main(int argc, char **argv);

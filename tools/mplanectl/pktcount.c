@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* pktcount in the table of bpf programs: its load and its map. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,12 +7,9 @@
 #include <bpf/bpf.h>
 
 #include "mp_bpf.h"
+#include "mp_out.h"
 #include "pktcount.h"
-
-const struct pktcount_hook pktcount_hooks[__MPLANE_DIR_MAX] = {
-	[MPLANE_DIR_INGRESS] = { BPF_TC_INGRESS, MPLANE_DIR_INGRESS, "ingress" },
-	[MPLANE_DIR_EGRESS]  = { BPF_TC_EGRESS,  MPLANE_DIR_EGRESS,  "egress" },
-};
+#include "pktcount.skel.h"
 
 const char *const pktcount_class_names[__MPLANE_PKT_CLASS_MAX] = {
 	[MPLANE_PKT_IPV4]	= "ipv4",
@@ -20,71 +18,73 @@ const char *const pktcount_class_names[__MPLANE_PKT_CLASS_MAX] = {
 	[MPLANE_PKT_OTHER]	= "other",
 };
 
-void pktcount_tc_slot(int ifindex, const struct pktcount_hook *hook,
-		      struct bpf_tc_hook *tc_hook, struct bpf_tc_opts *tc_opts)
+/*
+ * The counter map of a pktcount program already on the device, so that a
+ * new program keeps its counts and both directions share one map; -1 if
+ * there is none (or only one of an incompatible layout).
+ */
+static int existing_map(const struct mpbpf_target *t)
 {
-	/* libbpf rejects options with non-zero bytes it does not know. */
-	memset(tc_hook, 0, sizeof(*tc_hook));
-	tc_hook->sz = sizeof(*tc_hook);
-	tc_hook->ifindex = ifindex;
-	tc_hook->attach_point = hook->point;
+	__u32 map_id;
+	int d, fd;
 
-	memset(tc_opts, 0, sizeof(*tc_opts));
-	tc_opts->sz = sizeof(*tc_opts);
-	tc_opts->handle = PKTCOUNT_TC_HANDLE;
-	tc_opts->priority = PKTCOUNT_TC_PRIO;
-}
-
-bool pktcount_dir_opt(int c, unsigned int *dirs)
-{
-	switch (c) {
-	case 'i':
-		*dirs |= PKTCOUNT_DIR(MPLANE_DIR_INGRESS);
-		return true;
-	case 'e':
-		*dirs |= PKTCOUNT_DIR(MPLANE_DIR_EGRESS);
-		return true;
-	case 'b':
-		*dirs |= PKTCOUNT_BOTH;
-		return true;
+	for (d = 0; d < __MPLANE_DIR_MAX; d++) {
+		if (!t->slots[d].ours)
+			continue;
+		fd = pktcount_map_fd(t->slots[d].prog_id, &map_id);
+		if (fd >= 0)
+			return fd;
 	}
-	return false;
+	return -1;
 }
 
-static bool prog_is_ours(const char *name)
+static int load(const struct mpbpf_target *t, struct mpbpf_loaded *l)
 {
-	return !strcmp(name, PKTCOUNT_PROG_INGRESS) ||
-	       !strcmp(name, PKTCOUNT_PROG_EGRESS);
-}
+	struct pktcount *skel;
+	int map_fd, err = 0;
 
-int pktcount_query(int ifindex, const struct pktcount_hook *hook,
-		   struct pktcount_slot *slot)
-{
-	struct bpf_tc_hook tc_hook;
-	struct bpf_tc_opts tc_opts;
-	int err;
-
-	memset(slot, 0, sizeof(*slot));
-	pktcount_tc_slot(ifindex, hook, &tc_hook, &tc_opts);
-	err = bpf_tc_query(&tc_hook, &tc_opts);
-	/*
-	 * ENOENT: the hook has filters, none in our slot.  EINVAL: there is
-	 * no clsact qdisc, or no filter at all on the hook yet ("cannot find
-	 * filter chain"), or a filter of another kind or protocol holds our
-	 * priority.  None is ours, and attaching (without REPLACE) cannot
-	 * replace a foreign filter: the kernel refuses it.
-	 */
-	if (err == -ENOENT || err == -EINVAL)
-		return 0;
-	if (err)
+	skel = pktcount__open();
+	if (!skel) {
+		mp_err("%s: opening BPF object: %s", t->dev, strerror(errno));
+		return -errno;
+	}
+	map_fd = existing_map(t);
+	if (map_fd >= 0) {
+		/* libbpf keeps a duplicate of the fd. */
+		err = bpf_map__reuse_fd(skel->maps.mp_pktcount, map_fd);
+		close(map_fd);
+	}
+	if (!err)
+		err = pktcount__load(skel);
+	if (err) {
+		mp_err("%s: loading BPF programs: %s (-v shows libbpf's log)",
+		       t->dev, strerror(-err));
+		pktcount__destroy(skel);
 		return err;
-	err = mp_prog_name(tc_opts.prog_id, slot->prog_name);
-	if (err)
-		return err;
-	slot->prog_id = tc_opts.prog_id;
-	slot->ours = prog_is_ours(slot->prog_name);
+	}
+	l->skel = skel;
+	l->tc_fd[MPLANE_DIR_INGRESS] = bpf_program__fd(skel->progs.mp_pkt_ingress);
+	l->tc_fd[MPLANE_DIR_EGRESS] = bpf_program__fd(skel->progs.mp_pkt_egress);
 	return 0;
 }
+
+static void unload(struct mpbpf_loaded *l)
+{
+	pktcount__destroy(l->skel);
+}
+
+const struct mpbpf_kind pktcount_kind = {
+	.name		= "pktcount",
+	.tc_handle	= PKTCOUNT_TC_HANDLE,
+	.tc_prio	= PKTCOUNT_TC_PRIO,
+	.tc_progs	= {
+		[MPLANE_DIR_INGRESS]	= PKTCOUNT_PROG_INGRESS,
+		[MPLANE_DIR_EGRESS]	= PKTCOUNT_PROG_EGRESS,
+	},
+	.load		= load,
+	.unload		= unload,
+	.status		= pktcount_status,
+};
 
 int pktcount_map_fd(__u32 prog_id, __u32 *map_id)
 {

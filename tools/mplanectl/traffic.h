@@ -82,6 +82,35 @@ static inline bool traffic_hdr_get(const void *buf, size_t len,
 	return true;
 }
 
+/*
+ * RoCEv2-shaped packets (send --roce/--cnp): UDP to 4791 whose payload is
+ * an InfiniBand BTH (uapi/linux/mplane.h), then the header above when it
+ * fits, then zeros, ending in a 4-byte ICRC placeholder (zero: nothing
+ * here checks it).  recv finds the header after the BTH too.
+ */
+#define TRAFFIC_BTH_LEN		12
+#define TRAFFIC_ICRC_LEN	4
+
+struct traffic_roce {
+	uint32_t qpn;
+	uint8_t opcode;
+	uint64_t ackreq_every;	/* 0: never */
+};
+
+/* Write the payload of packet @p, @size bytes, RoCEv2-shaped. */
+void traffic_roce_put(void *buf, size_t size, const struct traffic_roce *r,
+		      const struct traffic_pkt *p);
+
+/* The header at the start of a payload, or after a BTH. */
+static inline bool traffic_hdr_find(const void *buf, size_t len,
+				    struct traffic_pkt *p)
+{
+	return traffic_hdr_get(buf, len, p) ||
+	       (len > TRAFFIC_BTH_LEN &&
+		traffic_hdr_get((const char *)buf + TRAFFIC_BTH_LEN,
+				len - TRAFFIC_BTH_LEN, p));
+}
+
 static inline uint64_t traffic_now_ns(clockid_t clock)
 {
 	struct timespec ts;

@@ -351,7 +351,7 @@ static int drain(struct receiver *r, struct rx_batch *b)
 	for (i = 0; i < n && !enough(r); i++) {
 		rx_ns = rx_stamp(r, &b->msgs[i].msg_hdr);
 		/* Cut to RECV_KEEP bytes, which hold the header. */
-		if (!traffic_hdr_get(b->data[i], b->msgs[i].msg_len, &pkt)) {
+		if (!traffic_hdr_find(b->data[i], b->msgs[i].msg_len, &pkt)) {
 			r->invalid++;
 			continue;
 		}

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <netinet/ip.h>
 #include <sys/prctl.h>
+#include <linux/mplane.h>
 
 #include "mp_arg.h"
 #include "mp_cmd.h"
@@ -20,6 +21,9 @@
 #define SEND_SIZE	64
 #define SEND_MAX_SIZE	65507		/* the most an IPv4 UDP datagram holds */
 #define SEND_BURST	256
+/* A CNP: BTH, 16 reserved bytes, ICRC. */
+#define SEND_CNP_SIZE	(TRAFFIC_BTH_LEN + 16 + TRAFFIC_ICRC_LEN)
+#define BTH_OP_RC_SEND_ONLY	0x04
 
 static void send_help(void)
 {
@@ -63,6 +67,18 @@ static void send_help(void)
 "      --tos N          TOS (IPv4) or traffic class (IPv6) byte, e.g. 0x10\n"
 "      --burst N        most packets sent back to back to catch up\n"
 "                       (default %u)\n"
+"      --roce QPN       RoCEv2-shaped: UDP to port %u (unless ADDR has\n"
+"                       one), the payload an InfiniBand BTH to destination\n"
+"                       QP QPN with the flow's sequence number as PSN,\n"
+"                       then the header above, zeros and a 4-byte ICRC\n"
+"                       placeholder (recv finds the header after the BTH)\n"
+"      --cnp QPN        CNPs (BTH opcode 0x81) to QP QPN: --roce QPN\n"
+"                       --opcode 0x81, and %u bytes unless --size says\n"
+"      --opcode N       BTH opcode of --roce (default 0x04, RC SEND ONLY)\n"
+"      --ackreq-every N set the BTH ack-request bit on every Nth packet\n"
+"                       of a flow (default: on none)\n"
+"      --ecn CODE       the IP ECN field: ect0, ect1 or ce, in the two\n"
+"                       low bits of --tos (the kernel keeps them for UDP)\n"
 "  -h, --help           show this help\n"
 "\n"
 "Exit status is 0 when at least one packet went out.\n"
@@ -70,12 +86,18 @@ static void send_help(void)
 "Examples:\n"
 "  mplanectl traffic send 10.0.0.2 --count 20000         1 s at 20000 pps\n"
 "  mplanectl traffic send [fd00::2]:9001 -r 1000 -d 10   IPv6, 10 s at 1000 pps\n"
-"  mplanectl -n a traffic send 10.0.0.2 -f 4 -c 4000     4 flows of 1000\n",
+"  mplanectl -n a traffic send 10.0.0.2 -f 4 -c 4000     4 flows of 1000\n"
+"  mplanectl traffic send 10.0.0.2 --roce 0x11 --ecn ce --ackreq-every 4 -c 100\n"
+"  mplanectl traffic send 10.0.0.2 --cnp 0x11 -c 10        10 CNPs to QP 0x11\n",
 	       TRAFFIC_PORT, SEND_RATE, TRAFFIC_HDR_LEN, SEND_MAX_SIZE,
-	       SEND_SIZE, TRAFFIC_MAX_FLOWS, SEND_BURST);
+	       SEND_SIZE, TRAFFIC_MAX_FLOWS, SEND_BURST, MPLANE_ROCEV2_PORT,
+	       SEND_CNP_SIZE);
 }
 
-enum { OPT_DEV = 256, OPT_TOS, OPT_BURST };
+enum {
+	OPT_DEV = 256, OPT_TOS, OPT_BURST, OPT_ROCE, OPT_CNP, OPT_OPCODE,
+	OPT_ACKREQ, OPT_ECN,
+};
 
 static const struct option send_opts[] = {
 	{ "rate",	required_argument,	NULL, 'r' },
@@ -86,6 +108,11 @@ static const struct option send_opts[] = {
 	{ "dev",	required_argument,	NULL, OPT_DEV },
 	{ "tos",	required_argument,	NULL, OPT_TOS },
 	{ "burst",	required_argument,	NULL, OPT_BURST },
+	{ "roce",	required_argument,	NULL, OPT_ROCE },
+	{ "cnp",	required_argument,	NULL, OPT_CNP },
+	{ "opcode",	required_argument,	NULL, OPT_OPCODE },
+	{ "ackreq-every", required_argument,	NULL, OPT_ACKREQ },
+	{ "ecn",	required_argument,	NULL, OPT_ECN },
 	{ "help",	no_argument,		NULL, 'h' },
 	{}
 };
@@ -101,6 +128,11 @@ struct send_cfg {
 	uint64_t flows;
 	uint64_t burst;
 	int tos;		/* -1: leave the socket's */
+	int ecn;		/* -1: that of --tos */
+	bool roce;		/* RoCEv2-shaped payloads */
+	bool cnp;
+	bool size_set;
+	struct traffic_roce bth;
 };
 
 struct send_flow {
@@ -204,6 +236,14 @@ static int sender_open(struct sender *s, const struct send_cfg *cfg)
 	return 0;
 }
 
+static void payload_put(const struct sender *s, const struct traffic_pkt *p)
+{
+	if (s->cfg->roce)
+		traffic_roce_put(s->buf, s->cfg->size, &s->cfg->bth, p);
+	else
+		traffic_hdr_put(s->buf, p);
+}
+
 static void send_one(struct sender *s, uint64_t i)
 {
 	struct send_flow *f = &s->flows[i % s->cfg->flows];
@@ -215,7 +255,7 @@ static void send_one(struct sender *s, uint64_t i)
 
 	do {
 		pkt.send_ns = traffic_now_ns(CLOCK_MONOTONIC);
-		traffic_hdr_put(s->buf, &pkt);
+		payload_put(s, &pkt);
 		n = send(f->fd, s->buf, s->cfg->size, 0);
 	} while (n < 0 && errno == EINTR && !traffic_stop);
 	/* Cut short by the stop: the last packet, neither sent nor failed. */
@@ -344,6 +384,63 @@ static void print_text(const struct sender *s, const char *to)
 		       s->cfg->burst, s->slipped);
 }
 
+static int ecn_arg(const char *arg, int *ecn)
+{
+	static const char *const names[] = { "not-ect", "ect1", "ect0", "ce" };
+	int i;
+
+	/* The codepoints: ECT(1) is 01, ECT(0) 10 and CE 11. */
+	for (i = 0; i < 4; i++) {
+		if (!strcmp(arg, names[i])) {
+			*ecn = i;
+			return 0;
+		}
+	}
+	return mp_usage_err("bad --ecn '%s': want ect0, ect1 or ce", arg);
+}
+
+/* The RoCEv2 options; 1 when @c is not one of them. */
+static int roce_opt(int c, struct send_cfg *cfg)
+{
+	uint64_t v;
+	int err;
+
+	switch (c) {
+	case OPT_CNP:
+		cfg->cnp = true;
+		cfg->bth.opcode = MPLANE_BTH_OPCODE_CNP;
+		/* fall through */
+	case OPT_ROCE:
+		cfg->roce = true;
+		err = mp_arg_u64(c == OPT_CNP ? "--cnp" : "--roce", optarg, 0,
+				 MPLANE_BTH_QPN_MASK, &v);
+		cfg->bth.qpn = v;
+		return err;
+	case OPT_OPCODE:
+		err = mp_arg_u64("--opcode", optarg, 0, 255, &v);
+		cfg->bth.opcode = v;
+		return err;
+	case OPT_ACKREQ:
+		return mp_arg_u64("--ackreq-every", optarg, 1, UINT64_MAX,
+				  &cfg->bth.ackreq_every);
+	case OPT_ECN:
+		return ecn_arg(optarg, &cfg->ecn);
+	}
+	return 1;
+}
+
+/* What the RoCEv2 and ECN options change in the others, once all are in. */
+static void roce_defaults(struct send_cfg *cfg, uint16_t *port)
+{
+	if (cfg->ecn >= 0)
+		cfg->tos = ((cfg->tos < 0 ? 0 : cfg->tos) & ~3) | cfg->ecn;
+	if (!cfg->roce)
+		return;
+	*port = MPLANE_ROCEV2_PORT;
+	if (cfg->cnp && !cfg->size_set)
+		cfg->size = SEND_CNP_SIZE;
+}
+
 /* parse() showed --help: the command is done, and succeeded. */
 #define PARSE_HELP	(-1)
 
@@ -357,6 +454,10 @@ static int parse(int argc, char **argv, struct send_cfg *cfg)
 	int c, err = 0;
 
 	while (!err && (c = mp_getopt(argc, argv, ":r:c:d:s:f:h", send_opts)) != -1) {
+		err = roce_opt(c, cfg);
+		if (err != 1)
+			continue;
+		err = 0;
 		switch (c) {
 		case 'r':
 			err = mp_arg_u64("--rate", optarg, 1, SEND_MAX_RATE, &cfg->rate);
@@ -372,6 +473,7 @@ static int parse(int argc, char **argv, struct send_cfg *cfg)
 		case 's':
 			err = mp_arg_u64("--size", optarg, TRAFFIC_HDR_LEN,
 					 SEND_MAX_SIZE, &cfg->size);
+			cfg->size_set = true;
 			break;
 		case 'f':
 			err = mp_arg_u64("--flows", optarg, 1, TRAFFIC_MAX_FLOWS,
@@ -398,6 +500,7 @@ static int parse(int argc, char **argv, struct send_cfg *cfg)
 		return err;
 	if (cfg->count && cfg->duration_ns)
 		return mp_usage_err("--count and --duration exclude each other");
+	roce_defaults(cfg, &port);
 	arg = mp_single_arg(argc, argv, "ADDR");
 	if (!arg)
 		return MP_EXIT_USAGE;
@@ -417,6 +520,8 @@ int traffic_send_main(int argc, char **argv)
 		.flows = 1,
 		.burst = SEND_BURST,
 		.tos = -1,
+		.ecn = -1,
+		.bth.opcode = BTH_OP_RC_SEND_ONLY,
 	};
 	char to[MP_SOCKADDR_STRLEN];
 	struct sender s;

@@ -279,7 +279,7 @@ struct mplane_lpm6_key {
 struct mplane_port_cfg {
 	__u64	rate_bps;	/* bits per second of the real (shaped) link */
 	__u32	up;		/* 0 when the port is down: no packet goes to it */
-	__u32	flags;
+	__u32	limit_bytes;	/* the real queue's limit (tail drop); 0: none */
 };
 
 /*
@@ -329,6 +329,12 @@ struct mplane_bth {
 #define MPLANE_BTH_PSN_MASK	0x00ffffff
 #define MPLANE_BTH_ACKREQ	0x80000000
 
+/* Key of the per-rail counters: the rail's ifindex and the direction. */
+struct mplane_rail_key {
+	__u32	ifindex;
+	__u32	dir;		/* enum mplane_pktcount_dir */
+};
+
 /* Per rail and direction, one copy per CPU. */
 struct mplane_rail_acct {
 	__u64	packets;
@@ -371,7 +377,9 @@ struct mplane_event_stats {
 /* Values of the BPF events (struct mplane_event.val[]). */
 /* QUEUE_SAMPLE: [0] q_bytes, [1] dre_bytes, [2] tx_packets, [3] hwm_bytes */
 /* ECN_MARK:     [0] q_bytes, [1] mark probability (of 65536) */
-/* CNP:          [0] qpn, [1] dir, [2] src IPv4 or 0 */
+/* CNP:          [0] qpn, [1] dir, [2] src IPv4 or 0 (host byte order);
+ *               hostacct emits one per CNP it sees, at either hook, and
+ *               nothing else (CE marks are counted, not streamed) */
 /* PATH_SWITCH/FLOWLET_SWITCH: [0] old ifindex, [1] new ifindex,
  *               [2] flow hash, [3] q_bytes of the new port */
 /* PORT_STATE:   [0] up, [1] old up */

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ar: adaptive routing for the L3 switches of an mplane fabric, on the tc
+ * hooks of every switch port.  One object per switch; its maps are shared
+ * by all the switch's ports.
+ *
+ * Ingress routes: the destination's longest prefix gives the next hops of
+ * the kernel's own route (the loader copies them in), and the policy picks
+ * one of them:
+ *   ecmp     hand the packet to the kernel, whose multipath hash decides;
+ *   ar       per packet, the up member with the emptiest virtual queue;
+ *   flowlet  the same choice, but kept while the flow's packets arrive
+ *            closer together than flowlet_gap_ns.
+ * A chosen packet is forwarded as a router would (TTL or hop limit down,
+ * IPv4 checksum fixed, MACs rewritten) and redirected to the egress port.
+ * Anything unusual (no route, TTL expiring, options we do not parse) goes
+ * to the kernel, which knows how to answer it.
+ *
+ * Egress models each port's queue, whoever chose the port (us or the
+ * kernel): q = max(0, q + len - rate * dt) with the rate of the shaped
+ * link behind it, and marks ECT packets CE with a RED profile on q.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "events.bpf.h"
+
+/* vmlinux.h carries types only, not the uapi macros. */
+#define TC_ACT_UNSPEC	(-1)
+#define TC_ACT_SHOT	2
+#define ETH_P_IP	0x0800
+#define ETH_P_IPV6	0x86DD
+#define ETH_ALEN	6
+#define INET_ECN_MASK	3
+#define INET_ECN_CE	3
+#define IP_MF		0x2000
+#define IP_OFFSET	0x1fff
+#define MP_PROB_ONE	65536
+#define READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))
+
+const volatile __u32 policy = MPLANE_AR_AR;
+const volatile __u64 flowlet_gap_ns = 50 * 1000;
+/* RED on the virtual queue: no marks below kmin, probability rising to
+ * pmax (of 65536) at kmax, every ECT packet marked above it. */
+const volatile __u32 kmin_bytes = 20 * 1024;
+const volatile __u32 kmax_bytes = 200 * 1024;
+const volatile __u32 pmax = MP_PROB_ONE / 5;
+/* A queue sample every this many packets per port, and at least one per
+ * sample_ns while the port sends; 0 disables that trigger. */
+const volatile __u32 sample_every = 0;
+const volatile __u64 sample_ns = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct mplane_lpm4_key);
+	__type(value, struct mplane_nh_group);
+} mp_lpm4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct mplane_lpm6_key);
+	__type(value, struct mplane_nh_group);
+} mp_lpm6 SEC(".maps");
+
+/* Keyed by ifindex: the loader adds one entry per port. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct mplane_port_cfg);
+} mp_port_cfg SEC(".maps");
+
+struct vq_entry {
+	struct bpf_spin_lock lock;
+	__u32 pkts_since_sample;
+	struct mplane_vq vq;
+	__u64 sample_last_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct vq_entry);
+} mp_vq SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct mplane_port_stats);
+} mp_port_stats SEC(".maps");
+
+/* The last port of each flow (by skb hash), for flowlets and to notice
+ * path switches. */
+struct flow_entry {
+	__u64 last_ns;
+	__u32 ifindex;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct flow_entry);
+} mp_flows SEC(".maps");
+
+/* What the ingress parser hands the forwarder. */
+struct route_req {
+	struct ethhdr *eth;
+	struct iphdr *ip4;
+	struct ipv6hdr *ip6;
+	const struct mplane_nh_group *group;
+	bool v6;	/* the verifier tracks a flag better than a NULL */
+};
+
+static __always_inline struct mplane_port_stats *port_stats(__u32 ifindex)
+{
+	struct mplane_port_stats zero = {}, *st;
+
+	st = bpf_map_lookup_elem(&mp_port_stats, &ifindex);
+	if (st)
+		return st;
+	bpf_map_update_elem(&mp_port_stats, &ifindex, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&mp_port_stats, &ifindex);
+}
+
+/* Bytes a link of @rate_bps sends in @dt_ns; exact to 1 kbit/s, and no
+ * overflow for rates up to 10 Tbit/s over a second. */
+static __always_inline __u64 drained_bytes(__u64 rate_bps, __u64 dt_ns)
+{
+	if (dt_ns > 1000000000ULL)
+		dt_ns = 1000000000ULL;
+	return (rate_bps / 1000) * dt_ns / 8000000;
+}
+
+/* The queue a packet would find now, without taking the lock: a stale
+ * read only makes the choice a little less exact. */
+static __always_inline __u64 vq_now(__u32 ifindex, __u64 now)
+{
+	struct mplane_port_cfg *cfg;
+	struct vq_entry *e;
+	__u64 q, last, drained;
+
+	e = bpf_map_lookup_elem(&mp_vq, &ifindex);
+	cfg = bpf_map_lookup_elem(&mp_port_cfg, &ifindex);
+	if (!e || !cfg)
+		return 0;
+	q = READ_ONCE(e->vq.q_bytes);
+	last = READ_ONCE(e->vq.last_ns);
+	drained = now > last ? drained_bytes(cfg->rate_bps, now - last) : 0;
+	return q > drained ? q - drained : 0;
+}
+
+static __always_inline bool port_up(__u32 ifindex)
+{
+	struct mplane_port_cfg *cfg = bpf_map_lookup_elem(&mp_port_cfg,
+							  &ifindex);
+
+	return cfg && cfg->up;
+}
+
+/* The up member with the emptiest queue; ties are broken at random, so
+ * that an idle fabric still spreads a flow packet by packet. */
+static __always_inline int pick_emptiest(const struct mplane_nh_group *g,
+					 __u32 in_ifindex, __u64 now)
+{
+	__u64 best_q = ~0ULL, q;
+	__u32 ties = 0, i, count = g->count;
+	int best = -1;
+
+	if (count > MPLANE_NH_MAX)
+		count = MPLANE_NH_MAX;
+	for (i = 0; i < MPLANE_NH_MAX; i++) {
+		if (i >= count)
+			break;
+		if (!port_up(g->nh[i].ifindex)) {
+			struct mplane_port_stats *st = port_stats(in_ifindex);
+
+			if (st)
+				st->down_skipped++;
+			continue;
+		}
+		q = vq_now(g->nh[i].ifindex, now);
+		if (q < best_q) {
+			best_q = q;
+			best = i;
+			ties = 1;
+		} else if (q == best_q) {
+			/* Reservoir sampling keeps every tied member
+			 * equally likely. */
+			ties++;
+			if (bpf_get_prandom_u32() % ties == 0)
+				best = i;
+		}
+	}
+	return best;
+}
+
+static __always_inline bool member_up(const struct mplane_nh_group *g,
+				      __u32 ifindex)
+{
+	__u32 i;
+
+	for (i = 0; i < MPLANE_NH_MAX; i++) {
+		if (i >= g->count)
+			break;
+		if (g->nh[i].ifindex == ifindex)
+			return port_up(ifindex);
+	}
+	return false;
+}
+
+static __always_inline int member_index(const struct mplane_nh_group *g,
+					__u32 ifindex)
+{
+	__u32 i;
+
+	for (i = 0; i < MPLANE_NH_MAX; i++) {
+		if (i >= g->count)
+			break;
+		if (g->nh[i].ifindex == ifindex)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Choose the member for this packet and remember it for the flow.  A
+ * flowlet keeps its port while its gap stays under flowlet_gap_ns and the
+ * port stays up; ar chooses afresh every packet.
+ */
+static __always_inline int choose(struct __sk_buff *skb,
+				  const struct mplane_nh_group *g, __u64 now)
+{
+	__u32 hash = bpf_get_hash_recalc(skb);
+	struct flow_entry *f, nf = {};
+	__u32 old = 0, new;
+	int idx;
+
+	f = bpf_map_lookup_elem(&mp_flows, &hash);
+	if (f) {
+		old = f->ifindex;
+		if (policy == MPLANE_AR_FLOWLET &&
+		    now - f->last_ns < flowlet_gap_ns && member_up(g, old)) {
+			f->last_ns = now;
+			return member_index(g, old);
+		}
+	}
+	idx = pick_emptiest(g, skb->ifindex, now);
+	if (idx < 0 || idx >= MPLANE_NH_MAX)
+		return -1;
+	new = g->nh[idx].ifindex;
+	if (f) {
+		f->last_ns = now;
+		f->ifindex = new;
+	} else {
+		nf.last_ns = now;
+		nf.ifindex = new;
+		bpf_map_update_elem(&mp_flows, &hash, &nf, BPF_ANY);
+	}
+	if (old && old != new) {
+		struct mplane_port_stats *st = port_stats(new);
+
+		if (st)
+			st->path_switches++;
+		mp_event_emit(policy == MPLANE_AR_FLOWLET ?
+			      MPLANE_EV_FLOWLET_SWITCH : MPLANE_EV_PATH_SWITCH,
+			      new, MPLANE_EVENT_NO_PLANE, old, new, hash,
+			      vq_now(new, now));
+	}
+	return idx;
+}
+
+/* The TTL sits in the same 16-bit word as the protocol. */
+static __always_inline void ttl_dec4(struct iphdr *ip4)
+{
+	__u32 check = ip4->check;
+
+	check += bpf_htons(0x0100);
+	ip4->check = (__u16)(check + (check >= 0xFFFF));
+	ip4->ttl--;
+}
+
+static __always_inline int forward(struct __sk_buff *skb,
+				   struct route_req *r, __u64 now)
+{
+	const struct mplane_nh *nh;
+	struct mplane_port_stats *st;
+	int idx;
+
+	idx = choose(skb, r->group, now);
+	if (idx < 0 || idx >= MPLANE_NH_MAX)
+		return TC_ACT_UNSPEC;	/* every member down: the kernel's */
+	nh = &r->group->nh[idx];
+	if (r->v6)
+		r->ip6->hop_limit--;
+	else
+		ttl_dec4(r->ip4);
+	__builtin_memcpy(r->eth->h_dest, nh->dmac, ETH_ALEN);
+	__builtin_memcpy(r->eth->h_source, nh->smac, ETH_ALEN);
+	st = port_stats(nh->ifindex);
+	if (st)
+		st->ar_forwarded++;
+	return bpf_redirect(nh->ifindex, 0);
+}
+
+static __always_inline void count_in(__u32 ifindex, bool expired)
+{
+	struct mplane_port_stats *st = port_stats(ifindex);
+
+	if (!st)
+		return;
+	if (expired)
+		st->ttl_expired++;
+	else
+		st->no_route++;
+}
+
+/* Parse up to the IP header; 0 when the packet is ours to route. */
+static __always_inline int parse(struct __sk_buff *skb, struct route_req *r)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct mplane_lpm4_key k4;
+	struct mplane_lpm6_key k6;
+
+	r->eth = data;
+	if ((void *)(r->eth + 1) > end)
+		return -1;
+	if (r->eth->h_proto == bpf_htons(ETH_P_IP)) {
+		r->ip4 = (void *)(r->eth + 1);
+		if ((void *)(r->ip4 + 1) > end || r->ip4->version != 4 ||
+		    r->ip4->ihl != 5)
+			return -1;
+		k4.prefixlen = 32;
+		k4.addr = r->ip4->daddr;
+		r->group = bpf_map_lookup_elem(&mp_lpm4, &k4);
+		if (!r->group || r->ip4->ttl <= 1)
+			return 1;
+		return 0;
+	}
+	if (r->eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		r->ip6 = (void *)(r->eth + 1);
+		r->v6 = true;
+		if ((void *)(r->ip6 + 1) > end || r->ip6->version != 6)
+			return -1;
+		k6.prefixlen = 128;
+		__builtin_memcpy(k6.addr, &r->ip6->daddr, sizeof(k6.addr));
+		r->group = bpf_map_lookup_elem(&mp_lpm6, &k6);
+		if (!r->group || r->ip6->hop_limit <= 1)
+			return 1;
+		return 0;
+	}
+	return -1;
+}
+
+SEC("tc")
+int mp_ar_ingress(struct __sk_buff *skb)
+{
+	struct route_req r = {};
+	int ret;
+
+	if (policy == MPLANE_AR_ECMP)
+		return TC_ACT_UNSPEC;
+	ret = parse(skb, &r);
+	if (ret < 0)
+		return TC_ACT_UNSPEC;
+	if (ret > 0) {
+		count_in(skb->ifindex, !!r.group);
+		return TC_ACT_UNSPEC;
+	}
+	return forward(skb, &r, bpf_ktime_get_ns());
+}
+
+/* Halve @v once per MPLANE_DRE_HALFLIFE_NS elapsed. */
+static __always_inline __u64 dre_decay(__u64 v, __u64 dt_ns)
+{
+	__u64 halvings = dt_ns / MPLANE_DRE_HALFLIFE_NS;
+
+	return halvings >= 64 ? 0 : v >> halvings;
+}
+
+/* RED: the probability (of 65536) of marking at queue @q. */
+static __always_inline __u32 mark_prob(__u64 q)
+{
+	if (q <= kmin_bytes)
+		return 0;
+	if (q >= kmax_bytes || kmax_bytes <= kmin_bytes)
+		return MP_PROB_ONE;
+	return (__u64)pmax * (q - kmin_bytes) / (kmax_bytes - kmin_bytes);
+}
+
+/* What the egress side learned from one packet's pass through the vq. */
+struct vq_result {
+	__u64 q;
+	__u64 dre;
+	__u64 hwm;
+	bool sample;
+};
+
+/*
+ * A packet that would overflow the real queue's limit is one the real
+ * queue drops: the model leaves it out too, or it would grow without
+ * bound under overload while the real queue stays at its limit.
+ */
+static __always_inline void vq_enqueue(struct vq_entry *e,
+				       const struct mplane_port_cfg *cfg,
+				       __u32 len, __u64 now,
+				       struct vq_result *res)
+{
+	__u64 dt, drained;
+
+	bpf_spin_lock(&e->lock);
+	dt = now > e->vq.last_ns ? now - e->vq.last_ns : 0;
+	drained = drained_bytes(cfg->rate_bps, dt);
+	e->vq.q_bytes = e->vq.q_bytes > drained ? e->vq.q_bytes - drained : 0;
+	if (!cfg->limit_bytes || e->vq.q_bytes + len <= cfg->limit_bytes)
+		e->vq.q_bytes += len;
+	e->vq.dre_bytes = dre_decay(e->vq.dre_bytes, dt) + len;
+	if (e->vq.q_bytes > e->vq.hwm_bytes)
+		e->vq.hwm_bytes = e->vq.q_bytes;
+	e->vq.last_ns = now;
+	e->pkts_since_sample++;
+	res->sample = (sample_every && e->pkts_since_sample >= sample_every) ||
+		      (sample_ns && now - e->sample_last_ns >= sample_ns);
+	if (res->sample) {
+		e->pkts_since_sample = 0;
+		e->sample_last_ns = now;
+	}
+	res->q = e->vq.q_bytes;
+	res->dre = e->vq.dre_bytes;
+	res->hwm = e->vq.hwm_bytes;
+	bpf_spin_unlock(&e->lock);
+}
+
+/* The ECN field of an IP packet, or -1 when it is not IP. */
+static __always_inline int ip_ecn(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+	struct ipv6hdr *ip6;
+	struct iphdr *ip4;
+
+	if ((void *)(eth + 1) > end)
+		return -1;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		ip4 = (void *)(eth + 1);
+		if ((void *)(ip4 + 1) > end)
+			return -1;
+		return ip4->tos & INET_ECN_MASK;
+	}
+	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		ip6 = (void *)(eth + 1);
+		if ((void *)(ip6 + 1) > end)
+			return -1;
+		return (ip6->flow_lbl[0] >> 4) & INET_ECN_MASK;
+	}
+	return -1;
+}
+
+static __always_inline void mark(struct __sk_buff *skb,
+				 struct mplane_port_stats *st, __u64 q)
+{
+	int ecn = ip_ecn(skb);
+	__u32 p;
+
+	if (ecn < 0)
+		return;
+	if (ecn == 0) {
+		st->not_ect++;
+		return;
+	}
+	st->ect++;
+	if (ecn == INET_ECN_CE) {
+		st->ce_seen++;
+		return;
+	}
+	p = mark_prob(q);
+	if (!p || (bpf_get_prandom_u32() & (MP_PROB_ONE - 1)) >= p)
+		return;
+	if (bpf_skb_ecn_set_ce(skb)) {
+		st->ce_marked++;
+		mp_event_emit(MPLANE_EV_ECN_MARK, skb->ifindex,
+			      MPLANE_EVENT_NO_PLANE, q, p, 0, 0);
+	}
+}
+
+SEC("tc")
+int mp_ar_egress(struct __sk_buff *skb)
+{
+	__u32 ifindex = skb->ifindex;
+	struct mplane_port_stats *st;
+	struct mplane_port_cfg *cfg;
+	struct vq_result res = {};
+	struct vq_entry *e;
+	__u64 now;
+
+	cfg = bpf_map_lookup_elem(&mp_port_cfg, &ifindex);
+	e = bpf_map_lookup_elem(&mp_vq, &ifindex);
+	st = port_stats(ifindex);
+	if (!cfg || !e || !st)
+		return TC_ACT_UNSPEC;
+	now = bpf_ktime_get_ns();
+	vq_enqueue(e, cfg, skb->len, now, &res);
+	st->tx_packets++;
+	st->tx_bytes += skb->len;
+	mark(skb, st, res.q);
+	if (res.sample)
+		mp_event_emit(MPLANE_EV_QUEUE_SAMPLE, ifindex,
+			      MPLANE_EVENT_NO_PLANE, res.q, res.dre,
+			      st->tx_packets, res.hwm);
+	return TC_ACT_UNSPEC;
+}
+
+/*
+ * Port state, written by the loader's link watcher through
+ * BPF_PROG_TEST_RUN, so that the map change and its event are one step.
+ */
+struct port_state_args {
+	__u32 ifindex;
+	__u32 up;
+};
+
+SEC("syscall")
+int mp_ar_port_state(struct port_state_args *args)
+{
+	__u32 ifindex = args->ifindex;
+	struct mplane_port_cfg *cfg;
+	__u32 old;
+
+	cfg = bpf_map_lookup_elem(&mp_port_cfg, &ifindex);
+	if (!cfg)
+		return -1;
+	old = cfg->up;
+	cfg->up = args->up;
+	if (old != args->up)
+		mp_event_emit(MPLANE_EV_PORT_STATE, ifindex,
+			      MPLANE_EVENT_NO_PLANE, args->up, old, 0, 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

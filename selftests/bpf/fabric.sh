@@ -1,0 +1,257 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 'mplanectl fabric' on the running kernel: a 2-plane fabric of 2 leaves,
+# 2 spines and 4 hosts at 50mbit, checked against the kernel's state
+# (routes, qdiscs, counters, namespaces), plus refusals, a second fabric
+# next to it, cleanup after a build killed with SIGKILL, and 20 up/down
+# cycles that must leave nothing behind.
+# shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
+source "$(dirname "$0")/../lib/lib.sh"
+
+MPLANECTL=$MPLANE_BUILD/mplanectl
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-fabric.XXXXXX")
+# One prefix per fabric of this run, short enough for any pid.
+FA=fa$$
+FB=fb$$
+FC=fc$$
+FD=fd$$
+STATE=/run/mplane/fabric
+PINS=/sys/fs/bpf/mplane/fabric
+
+fabric_cleanup() {
+	local p
+	for p in "$FA" "$FB" "$FC" "$FD"; do
+		"$MPLANECTL" fabric down --prefix "$p" >/dev/null 2>&1
+	done
+}
+trap '_lib_exit; fabric_cleanup; rm -rf "$TMPD"' EXIT
+
+fab() { "$MPLANECTL" "$@"; }
+fx() { local p=$1; shift; "$MPLANECTL" fabric exec --prefix "$p" "$@"; }
+
+# netns_count PREFIX: namespaces of fabric PREFIX in /run/netns.
+netns_count() {
+	find /run/netns -maxdepth 1 -name "$1-*" 2>/dev/null | wc -l
+}
+
+# need_fa: fabric FA as test_up made it, made again if an earlier test
+# failed before it was up.
+need_fa() {
+	[ -f "$STATE/$FA.json" ] && return 0
+	fab fabric up -q --prefix "$FA" --planes 2 --leaves 2 --spines 2 \
+		--hosts 4 --rate 50mbit >/dev/null
+}
+
+# run_rc VAR CMD... : CMD's exit status into VAR, stdout in $OUT and
+# stderr in $ERR, despite set -e.
+run_rc() {
+	local var=$1
+	shift
+	"$@" >"$TMPD/out" 2>"$TMPD/err" && printf -v "$var" 0 || printf -v "$var" %d $?
+	OUT=$(cat "$TMPD/out")
+	ERR=$(cat "$TMPD/err")
+}
+
+# Sizes, ports and ifindexes as the state file tells them, and as many
+# namespaces as nodes.
+test_up() {
+	local rc
+	fabric_cleanup
+	run_rc rc fab fabric up --prefix "$FA" --planes 2 --leaves 2 \
+		--spines 2 --hosts 4 --rate 50mbit
+	assert_eq "up: exit" "$rc" 0
+	echo "$ERR" | grep -q "fabric up: nodes configured 12/12" ||
+		fail "up: no progress line on stderr: $ERR"
+	fab -j fabric show --prefix "$FA" >"$TMPD/show.json"
+	assert_eq "nodes" "$(jq '.nodes | length' "$TMPD/show.json")" 12
+	assert_eq "ports" "$(jq '[.nodes[].ports[]] | length' "$TMPD/show.json")" 32
+	assert_eq "host ports" "$(jq '[.nodes[] | select(.role == "host") | .ports | length] | unique' -c "$TMPD/show.json")" "[2]"
+	assert_eq "leaf p0l0 ports" "$(jq '.nodes[] | select(.name == "p0l0") | .ports | length' "$TMPD/show.json")" 4
+	assert_eq "ports without ifindex" "$(jq '[.nodes[].ports[] | select(.ifindex <= 0)] | length' "$TMPD/show.json")" 0
+	assert_eq "rate" "$(jq '.rate_bps' "$TMPD/show.json")" 50000000
+	assert_eq "h3 plane 1 leaf" "$(jq -r '.nodes[] | select(.name == "h3") | .ports[1] | "\(.peer)/\(.peer_ifname) \(.ipv4) \(.ipv6)"' "$TMPD/show.json")" \
+		"p1l1/h3 10.101.3.2/24 fd10:1:3::2/64"
+	assert_eq "namespaces" "$(netns_count "$FA")" 12
+	fab fabric show --prefix "$FA" | grep -q "^p1s1 .*l1>p1l1.s1 10.201.1.3" ||
+		fail "show: no line for p1s1"
+}
+
+# spine_pkts PREFIX PLANE: packets the plane's spines sent to leaf 1.
+spine_pkts() {
+	local s n=0 c
+	for s in 0 1; do
+		c=$(tc -n "$1-p$2s$s" -s qdisc show dev l1 | awk '/Sent/ {print $4}')
+		n=$((n + c))
+	done
+	echo "$n"
+}
+
+# h0 (leaf 0) reaches h3 (leaf 1) in each plane, over IPv4 and IPv6,
+# and the packets went through a spine of that plane.
+test_ping_planes() {
+	local p before after
+	need_fa
+	for p in 0 1; do
+		before=$(spine_pkts "$FA" "$p")
+		fx "$FA" h0 ping -c 2 -i 0.2 -W 2 -q "10.$((100 + p)).3.2" >/dev/null ||
+			fail "IPv4 ping h0 -> h3 in plane $p"
+		fx "$FA" h0 ping -6 -c 2 -i 0.2 -W 2 -q "fd10:$p:3::2" >/dev/null ||
+			fail "IPv6 ping h0 -> h3 in plane $p"
+		after=$(spine_pkts "$FA" "$p")
+		assert_ge "plane $p: packets from spines to leaf 1" \
+			$((after - before)) 4
+	done
+}
+
+# A leaf reaches other leaves' hosts over both spines: ECMP.
+test_multipath_route() {
+	local n
+	need_fa
+	n=$(ip -n "$FA-p0l0" route show 10.100.3.0/24 | grep -c nexthop)
+	assert_eq "p0l0 IPv4 nexthops to 10.100.3.0/24" "$n" 2
+	n=$(ip -n "$FA-p0l0" -6 route show fd10:0:3::/64 | grep -c nexthop)
+	assert_eq "p0l0 IPv6 nexthops to fd10:0:3::/64" "$n" 2
+	n=$(ip -n "$FA-p1l1" route show 10.99.0.1 | grep -c nexthop)
+	assert_eq "p1l1 nexthops to h0's mplane address" "$n" 2
+	ip -n "$FA-p0l0" route show 10.99.0.1 | grep -q "via 10.100.0.2 dev h0" ||
+		fail "p0l0: no route to 10.99.0.1 via its host"
+	ip -n "$FA-p0s1" route show 10.100.3.0/24 | grep -q "via 10.200.1.2 dev l1" ||
+		fail "p0s1: no route to 10.100.3.0/24 via p0l1"
+	assert_eq "forwarding" "$(ip netns exec "$FA-p0s0" sysctl -n net.ipv4.ip_forward)" 1
+	assert_eq "hash policy" "$(ip netns exec "$FA-p0s0" sysctl -n net.ipv6.fib_multipath_hash_policy)" 1
+}
+
+# tbf_rate NS DEV: the rate of DEV's root tbf, or nothing.
+tbf_rate() {
+	tc -n "$1" qdisc show dev "$2" | awk '$2 == "tbf" && $4 == "root" {print $8}'
+}
+
+# Both ends of a leaf-spine and of a host-leaf link are shaped.
+test_tbf_both_ends() {
+	need_fa
+	assert_eq "p0l0 s1" "$(tbf_rate "$FA-p0l0" s1)" 50Mbit
+	assert_eq "p0s1 l0" "$(tbf_rate "$FA-p0s1" l0)" 50Mbit
+	assert_eq "h2 r1" "$(tbf_rate "$FA-h2" r1)" 50Mbit
+	assert_eq "p1l1 h2" "$(tbf_rate "$FA-p1l1" h2)" 50Mbit
+}
+
+# exec runs in the node's namespace and passes the exit status on.
+test_exec_status() {
+	local rc
+	need_fa
+	run_rc rc fx "$FA" h0 -- sh -c 'exit 7'
+	assert_eq "exit status" "$rc" 7
+	run_rc rc fx "$FA" p1s0 -- ip -o link show l1
+	assert_eq "ip in p1s0" "$rc" 0
+	echo "$OUT" | grep -q "02:01:03:00:00:01" || fail "p1s0 l1: MAC: $OUT"
+	run_rc rc fx "$FA" h9 -- true
+	assert_eq "missing node: exit" "$rc" 1
+	assert_eq "missing node" "$ERR" \
+		"mplanectl: fabric exec: fabric $FA has no node h9 (no netns $FA-h9)"
+}
+
+# A second prefix is a second fabric, with its own addresses' namesakes.
+test_second_prefix() {
+	need_fa
+	# Sizes from a file; --hosts on the command line wins over its 3.
+	echo '{"planes": 1, "leaves": 1, "spines": 1, "hosts": 3, "rate": "20mbit"}' \
+		>"$TMPD/topo.json"
+	fab fabric up -q --prefix "$FB" --topology "$TMPD/topo.json" \
+		--hosts 2 >/dev/null
+	assert_eq "second fabric" "$(netns_count "$FB")" 4
+	assert_eq "rate from the file" "$(tbf_rate "$FB-p0s0" l0)" 20Mbit
+	fx "$FB" h0 ping -c 1 -W 2 -q 10.100.1.2 >/dev/null || fail "ping in $FB"
+	fx "$FA" h0 ping -c 1 -W 2 -q 10.100.3.2 >/dev/null || fail "ping in $FA"
+	fab fabric down --prefix "$FB" >/dev/null
+	assert_eq "second fabric after down" "$(netns_count "$FB")" 0
+	assert_eq "first fabric" "$(netns_count "$FA")" 12
+}
+
+# expect RC REGEX CMD... : CMD exits with RC, its stderr matches REGEX.
+expect() {
+	local want=$1 re=$2 rc
+	shift 2
+	run_rc rc "$@"
+	assert_eq "'$*': exit" "$rc" "$want"
+	echo "$ERR" | grep -Eq -- "$re" || fail "'$*': stderr '$ERR' !~ /$re/"
+}
+
+test_refusals() {
+	need_fa
+	expect 2 "bad --rate '10furlong': want a rate with a unit" \
+		fab fabric up --prefix "$FB" --rate 10furlong
+	expect 2 "bad --hosts '300': want an integer from 1 to 250" \
+		fab fabric up --prefix "$FB" --hosts 300
+	expect 2 "bad --leaves '5': want an integer from 1 to 4" \
+		fab fabric up --prefix "$FB" --hosts 4 --leaves 5
+	expect 2 "bad --planes '0': want an integer from 1 to 16" \
+		fab fabric up --prefix "$FB" --planes 0
+	expect 2 "bad --prefix 'abcdefghijk': want 1 to 10 characters" \
+		fab fabric up --prefix abcdefghijk
+	expect 1 "fabric $FA exists \(12 namespaces, state file .*\): .*--force" \
+		fab fabric up --prefix "$FA"
+	assert_eq "nothing made by refusals" "$(netns_count "$FB")" 0
+	assert_eq "refused fabric kept" "$(netns_count "$FA")" 12
+}
+
+# A build killed with SIGKILL leaves namespaces without a state file:
+# down finds them by prefix.
+test_crash_cleanup() {
+	local pid
+	# Not through fab: $! must be mplanectl's own pid.
+	"$MPLANECTL" fabric up -q --prefix "$FC" --planes 4 --leaves 8 \
+		--spines 8 --hosts 64 >/dev/null 2>&1 &
+	pid=$!
+	busywait 10000 test -e "/run/netns/$FC-h0" || fail "build did not start"
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	[ ! -e "$STATE/$FC.json" ] || fail "build finished before it was killed"
+	assert_ge "namespaces left by the killed build" "$(netns_count "$FC")" 1
+	fab fabric down --prefix "$FC" >/dev/null
+	assert_eq "namespaces after down" "$(netns_count "$FC")" 0
+	assert_eq "ip netns list" "$(ip netns list | grep -c "^$FC-" || true)" 0
+}
+
+# 20 up/down cycles: no namespace, link, state file, pin or process left.
+# The last cycle also has a pin directory and a pid file to remove.
+test_lifecycle() {
+	local i links0 links1 pid
+	links0=$(ip -o link show | wc -l)
+	for i in $(seq 20); do
+		fab fabric up -q --prefix "$FD" --planes 2 --leaves 2 \
+			--spines 2 --hosts 4 >/dev/null
+		if [ "$i" -eq 20 ]; then
+			assert_eq "namespaces while up" "$(netns_count "$FD")" 12
+			sleep 600 &
+			pid=$!
+			echo "$pid" >"$STATE/$FD.test.pid"
+			if mountpoint -q /sys/fs/bpf; then
+				mkdir -p "$PINS/$FD/sub"
+			fi
+		fi
+		fab fabric down --prefix "$FD" >/dev/null
+	done
+	links1=$(ip -o link show | wc -l)
+	assert_eq "links in our namespace" "$links1" "$links0"
+	assert_eq "namespaces" "$(netns_count "$FD")" 0
+	[ ! -e "$STATE/$FD.json" ] || fail "state file left"
+	[ ! -e "$STATE/$FD.test.pid" ] || fail "pid file left"
+	[ ! -e "$PINS/$FD" ] || fail "pin directory left"
+	busywait 2000 sh -c "! kill -0 $pid 2>/dev/null" ||
+		fail "process of the pid file not stopped"
+}
+
+test_down() {
+	need_fa
+	fab fabric down --prefix "$FA" | grep -q "removed 12 namespaces" ||
+		fail "down did not say what it removed"
+	assert_eq "namespaces" "$(netns_count "$FA")" 0
+	assert_eq "down again" "$(fab fabric down --prefix "$FA")" \
+		"$FA: no such fabric, nothing to remove"
+}
+
+[ -x "$MPLANECTL" ] || { echo "1..0 # SKIP no $MPLANECTL (make tools)"; exit 0; }
+ktap_run test_up test_ping_planes test_multipath_route test_tbf_both_ends \
+	test_exec_status test_second_prefix test_refusals test_crash_cleanup \
+	test_lifecycle test_down

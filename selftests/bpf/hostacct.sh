@@ -1,0 +1,251 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The hostacct BPF programs through 'mplanectl bpf --prog hostacct' and
+# RoCEv2 from 'mplanectl traffic send': namespaces a and b joined by the
+# veth pair va--vb, hostacct on both ends.  a sends RoCEv2 data marked CE
+# to a QP of b, b answers with CNPs, as a DCQCN notification point would.
+# IPv6 is off and neighbours are static, so counts are exact.
+
+# a and b (the namespaces) are set by setup_ns, called from topo.
+# shellcheck disable=SC2154
+# shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
+source "$(dirname "$0")/../lib/lib.sh"
+
+MPLANECTL=$MPLANE_BUILD/mplanectl
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-hostacct.XXXXXX")
+# Pins outlive a namespace that is deleted without a detach: remove
+# those of every device this run attached to.
+remove_pins() {
+	local dir
+	[ -f "$TMPD/pins" ] || return 0
+	while read -r dir; do
+		rm -rf "$dir"
+		rmdir "$(dirname "$dir")" 2>/dev/null || true
+	done <"$TMPD/pins"
+}
+trap '_lib_exit; remove_pins; rm -rf "$TMPD"' EXIT
+
+N=40		# RoCEv2 packets a -> b, all CE
+M=7		# CNPs b -> a
+U=20		# plain UDP a -> b with ECT(0)
+QP=0x1234	# b's QP that a sends to
+CNP_QP=0x77	# a's QP that b's CNPs are for
+ACKREQ=5	# every 5th data packet asks for an ACK
+# tc priority of hostacct's filter (HOSTACCT_TC_PRIO, 0x4d48).
+HOSTACCT_PREF=19784
+
+topo() { veth_hosts static; }
+
+# attach NS DEV [OPTIONS...]
+attach() {
+	local ns=$1 dev=$2
+	shift 2
+	"$MPLANECTL" -n "$ns" bpf attach --prog hostacct "$@" "$dev" || return
+	st "$ns" "$dev" .pin >>"$TMPD/pins"
+}
+
+# st NS DEV JQ : one value of 'bpf status --prog hostacct -j'.
+st() { "$MPLANECTL" -n "$1" -j bpf status --prog hostacct "$2" | jq -r "$3"; }
+
+# qp NS DEV QPN DIR FIELD : a field of one QP's row.
+qp() {
+	st "$1" "$2" ".qps[] | select(.qpn == $(($3)) and .dir == \"$4\") | .$5"
+}
+
+# receiver NS PORT : a 'traffic recv' that absorbs what is sent to PORT,
+# so that no ICMP unreachable comes back and fails a send.
+receiver() {
+	local ready=$TMPD/rx-$2-$1.ready
+	"$MPLANECTL" -n "$1" traffic recv --port "$2" --timeout 30 \
+		--ready-file "$ready" >/dev/null 2>&1 &
+	echo $! >>"$TMPD/pids"
+	busywait 5000 test -e "$ready" || fail "receiver on port $2 not ready"
+}
+
+stop_receivers() {
+	local pid
+	[ -f "$TMPD/pids" ] || return 0
+	while read -r pid; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done <"$TMPD/pids"
+	rm -f "$TMPD/pids"
+}
+
+# send NS ARGS... : 'traffic send' that must send every packet.
+send() {
+	local ns=$1 sent
+	shift
+	sent=$("$MPLANECTL" -n "$ns" -j traffic send "$@" | jq -r .sent)
+	assert_eq "traffic send $*: sent" "$sent" "${*: -1:1}"
+}
+
+# roce_round : N data packets a -> b and M CNPs b -> a.
+roce_round() {
+	send "$a" 10.99.0.2 --roce $QP --ecn ce --ackreq-every $ACKREQ -r 5000 -c $N
+	send "$b" 10.99.0.1 --cnp $CNP_QP -r 5000 -c $M
+}
+
+# (a) RoCEv2, CNPs, ECT(0) UDP and one TCP exchange, counted exactly.
+test_counts_exact() {
+	topo
+	attach "$a" va
+	attach "$b" vb
+	receiver "$b" 4791
+	receiver "$a" 4791
+	receiver "$b" 9000
+	roce_round
+	send "$a" 10.99.0.2 --ecn ect0 -r 5000 -c $U
+	# A SYN to a closed port: one TCP packet each way (SYN, RST).
+	ip netns exec "$a" bash -c 'exec 3<>/dev/tcp/10.99.0.2/7' 2>/dev/null || true
+	stop_receivers
+
+	assert_eq "b ingress attached" "$(st "$b" vb .ingress.attached)" tc
+	assert_eq "b ingress packets" "$(st "$b" vb .ingress.packets)" $((N + U + 1))
+	assert_eq "b ingress roce_packets" "$(st "$b" vb .ingress.roce_packets)" $N
+	assert_eq "b ingress roce_ce" "$(st "$b" vb .ingress.roce_ce)" $N
+	assert_eq "b ingress ecn_ce" "$(st "$b" vb .ingress.ecn_ce)" $N
+	assert_eq "b ingress udp_ce" "$(st "$b" vb .ingress.udp_ce)" $N
+	assert_eq "b ingress ect" "$(st "$b" vb .ingress.ect)" $U
+	assert_eq "b ingress tcp_ce" "$(st "$b" vb .ingress.tcp_ce)" 0
+	assert_eq "b ingress cnp" "$(st "$b" vb .ingress.cnp)" 0
+	assert_eq "b egress cnp" "$(st "$b" vb .egress.cnp)" $M
+	assert_eq "b egress packets" "$(st "$b" vb .egress.packets)" $((M + 1))
+	assert_eq "a ingress cnp" "$(st "$a" va .ingress.cnp)" $M
+	assert_eq "a ingress roce_packets" "$(st "$a" va .ingress.roce_packets)" $M
+	assert_eq "a egress roce_packets" "$(st "$a" va .egress.roce_packets)" $N
+	assert_eq "a egress roce_ce" "$(st "$a" va .egress.roce_ce)" $N
+	for side in "$a va" "$b vb"; do
+		# shellcheck disable=SC2086
+		set -- $side
+		assert_eq "$2 malformed" "$(st "$1" "$2" '.ingress.malformed + .egress.malformed')" 0
+		assert_eq "$2 truncated" "$(st "$1" "$2" '.ingress.truncated + .egress.truncated')" 0
+	done
+
+	assert_eq "b QP packets" "$(qp "$b" vb $QP ingress packets)" $N
+	assert_eq "b QP ecn_ce" "$(qp "$b" vb $QP ingress ecn_ce)" $N
+	assert_eq "b QP ack_req" "$(qp "$b" vb $QP ingress ack_req)" $((N / ACKREQ))
+	assert_eq "b QP last_psn" "$(qp "$b" vb $QP ingress last_psn)" $((N - 1))
+	assert_eq "b CNP QP cnp" "$(qp "$b" vb $CNP_QP egress cnp)" $M
+	assert_eq "a CNP QP cnp" "$(qp "$a" va $CNP_QP ingress cnp)" $M
+	assert_eq "a QP egress packets" "$(qp "$a" va $QP egress packets)" $N
+	# Each CNP was an event at both ends; nothing reads, nothing drops.
+	assert_eq "b events" "$(st "$b" vb .events.produced)" $M
+	assert_eq "b events dropped" "$(st "$b" vb .events.dropped)" 0
+}
+
+# (b) ingress moved to XDP: the counters carry on (pins), and a second
+# round adds exactly what the first did.
+test_xdp_counts_same() {
+	local bytes1 bytes2
+
+	topo
+	attach "$a" va
+	attach "$b" vb
+	receiver "$b" 4791
+	receiver "$a" 4791
+	roce_round
+	bytes1=$(st "$b" vb .ingress.roce_bytes)
+	attach "$b" vb --xdp
+	assert_eq "ingress hook" "$(st "$b" vb .ingress.attached)" xdp
+	assert_eq "egress hook" "$(st "$b" vb .egress.attached)" tc
+	ip -n "$b" link show vb | grep -q "prog/xdp" || fail "no XDP program on vb"
+	[ "$(tc -n "$b" filter show dev vb ingress | grep -c "pref $HOSTACCT_PREF")" = 0 ] ||
+		fail "tc ingress filter left after the move to XDP"
+	roce_round
+	stop_receivers
+	bytes2=$(st "$b" vb .ingress.roce_bytes)
+	assert_eq "xdp roce_packets" "$(st "$b" vb .ingress.roce_packets)" $((2 * N))
+	assert_eq "xdp roce_ce" "$(st "$b" vb .ingress.roce_ce)" $((2 * N))
+	assert_eq "xdp roce_bytes" "$bytes2" $((2 * bytes1))
+	assert_eq "xdp QP packets" "$(qp "$b" vb $QP ingress packets)" $((2 * N))
+	assert_eq "egress cnp" "$(st "$b" vb .egress.cnp)" $((2 * M))
+	# And back to tc: XDP is left.
+	attach "$b" vb
+	ip -n "$b" link show vb | grep -q "prog/xdp" && fail "XDP program left on vb"
+	assert_eq "ingress hook back" "$(st "$b" vb .ingress.attached)" tc
+}
+
+# (c) status -j and text both parse; pins are there and owner-only.
+test_status_and_pins() {
+	local ino dir f
+
+	topo
+	attach "$b" vb
+	"$MPLANECTL" -n "$b" -j bpf status --prog hostacct vb | jq -e . >/dev/null ||
+		fail "status -j is not JSON"
+	"$MPLANECTL" -n "$b" bpf status --prog hostacct vb | grep -q "roce_packets" ||
+		fail "status text has no counters"
+	ino=$(ip netns exec "$b" stat -L -c %i /proc/self/ns/net)
+	dir=/sys/fs/bpf/mplane/dev/$ino/vb
+	assert_eq "pin dir" "$(st "$b" vb .pin)" "$dir"
+	for f in mp_rail_acct mp_qp_acct mp_events mp_event_stats; do
+		[ -e "$dir/$f" ] || fail "no pin $dir/$f"
+		assert_eq "mode of $f" "$(stat -c %a "$dir/$f")" 600
+	done
+	"$MPLANECTL" -n "$b" bpf detach --prog hostacct vb
+}
+
+# (d) detach takes only hostacct's filters, its XDP program and its pins:
+# a foreign filter and pktcount stay.
+test_detach_only_ours() {
+	local ino dir
+
+	topo
+	tc -n "$b" qdisc add dev vb clsact
+	tc -n "$b" filter add dev vb ingress pref 50000 protocol ip u32 match u32 0 0 flowid 1:1
+	"$MPLANECTL" -n "$b" bpf attach vb
+	attach "$b" vb --xdp
+	ino=$(ip netns exec "$b" stat -L -c %i /proc/self/ns/net)
+	dir=/sys/fs/bpf/mplane/dev/$ino/vb
+	[ -d "$dir" ] || fail "no pin directory"
+	"$MPLANECTL" -n "$b" bpf detach --prog hostacct vb
+	[ -e "$dir" ] && fail "pins left in $dir"
+	ip -n "$b" link show vb | grep -q "prog/xdp" && fail "XDP program left"
+	[ "$(tc -n "$b" filter show dev vb egress | grep -c "pref $HOSTACCT_PREF")" = 0 ] ||
+		fail "hostacct egress filter left"
+	tc -n "$b" filter show dev vb ingress | grep -q "pref 50000 u32" ||
+		fail "foreign filter removed"
+	assert_eq "pktcount kept" "$("$MPLANECTL" -n "$b" -j bpf status vb | jq -r .ingress.attached)" true
+	assert_eq "status after detach" "$(st "$b" vb .ingress.attached)" false
+	# Nothing left: detaching again is not an error.
+	"$MPLANECTL" -n "$b" bpf detach --prog hostacct vb
+}
+
+# (e) a foreign XDP program is never replaced, and usage errors.
+test_refusals() {
+	local rc=0 err
+
+	topo
+	ip -n "$b" link set dev vb xdp obj "$MPLANE_BUILD/bpf/pass.bpf.o" sec xdp 2>/dev/null ||
+		skip "ip cannot load an XDP object"
+	err=$(attach "$b" vb --xdp 2>&1) || rc=$?
+	assert_eq "attach over a foreign XDP program: exit" "$rc" 1
+	echo "$err" | grep -q "not mplane's" || fail "message '$err'"
+	ip -n "$b" -d link show vb | grep -q "name mp_pass_xdp" || fail "foreign XDP program replaced"
+	rc=0
+	"$MPLANECTL" -n "$b" bpf attach --xdp vb 2>/dev/null || rc=$?
+	assert_eq "pktcount --xdp: exit" "$rc" 2
+	rc=0
+	"$MPLANECTL" -n "$b" bpf attach --prog nosuch vb 2>/dev/null || rc=$?
+	assert_eq "unknown --prog: exit" "$rc" 2
+}
+
+# (f) a device deleted without a detach leaves its pins; a new device of
+# the same name starts from zero, not from those counters.
+test_stale_pins() {
+	topo
+	attach "$b" vb
+	receiver "$b" 4791
+	send "$a" 10.99.0.2 --roce $QP -r 5000 -c 3
+	stop_receivers
+	assert_eq "before" "$(st "$b" vb .ingress.roce_packets)" 3
+	ip -n "$b" link del vb
+	veth_pair "$a" va "$b" vb
+	attach "$b" vb
+	assert_eq "after re-creation" "$(st "$b" vb .ingress.roce_packets)" 0
+}
+
+ktap_run test_counts_exact test_xdp_counts_same test_status_and_pins \
+	test_detach_only_ours test_refusals test_stale_pins

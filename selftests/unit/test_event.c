@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for tools/lib/mp_event.c: decoding ring records of any
+ * version and length, and putting records back into timestamp order.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mp_event.h"
+
+#define TEST_ARGS void **state __attribute__((unused))
+
+static struct mplane_event make(uint8_t type, uint64_t ts, uint16_t cpu)
+{
+	struct mplane_event e = {
+		.hdr = {
+			.version = MPLANE_EVENT_VERSION,
+			.type = type,
+			.len = sizeof(e),
+			.cpu = cpu,
+			.plane = MPLANE_EVENT_NO_PLANE,
+			.ts_ns = ts,
+		},
+		.val = { 1, 2, 3, 4 },
+	};
+	return e;
+}
+
+static void test_decode_exact(TEST_ARGS)
+{
+	struct mplane_event in = make(MPLANE_EV_CNP, 42, 1), out;
+
+	assert_int_equal(mp_event_decode(&in, sizeof(in), &out), 0);
+	assert_memory_equal(&in, &out, sizeof(in));
+}
+
+/* A newer writer's record: longer, with fields this reader ignores. */
+static void test_decode_longer_record_is_cut(TEST_ARGS)
+{
+	unsigned char buf[sizeof(struct mplane_event) + 16];
+	struct mplane_event in = make(MPLANE_EV_QUEUE_SAMPLE, 7, 0), out;
+
+	memset(buf, 0xab, sizeof(buf));
+	in.hdr.len = sizeof(buf);
+	memcpy(buf, &in, sizeof(in));
+	assert_int_equal(mp_event_decode(buf, sizeof(buf), &out), 0);
+	assert_int_equal(out.val[3], 4);
+	assert_int_equal(out.hdr.len, sizeof(buf));
+}
+
+/* An older or smaller record: what it lacks reads as zero. */
+static void test_decode_shorter_record_zero_fills(TEST_ARGS)
+{
+	struct mplane_event in = make(MPLANE_EV_PORT_STATE, 9, 0), out;
+	size_t len = sizeof(in.hdr) + 2 * sizeof(uint64_t);
+
+	in.hdr.len = len;
+	assert_int_equal(mp_event_decode(&in, len, &out), 0);
+	assert_int_equal(out.val[0], 1);
+	assert_int_equal(out.val[1], 2);
+	assert_int_equal(out.val[2], 0);
+	assert_int_equal(out.val[3], 0);
+}
+
+static void test_decode_rejects_bad_records(TEST_ARGS)
+{
+	struct mplane_event in = make(MPLANE_EV_CNP, 1, 0), out;
+
+	assert_int_equal(mp_event_decode(&in, sizeof(in.hdr) - 1, &out), -EINVAL);
+	in.hdr.len = sizeof(in) + 8;	/* claims more than the ring gave */
+	assert_int_equal(mp_event_decode(&in, sizeof(in), &out), -EINVAL);
+	in.hdr.len = 4;			/* shorter than its own header */
+	assert_int_equal(mp_event_decode(&in, sizeof(in), &out), -EINVAL);
+	in = make(MPLANE_EV_CNP, 1, 0);
+	in.hdr.version = MPLANE_EVENT_VERSION + 1;
+	assert_int_equal(mp_event_decode(&in, sizeof(in), &out), -EPROTO);
+}
+
+static void test_names(TEST_ARGS)
+{
+	int t;
+
+	for (t = 0; t < __MPLANE_EV_MAX; t++) {
+		assert_non_null(mp_event_type_name(t));
+		assert_int_equal(mp_event_type_parse(mp_event_type_name(t)), t);
+	}
+	assert_null(mp_event_type_name(__MPLANE_EV_MAX));
+	assert_int_equal(mp_event_type_parse("no_such_type"), -1);
+	assert_string_equal(mp_event_val_name(MPLANE_EV_QUEUE_SAMPLE, 0), "q_bytes");
+	assert_null(mp_event_val_name(MPLANE_EV_PORT_STATE, 2));
+	assert_null(mp_event_val_name(MPLANE_EV_CNP, 4));
+}
+
+struct seen {
+	uint64_t ts[4096];
+	unsigned int n;
+};
+
+static void collect(const struct mp_event_item *it, void *data)
+{
+	struct seen *s = data;
+
+	s->ts[s->n++] = it->ev.hdr.ts_ns;
+}
+
+/* Two rings, each in order, interleaved: released merged and sorted,
+ * and only up to the limit. */
+static void test_evq_merges_and_holds(TEST_ARGS)
+{
+	struct mp_evq q = {};
+	struct seen s = {};
+	struct mplane_event e;
+	size_t released;
+	uint64_t ts;
+	unsigned int i;
+
+	for (ts = 10; ts <= 1000; ts += 20) {
+		e = make(MPLANE_EV_QUEUE_SAMPLE, ts, 0);
+		assert_int_equal(mp_evq_push(&q, &e, 0), 0);
+	}
+	for (ts = 5; ts <= 1000; ts += 30) {
+		e = make(MPLANE_EV_ECN_MARK, ts, 1);
+		assert_int_equal(mp_evq_push(&q, &e, 1), 0);
+	}
+	released = mp_evq_release(&q, 500, collect, &s);
+	assert_int_equal(released, s.n);
+	assert_true(released > 0);
+	for (i = 0; i < s.n; i++) {
+		assert_true(s.ts[i] <= 500);
+		if (i)
+			assert_true(s.ts[i - 1] <= s.ts[i]);
+	}
+	assert_true(q.n > 0);
+	mp_evq_release(&q, ~0ULL, collect, &s);
+	assert_int_equal(q.n, 0);
+	assert_int_equal(s.n, 50 + 34);
+	for (i = 1; i < s.n; i++)
+		assert_true(s.ts[i - 1] <= s.ts[i]);
+	assert_int_equal(q.late, 0);
+	mp_evq_free(&q);
+}
+
+/* A record that comes after newer ones were released is counted late,
+ * not hidden. */
+static void test_evq_counts_late_records(TEST_ARGS)
+{
+	struct mp_evq q = {};
+	struct seen s = {};
+	struct mplane_event e = make(MPLANE_EV_CNP, 100, 0);
+
+	mp_evq_push(&q, &e, 0);
+	mp_evq_release(&q, ~0ULL, collect, &s);
+	e.hdr.ts_ns = 50;
+	mp_evq_push(&q, &e, 0);
+	mp_evq_release(&q, ~0ULL, collect, &s);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(q.late, 1);
+	mp_evq_free(&q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode_exact),
+		cmocka_unit_test(test_decode_longer_record_is_cut),
+		cmocka_unit_test(test_decode_shorter_record_zero_fills),
+		cmocka_unit_test(test_decode_rejects_bad_records),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_evq_merges_and_holds),
+		cmocka_unit_test(test_evq_counts_late_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

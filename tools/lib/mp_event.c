@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_event.h"
+
+static const char *const type_names[__MPLANE_EV_MAX] = {
+	[MPLANE_EV_NONE]		= "none",
+	[MPLANE_EV_QUEUE_SAMPLE]	= "queue_sample",
+	[MPLANE_EV_ECN_MARK]		= "ecn_mark",
+	[MPLANE_EV_CNP]			= "cnp",
+	[MPLANE_EV_PATH_SWITCH]		= "path_switch",
+	[MPLANE_EV_FLOWLET_SWITCH]	= "flowlet_switch",
+	[MPLANE_EV_PORT_STATE]		= "port_state",
+	[MPLANE_EV_PLANE_STATE]		= "plane_state",
+	[MPLANE_EV_FAILOVER]		= "failover",
+	[MPLANE_EV_STEP_MARK]		= "step_mark",
+	[MPLANE_EV_RATE_UPDATE]		= "rate_update",
+	[MPLANE_EV_COLLECTIVE]		= "collective",
+};
+
+/* As documented next to struct mplane_event in the uapi. */
+static const char *const val_names[__MPLANE_EV_MAX][4] = {
+	[MPLANE_EV_QUEUE_SAMPLE]	= { "q_bytes", "dre_bytes",
+					    "tx_packets", "hwm_bytes" },
+	[MPLANE_EV_ECN_MARK]		= { "q_bytes", "prob" },
+	[MPLANE_EV_CNP]			= { "qpn", "dir", "src" },
+	[MPLANE_EV_PATH_SWITCH]		= { "old_ifindex", "new_ifindex",
+					    "flow_hash", "q_bytes" },
+	[MPLANE_EV_FLOWLET_SWITCH]	= { "old_ifindex", "new_ifindex",
+					    "flow_hash", "q_bytes" },
+	[MPLANE_EV_PORT_STATE]		= { "up", "old_up" },
+};
+
+int mp_event_decode(const void *data, size_t size, struct mplane_event *e)
+{
+	const struct mplane_event_hdr *h = data;
+
+	if (size < sizeof(*h) || h->len < sizeof(*h) || h->len > size)
+		return -EINVAL;
+	if (h->version != MPLANE_EVENT_VERSION)
+		return -EPROTO;
+	memset(e, 0, sizeof(*e));
+	memcpy(e, data, h->len < sizeof(*e) ? h->len : sizeof(*e));
+	return 0;
+}
+
+const char *mp_event_type_name(unsigned int type)
+{
+	return type < __MPLANE_EV_MAX ? type_names[type] : NULL;
+}
+
+int mp_event_type_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < __MPLANE_EV_MAX; i++)
+		if (!strcmp(name, type_names[i]))
+			return i;
+	return -1;
+}
+
+const char *mp_event_val_name(unsigned int type, unsigned int i)
+{
+	if (type >= __MPLANE_EV_MAX || i >= 4)
+		return NULL;
+	return val_names[type][i];
+}
+
+int mp_evq_push(struct mp_evq *q, const struct mplane_event *e,
+		unsigned int source)
+{
+	struct mp_event_item *items;
+	size_t cap;
+
+	if (q->n == q->cap) {
+		cap = q->cap ? q->cap * 2 : 256;
+		items = realloc(q->items, cap * sizeof(*items));
+		if (!items)
+			return -ENOMEM;
+		q->items = items;
+		q->cap = cap;
+	}
+	q->items[q->n].ev = *e;
+	q->items[q->n].source = source;
+	q->n++;
+	return 0;
+}
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct mp_event_item *x = a, *y = b;
+
+	if (x->ev.hdr.ts_ns != y->ev.hdr.ts_ns)
+		return x->ev.hdr.ts_ns < y->ev.hdr.ts_ns ? -1 : 1;
+	/* Equal stamps keep a stable, repeatable order. */
+	if (x->ev.hdr.cpu != y->ev.hdr.cpu)
+		return x->ev.hdr.cpu < y->ev.hdr.cpu ? -1 : 1;
+	return (x->source > y->source) - (x->source < y->source);
+}
+
+size_t mp_evq_release(struct mp_evq *q, uint64_t upto, mp_evq_cb cb,
+		      void *data)
+{
+	size_t i, done;
+
+	qsort(q->items, q->n, sizeof(*q->items), by_ts);
+	for (done = 0; done < q->n; done++) {
+		const struct mp_event_item *it = &q->items[done];
+
+		if (it->ev.hdr.ts_ns > upto)
+			break;
+		if (it->ev.hdr.ts_ns < q->released_ts)
+			q->late++;
+		else
+			q->released_ts = it->ev.hdr.ts_ns;
+		cb(it, data);
+	}
+	for (i = done; i < q->n; i++)
+		q->items[i - done] = q->items[i];
+	q->n -= done;
+	return done;
+}
+
+void mp_evq_free(struct mp_evq *q)
+{
+	free(q->items);
+	memset(q, 0, sizeof(*q));
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The switch side of a fabric: bpf/ar.bpf.c on every port of every leaf
+ * and spine.  One object per switch, loaded in the switch's network
+ * namespace, its maps pinned under MP_FABRIC_PIN_DIR/PREFIX/NODE/ so that
+ * status, the port watcher and the event reader find them.
+ */
+#ifndef MPLANECTL_AR_H
+#define MPLANECTL_AR_H
+
+#include <stdbool.h>
+#include <linux/mplane.h>
+
+#include "mp_fabric.h"
+
+/*
+ * A fixed tc slot on each hook of a switch port.  Its priority is after
+ * pktcount's, so an observer there still sees packets that ar redirects.
+ */
+#define AR_TC_HANDLE		0x4d41
+#define AR_TC_PRIO		0x4d60
+
+#define AR_PROG_INGRESS		"mp_ar_ingress"
+#define AR_PROG_EGRESS		"mp_ar_egress"
+#define AR_PROG_PORT_STATE	"mp_ar_port_state"
+
+/* What attach sets in the program's rodata. */
+struct ar_settings {
+	enum mplane_ar_policy policy;
+	unsigned long long flowlet_gap_ns;
+	unsigned int kmin_bytes;
+	unsigned int kmax_bytes;
+	unsigned int pmax;		/* of 65536 */
+	unsigned int sample_every;	/* packets; 0: off */
+	unsigned long long sample_ns;	/* 0: off */
+	unsigned int ring_bytes;	/* events ring size; 0: the default */
+};
+
+void ar_settings_default(struct ar_settings *s);
+const char *ar_policy_name(enum mplane_ar_policy p);
+int ar_policy_parse(const char *word);
+
+/* The routes of the current network namespace, one call of @cb per route
+ * with resolved gateways. */
+struct ar_route_stats {
+	unsigned int routes;
+	unsigned int unresolved;	/* a gateway without a MAC */
+};
+
+typedef int (*ar_route_cb)(int family, const unsigned char *dst,
+			   unsigned int plen, const struct mplane_nh_group *g,
+			   void *data);
+int ar_read_routes(struct ar_route_stats *st, ar_route_cb cb, void *data);
+
+/* Bring the LPM maps @lpm4_fd and @lpm6_fd in line with the routes of the
+ * current network namespace, without a moment where a route is missing. */
+int ar_sync_routes(int lpm4_fd, int lpm6_fd, struct ar_route_stats *rs);
+
+/* "/sys/fs/bpf/mplane/fabric/PREFIX/NODE[/NAME]" into @buf. */
+int ar_pin_path(char *buf, size_t size, const char *prefix,
+		const char *node, const char *name);
+
+/*
+ * Load, pin, fill and attach on every port of switch @n; the caller is in
+ * the switch's namespace.  Counters carry over when it is attached
+ * already.  0 or a negative errno, with the reason printed.
+ */
+int ar_switch_attach(const struct mp_fabric *f,
+		     const struct mp_fabric_node *n,
+		     const struct ar_settings *s, struct ar_route_stats *rs);
+
+/* Take ar's filters off @n's ports (no other filter) and its pins. */
+int ar_switch_detach(const struct mp_fabric *f,
+		     const struct mp_fabric_node *n);
+
+/* Whether ar is attached to switch @n (its pin directory exists). */
+bool ar_switch_attached(const struct mp_fabric *f,
+			const struct mp_fabric_node *n);
+
+/* One port as status reports it. */
+struct ar_port_status {
+	struct mplane_port_cfg cfg;
+	struct mplane_vq vq;
+	struct mplane_port_stats stats;	/* summed over CPUs */
+};
+
+int ar_port_status(const struct mp_fabric *f, const struct mp_fabric_node *n,
+		   int ifindex, struct ar_port_status *ps);
+
+/* Run the port watcher for fabric @f in the foreground (see ar_watch.c). */
+int ar_watch(const struct mp_fabric *f, const char *pidfile);
+
+int bpf_fabric_attach(int argc, char **argv);
+int bpf_fabric_detach(int argc, char **argv);
+int bpf_fabric_status(int argc, char **argv);
+int bpf_fabric_watch(int argc, char **argv);
+
+#endif /* MPLANECTL_AR_H */

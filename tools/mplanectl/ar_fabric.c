@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mplanectl bpf attach|detach|status|watch --fabric PREFIX: adaptive
+ * routing on every switch of a fabric built by 'mplanectl fabric up'.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "ar.h"
+#include "mp_arg.h"
+#include "mp_cmd.h"
+#include "mp_names.h"
+#include "mp_net.h"
+#include "mp_netns.h"
+#include "mp_out.h"
+
+const char *ar_policy_name(enum mplane_ar_policy p)
+{
+	const char *name = mp_name(&mp_ar_policy_names, p);
+
+	return name ? name : "?";
+}
+
+int ar_policy_parse(const char *word)
+{
+	uint32_t v;
+
+	return mp_name_parse(&mp_ar_policy_names, word, &v) ? -1 : (int)v;
+}
+
+void ar_settings_default(struct ar_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->policy = MPLANE_AR_AR;
+	s->flowlet_gap_ns = 50 * 1000;
+	s->kmin_bytes = 20 * 1024;
+	s->kmax_bytes = 200 * 1024;
+	s->pmax = 65536 / 5;
+}
+
+/* The switch nodes named in @names (all of them when @n is 0). */
+static bool selected(const struct mp_fabric_node *node, int n, char **names)
+{
+	int i;
+
+	if (node->role == MP_NODE_HOST)
+		return false;
+	if (!n)
+		return true;
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], node->name))
+			return true;
+	return false;
+}
+
+static int check_names(const struct mp_fabric *f, int n, char **names)
+{
+	const struct mp_fabric_node *node;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		node = mp_fabric_node(f, names[i]);
+		if (!node || node->role == MP_NODE_HOST) {
+			mp_usage_err("%s is not a switch of fabric %s (see 'mplanectl fabric show --prefix %s')",
+				     names[i], f->prefix, f->prefix);
+			return MP_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+typedef int (*switch_fn)(const struct mp_fabric *f,
+			 const struct mp_fabric_node *n, void *data);
+
+/* Run @fn in the namespace of every selected switch, then come back. */
+static int for_each_switch(const struct mp_fabric *f, int n, char **names,
+			   switch_fn fn, void *data)
+{
+	int home, err = 0, ret;
+	unsigned int i;
+
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0)
+		return -errno;
+	for (i = 0; i < f->nnodes; i++) {
+		if (!selected(&f->nodes[i], n, names))
+			continue;
+		ret = mp_netns_enter(f->nodes[i].netns);
+		if (ret) {
+			mp_err("%s: netns %s: %s", f->nodes[i].name,
+			       f->nodes[i].netns, strerror(-ret));
+		} else {
+			ret = fn(f, &f->nodes[i], data);
+		}
+		if (ret && !err)
+			err = ret;
+		if (mp_netns_return(home)) {
+			err = -errno;
+			break;
+		}
+	}
+	close(home);
+	return err;
+}
+
+static int load_fabric(const char *prefix, struct mp_fabric *f)
+{
+	int err = mp_fabric_load(prefix, f);
+
+	if (err == -ENOENT)
+		mp_err("no fabric '%s' (build one with 'mplanectl fabric up --prefix %s')",
+		       prefix, prefix);
+	else if (err)
+		mp_err("fabric %s: reading its state: %s", prefix,
+		       strerror(-err));
+	return err;
+}
+
+static int watch_pidfile(const char *prefix, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, MP_FABRIC_RUN_DIR "/%s.watch.pid", prefix);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Stop the watcher of fabric @prefix, if one runs. */
+static void stop_watcher(const char *prefix)
+{
+	char path[256];
+	FILE *fp;
+	int pid = 0;
+
+	if (watch_pidfile(prefix, path, sizeof(path)))
+		return;
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	if (fscanf(fp, "%d", &pid) == 1 && pid > 1)
+		kill(pid, SIGTERM);
+	fclose(fp);
+	unlink(path);
+}
+
+/*
+ * Start the watcher in the background: a child that detaches from the
+ * terminal's session and writes its pid file before the parent returns,
+ * so that 'fabric down' and 'bpf detach' can always find it.
+ */
+static int start_watcher(const struct mp_fabric *f)
+{
+	char path[256];
+	int status;
+	pid_t pid;
+
+	stop_watcher(f->prefix);
+	if (watch_pidfile(f->prefix, path, sizeof(path)))
+		return -ENAMETOOLONG;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		setsid();
+		if (!freopen("/dev/null", "r", stdin) ||
+		    !freopen("/dev/null", "w", stdout))
+			_exit(1);
+		_exit(ar_watch(f, path) ? 1 : 0);
+	}
+	/* The watcher writes its pid file once it listens. */
+	for (int i = 0; i < 500; i++) {
+		if (!access(path, F_OK))
+			return 0;
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return -ECHILD;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* attach */
+
+struct attach_args {
+	struct ar_settings s;
+	struct ar_route_stats total;
+	unsigned int switches;
+};
+
+static int attach_one(const struct mp_fabric *f, const struct mp_fabric_node *n,
+		      void *data)
+{
+	struct attach_args *a = data;
+	struct ar_route_stats rs = {};
+	int err;
+
+	err = ar_switch_attach(f, n, &a->s, &rs);
+	if (err)
+		return err;
+	a->switches++;
+	a->total.routes += rs.routes;
+	a->total.unresolved += rs.unresolved;
+	return 0;
+}
+
+static void attach_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] bpf attach --fabric PREFIX [OPTIONS] [NODE...]\n"
+"\n"
+"Put adaptive routing (bpf/ar.bpf.c) on every port of every switch of the\n"
+"fabric PREFIX (built by 'mplanectl fabric up'), or of the switches NODE\n"
+"(p0l1, p1s0, ...).  On each switch, the next hops of the kernel's own\n"
+"multipath routes are copied into the program, which then picks one per\n"
+"packet by POLICY:\n"
+"  ecmp      leave it to the kernel's multipath hash (the baseline)\n"
+"  ar        per packet, the up port with the emptiest virtual queue\n"
+"  flowlet   the same, but a flow keeps its port while its packets come\n"
+"            less than --flowlet-gap apart\n"
+"Every port also models its queue (q = max(0, q + len - rate * dt), with\n"
+"the rate of the fabric's links) and marks ECN-capable packets CE with\n"
+"a RED profile on it: none below --kmin, probability rising to --pmax at\n"
+"--kmax, all above.\n"
+"\n"
+"A port watcher runs in the background and takes a port out of the\n"
+"choice as soon as it goes down (RTNLGRP_LINK); 'bpf detach --fabric' and\n"
+"'fabric down' stop it.  Attaching again replaces the programs and keeps\n"
+"the counters.  Routes are read at attach: attach again after changing\n"
+"them.  Maps are pinned under " MP_FABRIC_PIN_DIR "/PREFIX/NODE/.\n"
+"\n"
+"Options:\n"
+"  -f, --fabric PREFIX       the fabric (required)\n"
+"  -p, --policy POLICY       ecmp, ar or flowlet (default ar)\n"
+"  -g, --flowlet-gap US      idle gap that ends a flowlet, 1..1000000 us\n"
+"                            (default 50)\n"
+"      --kmin BYTES          queue where marking starts (default 20480)\n"
+"      --kmax BYTES          queue where every ECT packet is marked\n"
+"                            (default 204800)\n"
+"      --pmax PERCENT        marking probability at kmax, 0..100 (default 20)\n"
+"      --sample-packets N    a queue sample event every N packets per port\n"
+"      --sample-us US        and at least one every US while a port sends\n"
+"      --ring-bytes BYTES    events ring size, a power of 2 (default 262144)\n"
+"      --no-watch            do not start the port watcher\n"
+"  -h, --help                show this help\n"
+"\n"
+"Examples:\n"
+"  mplanectl bpf attach --fabric mpf --policy ar\n"
+"  mplanectl bpf attach --fabric mpf --policy flowlet --flowlet-gap 100\n"
+"  mplanectl bpf attach --fabric mpf --kmin 10000 --kmax 60000 --pmax 50\n");
+}
+
+enum {
+	OPT_KMIN = 256, OPT_KMAX, OPT_PMAX, OPT_SAMPLE_PKTS, OPT_SAMPLE_US,
+	OPT_RING, OPT_NO_WATCH,
+};
+
+static const struct option attach_opts[] = {
+	{ "fabric",		required_argument,	NULL, 'f' },
+	{ "policy",		required_argument,	NULL, 'p' },
+	{ "flowlet-gap",	required_argument,	NULL, 'g' },
+	{ "kmin",		required_argument,	NULL, OPT_KMIN },
+	{ "kmax",		required_argument,	NULL, OPT_KMAX },
+	{ "pmax",		required_argument,	NULL, OPT_PMAX },
+	{ "sample-packets",	required_argument,	NULL, OPT_SAMPLE_PKTS },
+	{ "sample-us",		required_argument,	NULL, OPT_SAMPLE_US },
+	{ "ring-bytes",		required_argument,	NULL, OPT_RING },
+	{ "no-watch",		no_argument,		NULL, OPT_NO_WATCH },
+	{ "help",		no_argument,		NULL, 'h' },
+	{}
+};
+
+static int parse_attach_opt(int c, struct ar_settings *s, bool *watch)
+{
+	uint64_t v;
+	int p;
+
+	switch (c) {
+	case 'p':
+		p = ar_policy_parse(optarg);
+		if (p < 0)
+			return mp_usage_err("bad --policy '%s': want ecmp, ar or flowlet",
+					    optarg);
+		s->policy = p;
+		return 0;
+	case 'g':
+		if (mp_arg_u64("--flowlet-gap", optarg, 1, 1000000, &v))
+			return MP_EXIT_USAGE;
+		s->flowlet_gap_ns = v * 1000;
+		return 0;
+	case OPT_KMIN:
+	case OPT_KMAX:
+		if (mp_arg_u64(c == OPT_KMIN ? "--kmin" : "--kmax", optarg, 0,
+			       1 << 30, &v))
+			return MP_EXIT_USAGE;
+		*(c == OPT_KMIN ? &s->kmin_bytes : &s->kmax_bytes) = v;
+		return 0;
+	case OPT_PMAX:
+		if (mp_arg_u64("--pmax", optarg, 0, 100, &v))
+			return MP_EXIT_USAGE;
+		s->pmax = v * 65536 / 100;
+		return 0;
+	case OPT_SAMPLE_PKTS:
+		if (mp_arg_u64("--sample-packets", optarg, 0, 1 << 30, &v))
+			return MP_EXIT_USAGE;
+		s->sample_every = v;
+		return 0;
+	case OPT_SAMPLE_US:
+		if (mp_arg_u64("--sample-us", optarg, 0, 10000000, &v))
+			return MP_EXIT_USAGE;
+		s->sample_ns = v * 1000;
+		return 0;
+	case OPT_RING:
+		if (mp_arg_u64("--ring-bytes", optarg, 4096, 1 << 30, &v))
+			return MP_EXIT_USAGE;
+		if (v & (v - 1))
+			return mp_usage_err("bad --ring-bytes '%s': want a power of 2",
+					    optarg);
+		s->ring_bytes = v;
+		return 0;
+	case OPT_NO_WATCH:
+		*watch = false;
+		return 0;
+	}
+	return MP_EXIT_USAGE;
+}
+
+int bpf_fabric_attach(int argc, char **argv)
+{
+	struct attach_args a = {};
+	const char *prefix = NULL;
+	struct mp_fabric f;
+	bool watch = true;
+	int c, err;
+
+	ar_settings_default(&a.s);
+	while ((c = mp_getopt(argc, argv, ":f:p:g:h", attach_opts)) != -1) {
+		if (c == 'h') {
+			attach_help();
+			return MP_EXIT_OK;
+		}
+		if (c == 'f')
+			prefix = optarg;
+		else if (parse_attach_opt(c, &a.s, &watch))
+			return MP_EXIT_USAGE;
+	}
+	if (!prefix)
+		return mp_usage_err("--fabric PREFIX is required");
+	if (a.s.kmax_bytes < a.s.kmin_bytes)
+		return mp_usage_err("--kmax (%u) must not be below --kmin (%u)",
+				    a.s.kmax_bytes, a.s.kmin_bytes);
+	if (load_fabric(prefix, &f))
+		return MP_EXIT_ERR;
+	err = check_names(&f, argc - optind, argv + optind);
+	if (!err)
+		err = for_each_switch(&f, argc - optind, argv + optind,
+				      attach_one, &a);
+	if (!err && watch) {
+		err = start_watcher(&f);
+		if (err)
+			mp_err("starting the port watcher: %s", strerror(-err));
+	}
+	if (!err && !mp_json)
+		printf("fabric %s: %s on %u switches, %u routes (%u with unresolved next hops left to the kernel)\n",
+		       prefix, ar_policy_name(a.s.policy), a.switches,
+		       a.total.routes, a.total.unresolved);
+	mp_fabric_free(&f);
+	return err ? (err == MP_EXIT_USAGE ? err : MP_EXIT_ERR) : MP_EXIT_OK;
+}
+
+/* detach */
+
+static int detach_one(const struct mp_fabric *f, const struct mp_fabric_node *n,
+		      void *data)
+{
+	(void)data;
+	return ar_switch_detach(f, n);
+}
+
+static const struct option simple_opts[] = {
+	{ "fabric",	required_argument,	NULL, 'f' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{}
+};
+
+/* --fabric PREFIX and --help: the options of detach, status and watch. */
+static int parse_simple(int argc, char **argv, void (*help)(void),
+			const char **prefix)
+{
+	int c;
+
+	while ((c = mp_getopt(argc, argv, ":f:h", simple_opts)) != -1) {
+		if (c == 'h') {
+			help();
+			return -1;
+		}
+		if (c != 'f')
+			return MP_EXIT_USAGE;
+		*prefix = optarg;
+	}
+	if (!*prefix)
+		return mp_usage_err("--fabric PREFIX is required");
+	return 0;
+}
+
+static void detach_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] bpf detach --fabric PREFIX [NODE...]\n"
+"\n"
+"Take adaptive routing off every switch of fabric PREFIX (or off NODE...):\n"
+"its tc filters, and only its own, its pins, and the port watcher.  The\n"
+"kernel's multipath routes forward on their own again.\n"
+"\n"
+"Options:\n"
+"  -f, --fabric PREFIX   the fabric (required)\n"
+"  -h, --help            show this help\n");
+}
+
+int bpf_fabric_detach(int argc, char **argv)
+{
+	const char *prefix = NULL;
+	struct mp_fabric f;
+	int err;
+
+	err = parse_simple(argc, argv, detach_help, &prefix);
+	if (err)
+		return err < 0 ? MP_EXIT_OK : err;
+	if (load_fabric(prefix, &f))
+		return MP_EXIT_ERR;
+	err = check_names(&f, argc - optind, argv + optind);
+	if (err) {
+		mp_fabric_free(&f);
+		return err;
+	}
+	if (argc == optind)
+		stop_watcher(prefix);
+	err = for_each_switch(&f, argc - optind, argv + optind, detach_one,
+			      NULL);
+	mp_fabric_free(&f);
+	return err ? MP_EXIT_ERR : MP_EXIT_OK;
+}
+
+/* status */
+
+static const char *const port_stat_names[] = {
+	"tx_packets", "tx_bytes", "ect", "not_ect", "ce_marked", "ce_seen",
+	"ar_forwarded", "path_switches", "ttl_expired", "no_route",
+	"down_skipped",
+};
+
+_Static_assert(sizeof(port_stat_names) / sizeof(port_stat_names[0]) ==
+	       sizeof(struct mplane_port_stats) / sizeof(__u64),
+	       "a name for every counter of struct mplane_port_stats");
+
+static struct json_object *port_json(const char *ifname,
+				     const struct ar_port_status *ps)
+{
+	struct json_object *o = json_object_new_object();
+	const __u64 *v = (const __u64 *)&ps->stats;
+	size_t i;
+
+	json_object_object_add(o, "port", json_object_new_string(ifname));
+	json_object_object_add(o, "up", json_object_new_boolean(ps->cfg.up));
+	json_object_object_add(o, "rate_bps",
+			       json_object_new_uint64(ps->cfg.rate_bps));
+	json_object_object_add(o, "queue_bytes",
+			       json_object_new_uint64(ps->vq.q_bytes));
+	json_object_object_add(o, "queue_hwm_bytes",
+			       json_object_new_uint64(ps->vq.hwm_bytes));
+	json_object_object_add(o, "dre_bytes",
+			       json_object_new_uint64(ps->vq.dre_bytes));
+	for (i = 0; i < sizeof(port_stat_names) / sizeof(port_stat_names[0]); i++)
+		json_object_object_add(o, port_stat_names[i],
+				       json_object_new_uint64(v[i]));
+	return o;
+}
+
+static int status_one(const struct mp_fabric *f, const struct mp_fabric_node *n,
+		      void *data)
+{
+	struct json_object *nodes = data, *node, *ports;
+	struct ar_port_status ps;
+	unsigned int i;
+	int ifindex;
+
+	node = json_object_new_object();
+	ports = json_object_new_array();
+	json_object_object_add(node, "node", json_object_new_string(n->name));
+	json_object_object_add(node, "attached",
+			       json_object_new_boolean(ar_switch_attached(f, n)));
+	for (i = 0; i < n->nports; i++) {
+		ifindex = if_nametoindex(n->ports[i].ifname);
+		if (!ifindex || ar_port_status(f, n, ifindex, &ps))
+			continue;
+		json_object_array_add(ports, port_json(n->ports[i].ifname, &ps));
+	}
+	json_object_object_add(node, "ports", ports);
+	json_object_array_add(nodes, node);
+	return 0;
+}
+
+static void print_status(struct json_object *nodes)
+{
+	struct json_object *node, *port, *v;
+	size_t i, j;
+
+	printf("%-6s %-5s %-4s %10s %12s %10s %10s %8s %8s %8s\n", "NODE",
+	       "PORT", "UP", "TX_PKTS", "TX_BYTES", "QUEUE", "QUEUE_HWM",
+	       "CE_MARK", "AR_FWD", "SWITCHES");
+	for (i = 0; i < json_object_array_length(nodes); i++) {
+		node = json_object_array_get_idx(nodes, i);
+		v = json_object_object_get(node, "ports");
+		for (j = 0; j < json_object_array_length(v); j++) {
+			port = json_object_array_get_idx(v, j);
+#define F(k) json_object_get_uint64(json_object_object_get(port, k))
+			printf("%-6s %-5s %-4s %10llu %12llu %10llu %10llu %8llu %8llu %8llu\n",
+			       json_object_get_string(json_object_object_get(node, "node")),
+			       json_object_get_string(json_object_object_get(port, "port")),
+			       F("up") ? "up" : "down",
+			       (unsigned long long)F("tx_packets"),
+			       (unsigned long long)F("tx_bytes"),
+			       (unsigned long long)F("queue_bytes"),
+			       (unsigned long long)F("queue_hwm_bytes"),
+			       (unsigned long long)F("ce_marked"),
+			       (unsigned long long)F("ar_forwarded"),
+			       (unsigned long long)F("path_switches"));
+#undef F
+		}
+	}
+}
+
+static void status_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] bpf status --fabric PREFIX [NODE...]\n"
+"\n"
+"Show adaptive routing on the switches of fabric PREFIX: per port its\n"
+"state, the packets and bytes sent, the virtual queue now and at its\n"
+"highest, CE marks, packets forwarded by ar rather than the kernel, and\n"
+"path switches.  With -j, every counter of struct mplane_port_stats.\n"
+"\n"
+"Options:\n"
+"  -f, --fabric PREFIX   the fabric (required)\n"
+"  -h, --help            show this help\n");
+}
+
+int bpf_fabric_status(int argc, char **argv)
+{
+	const char *prefix = NULL;
+	struct json_object *nodes;
+	struct mp_fabric f;
+	int err;
+
+	err = parse_simple(argc, argv, status_help, &prefix);
+	if (err)
+		return err < 0 ? MP_EXIT_OK : err;
+	if (load_fabric(prefix, &f))
+		return MP_EXIT_ERR;
+	err = check_names(&f, argc - optind, argv + optind);
+	if (err) {
+		mp_fabric_free(&f);
+		return err;
+	}
+	nodes = json_object_new_array();
+	err = for_each_switch(&f, argc - optind, argv + optind, status_one,
+			      nodes);
+	if (mp_json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "fabric",
+				       json_object_new_string(prefix));
+		json_object_object_add(o, "switches", nodes);
+		mp_json_print(o);
+	} else {
+		print_status(nodes);
+		json_object_put(nodes);
+	}
+	mp_fabric_free(&f);
+	return err ? MP_EXIT_ERR : MP_EXIT_OK;
+}
+
+/* watch */
+
+static void watch_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] bpf watch --fabric PREFIX\n"
+"\n"
+"Keep the port state of adaptive routing current on every switch of\n"
+"fabric PREFIX, in the foreground: a port that goes down (or loses its\n"
+"carrier) is out of the choice from the next packet on, and back when it\n"
+"is up again; each change is a port_state event.  'bpf attach --fabric'\n"
+"starts one in the background; this command is for running it yourself\n"
+"(with --no-watch at attach).\n"
+"\n"
+"Options:\n"
+"  -f, --fabric PREFIX   the fabric (required)\n"
+"  -h, --help            show this help\n");
+}
+
+int bpf_fabric_watch(int argc, char **argv)
+{
+	const char *prefix = NULL;
+	struct mp_fabric f;
+	int err;
+
+	err = parse_simple(argc, argv, watch_help, &prefix);
+	if (err)
+		return err < 0 ? MP_EXIT_OK : err;
+	if (load_fabric(prefix, &f))
+		return MP_EXIT_ERR;
+	err = ar_watch(&f, NULL);
+	mp_fabric_free(&f);
+	return err ? MP_EXIT_ERR : MP_EXIT_OK;
+}

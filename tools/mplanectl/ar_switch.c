@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ar on one switch: load bpf/ar.bpf.c once, pin its maps, fill them from
+ * the fabric's ports and the kernel's routes, and put its two programs on
+ * every port.  The caller has entered the switch's network namespace.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <net/if.h>
+#include <linux/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "ar.h"
+#include "ar.skel.h"
+#include "fabric.h"
+#include "mp_bpf.h"
+#include "mp_out.h"
+#include "mp_rtnl.h"
+
+#define BPFFS		"/sys/fs/bpf"
+
+int ar_pin_path(char *buf, size_t size, const char *prefix,
+		const char *node, const char *name)
+{
+	int n;
+
+	if (name)
+		n = snprintf(buf, size, MP_FABRIC_PIN_DIR "/%s/%s/%s", prefix,
+			     node, name);
+	else
+		n = snprintf(buf, size, MP_FABRIC_PIN_DIR "/%s/%s", prefix,
+			     node);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Pins need a bpffs; a fresh host may not have mounted one. */
+static int bpffs_ready(void)
+{
+	struct statfs sfs;
+
+	if (!statfs(BPFFS, &sfs) && sfs.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mount("bpf", BPFFS, "bpf", 0, "mode=0700"))
+		return -errno;
+	return 0;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[256];
+	char *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Pin every named map (not .rodata, .bss) so that a second attach reuses
+ * them and the counters carry over. */
+static int set_pins(struct ar *skel, const char *dir)
+{
+	struct bpf_map *map;
+	char path[300];
+
+	bpf_object__for_each_map(map, skel->obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir,
+			     bpf_map__name(map)) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		if (bpf_map__set_pin_path(map, path))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void set_rodata(struct ar *skel, const struct ar_settings *s)
+{
+	skel->rodata->policy = s->policy;
+	skel->rodata->flowlet_gap_ns = s->flowlet_gap_ns;
+	skel->rodata->kmin_bytes = s->kmin_bytes;
+	skel->rodata->kmax_bytes = s->kmax_bytes;
+	skel->rodata->pmax = s->pmax;
+	skel->rodata->sample_every = s->sample_every;
+	skel->rodata->sample_ns = s->sample_ns;
+	if (s->ring_bytes)
+		bpf_map__set_max_entries(skel->maps.mp_events, s->ring_bytes);
+}
+
+static struct ar *load(const struct mp_fabric_node *n, const char *dir,
+		       const struct ar_settings *s)
+{
+	struct ar *skel;
+	int err;
+
+	skel = ar__open();
+	if (!skel) {
+		mp_err("%s: opening BPF object: %s", n->name, strerror(errno));
+		return NULL;
+	}
+	set_rodata(skel, s);
+	err = set_pins(skel, dir);
+	if (!err)
+		err = ar__load(skel);
+	if (err) {
+		mp_err("%s: loading BPF programs: %s (-v shows libbpf's log; 'bpf detach --fabric' drops maps of another layout)",
+		       n->name, strerror(-err));
+		ar__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+/*
+ * A port is usable when it is up with a carrier, as the kernel's own
+ * routes see it, and as the watcher decides.  Asked over netlink: this
+ * process has entered the switch's network namespace, but /sys is still
+ * the host's.
+ */
+static __u32 port_is_up(struct mp_rtnl *r, const char *ifname)
+{
+	struct mp_nlerr e;
+	struct mp_link l;
+
+	if (mp_rtnl_get_link(r, ifname, &l, &e))
+		return 0;
+	return (l.flags & IFF_UP) && (l.flags & IFF_LOWER_UP);
+}
+
+static int fill_port(struct ar *skel, const struct mp_fabric_node *n,
+		     const struct mp_fabric_port *port, struct mp_rtnl *r)
+{
+	int cfg_fd = bpf_map__fd(skel->maps.mp_port_cfg);
+	int vq_fd = bpf_map__fd(skel->maps.mp_vq);
+	struct mplane_port_cfg cfg = {};
+	char vq[64] = {};	/* struct vq_entry: zeroes, whatever its size */
+	__u32 ifindex;
+
+	ifindex = if_nametoindex(port->ifname);
+	if (!ifindex) {
+		mp_err("%s: port %s: %s", n->name, port->ifname,
+		       strerror(errno));
+		return -errno;
+	}
+	cfg.rate_bps = port->rate_bps;
+	cfg.limit_bytes = fabric_tbf_limit(port->rate_bps);
+	cfg.up = port_is_up(r, port->ifname);
+	if (bpf_map_update_elem(cfg_fd, &ifindex, &cfg, BPF_ANY))
+		return -errno;
+	/* A queue that exists stays: it is still draining. */
+	if (bpf_map_update_elem(vq_fd, &ifindex, vq, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int fill_ports(struct ar *skel, const struct mp_fabric_node *n)
+{
+	struct mp_rtnl r;
+	unsigned int i;
+	int err;
+
+	/* fill_port() writes a struct vq_entry of zeroes from 64 bytes. */
+	if (bpf_map__value_size(skel->maps.mp_vq) > 64)
+		return -E2BIG;
+	err = mp_rtnl_open(&r, 0);
+	if (err)
+		return err;
+	for (i = 0; i < n->nports && !err; i++)
+		err = fill_port(skel, n, &n->ports[i], &r);
+	mp_rtnl_close(&r);
+	return err;
+}
+
+/*
+ * The routes as the kernel has them now: every route is written over its
+ * old entry (no moment without it), then entries of routes that are gone
+ * are deleted.
+ */
+struct lpm_sync {
+	int v4, v6;
+	struct mplane_lpm4_key *keep4;
+	struct mplane_lpm6_key *keep6;
+	unsigned int n4, n6;
+};
+
+#define AR_MAX_ROUTES	4096	/* max_entries of mp_lpm4 and mp_lpm6 */
+
+static int add_route(int family, const unsigned char *dst, unsigned int plen,
+		     const struct mplane_nh_group *g, void *data)
+{
+	struct lpm_sync *ls = data;
+	struct mplane_lpm4_key k4 = { .prefixlen = plen };
+	struct mplane_lpm6_key k6 = { .prefixlen = plen };
+
+	if (family == AF_INET) {
+		if (ls->n4 >= AR_MAX_ROUTES)
+			return -E2BIG;
+		memcpy(&k4.addr, dst, 4);
+		ls->keep4[ls->n4++] = k4;
+		return bpf_map_update_elem(ls->v4, &k4, g, BPF_ANY) ? -errno : 0;
+	}
+	if (ls->n6 >= AR_MAX_ROUTES)
+		return -E2BIG;
+	memcpy(k6.addr, dst, 16);
+	ls->keep6[ls->n6++] = k6;
+	return bpf_map_update_elem(ls->v6, &k6, g, BPF_ANY) ? -errno : 0;
+}
+
+static bool kept(const void *keys, unsigned int n, const void *key,
+		 size_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!memcmp((const char *)keys + i * size, key, size))
+			return true;
+	return false;
+}
+
+/* Delete every entry of @fd that is not among the @n @keep keys. */
+static void prune(int fd, const void *keep, unsigned int n, size_t size)
+{
+	char key[sizeof(struct mplane_lpm6_key)], next[sizeof(key)];
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, size);
+		if (!kept(keep, n, key, size) && !bpf_map_delete_elem(fd, key)) {
+			prev = NULL;	/* the walk starts again */
+			continue;
+		}
+		prev = key;
+	}
+}
+
+int ar_sync_routes(int lpm4_fd, int lpm6_fd, struct ar_route_stats *rs)
+{
+	struct lpm_sync ls = { .v4 = lpm4_fd, .v6 = lpm6_fd };
+	int err = -ENOMEM;
+
+	ls.keep4 = calloc(AR_MAX_ROUTES, sizeof(*ls.keep4));
+	ls.keep6 = calloc(AR_MAX_ROUTES, sizeof(*ls.keep6));
+	if (ls.keep4 && ls.keep6)
+		err = ar_read_routes(rs, add_route, &ls);
+	if (!err) {
+		prune(lpm4_fd, ls.keep4, ls.n4, sizeof(*ls.keep4));
+		prune(lpm6_fd, ls.keep6, ls.n6, sizeof(*ls.keep6));
+	}
+	free(ls.keep4);
+	free(ls.keep6);
+	return err;
+}
+
+static int fill_routes(struct ar *skel, const struct mp_fabric_node *n,
+		       struct ar_route_stats *rs)
+{
+	int err;
+
+	err = ar_sync_routes(bpf_map__fd(skel->maps.mp_lpm4),
+			     bpf_map__fd(skel->maps.mp_lpm6), rs);
+	if (err)
+		mp_err("%s: reading routes: %s", n->name, strerror(-err));
+	return err;
+}
+
+static void tc_slot(int ifindex, enum bpf_tc_attach_point point,
+		    struct bpf_tc_hook *hook, struct bpf_tc_opts *opts)
+{
+	memset(hook, 0, sizeof(*hook));
+	hook->sz = sizeof(*hook);
+	hook->ifindex = ifindex;
+	hook->attach_point = point;
+	memset(opts, 0, sizeof(*opts));
+	opts->sz = sizeof(*opts);
+	opts->handle = AR_TC_HANDLE;
+	opts->priority = AR_TC_PRIO;
+}
+
+/* What holds our slot: 0 free, 1 an ar program, -EBUSY another one. */
+static int slot_owner(int ifindex, enum bpf_tc_attach_point point)
+{
+	char name[BPF_OBJ_NAME_LEN] = "";
+	struct bpf_tc_hook hook;
+	struct bpf_tc_opts opts;
+
+	tc_slot(ifindex, point, &hook, &opts);
+	if (bpf_tc_query(&hook, &opts))
+		return 0;
+	if (mp_prog_name(opts.prog_id, name))
+		return -EBUSY;
+	return !strcmp(name, AR_PROG_INGRESS) || !strcmp(name, AR_PROG_EGRESS) ?
+	       1 : -EBUSY;
+}
+
+static int attach_hook(const struct mp_fabric_node *n, const char *ifname,
+		       enum bpf_tc_attach_point point,
+		       const struct bpf_program *prog)
+{
+	int ifindex = if_nametoindex(ifname), owner, err;
+	struct bpf_tc_hook hook;
+	struct bpf_tc_opts opts;
+
+	tc_slot(ifindex, point, &hook, &opts);
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST)
+		goto fail;
+	owner = slot_owner(ifindex, point);
+	if (owner < 0) {
+		mp_err("%s: %s: tc handle %#x priority %u holds a filter that is not mplane's",
+		       n->name, ifname, AR_TC_HANDLE, AR_TC_PRIO);
+		return owner;
+	}
+	opts.prog_fd = bpf_program__fd(prog);
+	if (owner)
+		opts.flags = BPF_TC_F_REPLACE;
+	err = bpf_tc_attach(&hook, &opts);
+	if (!err)
+		return 0;
+fail:
+	mp_err("%s: %s: attaching: %s", n->name, ifname, strerror(-err));
+	return err;
+}
+
+static int attach_ports(struct ar *skel, const struct mp_fabric_node *n)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < n->nports && !err; i++) {
+		err = attach_hook(n, n->ports[i].ifname, BPF_TC_INGRESS,
+				  skel->progs.mp_ar_ingress);
+		if (!err)
+			err = attach_hook(n, n->ports[i].ifname, BPF_TC_EGRESS,
+					  skel->progs.mp_ar_egress);
+	}
+	return err;
+}
+
+/* The watcher runs this program to change a port's state. */
+static int pin_port_state(struct ar *skel, const char *dir)
+{
+	char path[300];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, AR_PROG_PORT_STATE) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	unlink(path);
+	return bpf_program__pin(skel->progs.mp_ar_port_state, path);
+}
+
+int ar_switch_attach(const struct mp_fabric *f,
+		     const struct mp_fabric_node *n,
+		     const struct ar_settings *s, struct ar_route_stats *rs)
+{
+	char dir[256];
+	struct ar *skel;
+	int err;
+
+	err = bpffs_ready();
+	if (err) {
+		mp_err("mounting bpffs on " BPFFS ": %s", strerror(-err));
+		return err;
+	}
+	err = ar_pin_path(dir, sizeof(dir), f->prefix, n->name, NULL);
+	if (!err)
+		err = mkdir_p(dir);
+	if (err) {
+		mp_err("%s: %s", dir, strerror(-err));
+		return err;
+	}
+	skel = load(n, dir, s);
+	if (!skel)
+		return -EINVAL;
+	err = fill_ports(skel, n);
+	if (err)
+		mp_err("%s: filling port maps: %s", n->name, strerror(-err));
+	if (!err)
+		err = fill_routes(skel, n, rs);
+	if (!err)
+		err = pin_port_state(skel, dir);
+	if (!err)
+		err = attach_ports(skel, n);
+	ar__destroy(skel);
+	return err;
+}
+
+static void detach_hook(const char *ifname, enum bpf_tc_attach_point point)
+{
+	int ifindex = if_nametoindex(ifname);
+	struct bpf_tc_hook hook;
+	struct bpf_tc_opts opts;
+
+	if (!ifindex || slot_owner(ifindex, point) != 1)
+		return;
+	tc_slot(ifindex, point, &hook, &opts);
+	bpf_tc_detach(&hook, &opts);
+}
+
+static void unpin_dir(const char *dir)
+{
+	char path[512];
+	struct dirent *d;
+	DIR *dp;
+
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		unlink(path);
+	}
+	closedir(dp);
+	rmdir(dir);
+}
+
+int ar_switch_detach(const struct mp_fabric *f,
+		     const struct mp_fabric_node *n)
+{
+	char dir[256];
+	unsigned int i;
+
+	for (i = 0; i < n->nports; i++) {
+		detach_hook(n->ports[i].ifname, BPF_TC_INGRESS);
+		detach_hook(n->ports[i].ifname, BPF_TC_EGRESS);
+	}
+	if (ar_pin_path(dir, sizeof(dir), f->prefix, n->name, NULL))
+		return -ENAMETOOLONG;
+	unpin_dir(dir);
+	return 0;
+}
+
+bool ar_switch_attached(const struct mp_fabric *f,
+			const struct mp_fabric_node *n)
+{
+	char path[256];
+
+	return !ar_pin_path(path, sizeof(path), f->prefix, n->name,
+			    "mp_port_cfg") && !access(path, F_OK);
+}
+
+static int pinned_fd(const struct mp_fabric *f, const struct mp_fabric_node *n,
+		     const char *name)
+{
+	char path[256];
+	int fd;
+
+	if (ar_pin_path(path, sizeof(path), f->prefix, n->name, name))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+static void sum_stats(const struct mplane_port_stats *percpu, int ncpu,
+		      struct mplane_port_stats *sum)
+{
+	const __u64 *src;
+	__u64 *dst = (__u64 *)sum;
+	size_t i, nfields = sizeof(*sum) / sizeof(__u64);
+	int c;
+
+	memset(sum, 0, sizeof(*sum));
+	for (c = 0; c < ncpu; c++) {
+		src = (const __u64 *)&percpu[c];
+		for (i = 0; i < nfields; i++)
+			dst[i] += src[i];
+	}
+}
+
+/* struct vq_entry of bpf/ar.bpf.c, as user space sees it. */
+struct vq_entry_user {
+	__u32 lock;
+	__u32 pkts_since_sample;
+	struct mplane_vq vq;
+	__u64 sample_last_ns;
+};
+
+/* The queue as the next packet would find it: drained up to now, as the
+ * ingress program reads it. */
+static __u64 vq_now(const struct mplane_vq *vq, __u64 rate_bps)
+{
+	struct timespec ts;
+	__u64 now, dt, drained;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	dt = now > vq->last_ns ? now - vq->last_ns : 0;
+	if (dt > 1000000000ULL)
+		dt = 1000000000ULL;
+	drained = rate_bps / 1000 * dt / 8000000;
+	return vq->q_bytes > drained ? vq->q_bytes - drained : 0;
+}
+
+int ar_port_status(const struct mp_fabric *f, const struct mp_fabric_node *n,
+		   int ifindex, struct ar_port_status *ps)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct mplane_port_stats percpu[ncpu > 0 ? ncpu : 1];
+	struct vq_entry_user vq = {};
+	int cfg, vqf, st, err = 0;
+	__u32 key = ifindex;
+
+	memset(ps, 0, sizeof(*ps));
+	cfg = pinned_fd(f, n, "mp_port_cfg");
+	vqf = pinned_fd(f, n, "mp_vq");
+	st = pinned_fd(f, n, "mp_port_stats");
+	if (cfg < 0 || vqf < 0 || st < 0) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (bpf_map_lookup_elem(cfg, &key, &ps->cfg)) {
+		err = -errno;
+		goto out;
+	}
+	if (!bpf_map_lookup_elem_flags(vqf, &key, &vq, BPF_F_LOCK)) {
+		ps->vq = vq.vq;
+		ps->vq.q_bytes = vq_now(&vq.vq, ps->cfg.rate_bps);
+	}
+	if (ncpu > 0 && !bpf_map_lookup_elem(st, &key, percpu))
+		sum_stats(percpu, ncpu, &ps->stats);
+out:
+	if (cfg >= 0)
+		close(cfg);
+	if (vqf >= 0)
+		close(vqf);
+	if (st >= 0)
+		close(st);
+	return err;
+}

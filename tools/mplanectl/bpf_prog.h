@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF programs that 'mplanectl bpf' manages, as a table: each has a
+ * fixed tc slot on the clsact hooks of a device, program names to know
+ * it by, optionally an XDP variant for ingress, and its own load and
+ * status.  attach, status and detach are written once, against this
+ * table; adding a program is one more struct mpbpf_kind.
+ */
+#ifndef MPLANECTL_BPF_PROG_H
+#define MPLANECTL_BPF_PROG_H
+
+#include <stdbool.h>
+#include <bpf/libbpf.h>
+#include <linux/mplane.h>
+
+/* Sets of directions, as chosen by --ingress/--egress/--both. */
+#define MPBPF_DIR(d)		(1u << (d))
+#define MPBPF_BOTH		(MPBPF_DIR(MPLANE_DIR_INGRESS) | \
+				 MPBPF_DIR(MPLANE_DIR_EGRESS))
+
+/* The options every 'bpf' command takes: directions and --prog. */
+#define MPBPF_SHORTOPTS		"iebp:"
+#define MPBPF_OPTIONS					\
+	{ "ingress",	no_argument,	NULL, 'i' },	\
+	{ "egress",	no_argument,	NULL, 'e' },	\
+	{ "both",	no_argument,	NULL, 'b' },	\
+	{ "prog",	required_argument, NULL, 'p' }
+
+struct mpbpf_hook {
+	enum bpf_tc_attach_point point;
+	enum mplane_pktcount_dir dir;
+	const char *name;
+};
+
+/* Ingress and egress, indexed by enum mplane_pktcount_dir. */
+extern const struct mpbpf_hook mpbpf_hooks[__MPLANE_DIR_MAX];
+
+/* What holds a program's slot on one hook (or its XDP hook). */
+struct mpbpf_slot {
+	__u32 prog_id;			/* 0 when the slot is free */
+	bool ours;			/* a program of this kind */
+	char prog_name[BPF_OBJ_NAME_LEN];
+};
+
+struct mpbpf_kind;
+
+/* One device and what a command does to it. */
+struct mpbpf_target {
+	const struct mpbpf_kind *kind;
+	const char *dev;
+	int ifindex;
+	unsigned int dirs;		/* MPBPF_DIR() bits */
+	bool xdp;			/* ingress through XDP rather than tc */
+	struct mpbpf_slot slots[__MPLANE_DIR_MAX];
+	struct mpbpf_slot xdp_slot;
+};
+
+/* Program fds of a loaded object, for attach to put on the hooks. */
+struct mpbpf_loaded {
+	void *skel;
+	int tc_fd[__MPLANE_DIR_MAX];
+	int xdp_fd;
+};
+
+struct mpbpf_kind {
+	const char *name;		/* --prog NAME */
+	__u32 tc_handle;		/* the fixed tc slot: handle and */
+	__u32 tc_prio;			/* priority ("pref" in tc) */
+	const char *tc_progs[__MPLANE_DIR_MAX];	/* names the kernel reports */
+	const char *xdp_prog;		/* NULL: no XDP variant */
+	int (*load)(const struct mpbpf_target *t, struct mpbpf_loaded *l);
+	void (*unload)(struct mpbpf_loaded *l);
+	/* Print what is attached and the counters, text or JSON. */
+	int (*status)(struct mpbpf_target *t);
+	/* Optional: after detach, once nothing of it is left on the device. */
+	void (*cleanup)(const struct mpbpf_target *t);
+};
+
+extern const struct mpbpf_kind pktcount_kind;
+extern const struct mpbpf_kind hostacct_kind;
+
+/*
+ * Handle option @c common to the bpf commands: 1 when it was one of them,
+ * 0 when it is the caller's, or MP_EXIT_USAGE after reporting a mistake.
+ */
+int mpbpf_opt(int c, const char *arg, struct mpbpf_target *t);
+
+/* After the options: defaults, DEV and its ifindex; 0 or an exit status. */
+int mpbpf_target_init(struct mpbpf_target *t, int argc, char **argv);
+
+/* Fill the libbpf arguments that name @t's slot on hook @dir. */
+void mpbpf_tc_slot(const struct mpbpf_target *t, int dir,
+		   struct bpf_tc_hook *tc_hook, struct bpf_tc_opts *tc_opts);
+
+/* Look at @t's slot on hook @dir, or at its XDP hook when @dir is -1,
+ * into t->slots[dir] (t->xdp_slot); 0 or a negative errno. */
+int mpbpf_query(struct mpbpf_target *t, int dir);
+
+/* Take @t's program off its tc slot of @dir, or off the XDP hook
+ * (only if it is still the one in t->xdp_slot); 0 or a negative errno. */
+int mpbpf_tc_detach(const struct mpbpf_target *t, int dir);
+int mpbpf_xdp_detach(const struct mpbpf_target *t);
+
+/* "tc handle 0x4d50 priority 19792" of @t, for messages. */
+const char *mpbpf_slot_str(const struct mpbpf_target *t);
+
+#endif /* MPLANECTL_BPF_PROG_H */

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mplanectl fabric down: remove a fabric, found by its prefix rather than
+ * by its state file, so that what a crashed 'up' left is removed too.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "mp_cmd.h"
+#include "mp_netns.h"
+#include "mp_out.h"
+#include "mplanectl.h"
+#include "fabric.h"
+
+static void down_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] fabric down [--prefix NAME]\n"
+"\n"
+"Remove fabric NAME and everything it left behind, even after a crash of\n"
+"'fabric up' (nothing of the state file is needed):\n"
+"  - processes named in " MP_FABRIC_RUN_DIR "/NAME.*.pid get SIGTERM,\n"
+"    and the pid files are removed (tools that serve a fabric write them);\n"
+"  - every namespace of /run/netns called NAME-<node> is deleted as by\n"
+"    'ip netns del', which takes its veths and routes with it;\n"
+"  - the BPF pins under " MP_FABRIC_PIN_DIR "/NAME/ are removed;\n"
+"  - the state file " MP_FABRIC_RUN_DIR "/NAME.json is removed.\n"
+"Removing a fabric that is not there succeeds, and says so.\n"
+"\n"
+"Options:\n"
+FABRIC_PREFIX_HELP
+"  -h, --help         show this help\n"
+"\n"
+"Examples:\n"
+"  mplanectl fabric down\n"
+"  mplanectl -j fabric down --prefix lab\n");
+}
+
+static const struct option down_opts[] = {
+	FABRIC_PREFIX_OPTION,
+	{ "help",	no_argument,	NULL, 'h' },
+	{}
+};
+
+static int keep_err(int *first, int err)
+{
+	if (err && !*first)
+		*first = err;
+	return err;
+}
+
+/* A pid file holds one decimal pid; anything else is left alone. */
+static int stop_pid_file(const char *path)
+{
+	long pid = 0;
+	FILE *f;
+	int err = 0;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%ld", &pid) == 1 && pid > 1 && pid != getpid() &&
+	    kill(pid, SIGTERM) && errno != ESRCH)
+		err = -errno;
+	fclose(f);
+	if (err)
+		mp_err("%s: pid %ld: %s", path, pid, strerror(-err));
+	return err ? err : pid > 1;
+}
+
+static int stop_pids(const char *prefix, struct fabric_removed *rm)
+{
+	char pattern[256];
+	glob_t g;
+	size_t i;
+	int ret, err = 0;
+
+	snprintf(pattern, sizeof(pattern), MP_FABRIC_RUN_DIR "/%s.*.pid",
+		 prefix);
+	if (glob(pattern, 0, NULL, &g))
+		return 0;	/* none */
+	for (i = 0; i < g.gl_pathc; i++) {
+		ret = stop_pid_file(g.gl_pathv[i]);
+		if (ret > 0)
+			rm->pids++;
+		else
+			keep_err(&err, ret);
+		if (unlink(g.gl_pathv[i]) && errno != ENOENT)
+			keep_err(&err, -errno);
+	}
+	globfree(&g);
+	return err;
+}
+
+struct names {
+	char **v;
+	unsigned int n, size;
+};
+
+static void add_name(const char *netns, void *data)
+{
+	struct names *names = data;
+	char **v;
+
+	if (names->n == names->size) {
+		names->size = names->size ? 2 * names->size : 64;
+		v = realloc(names->v, names->size * sizeof(*v));
+		if (!v)
+			return;		/* deleted by the next 'down' */
+		names->v = v;
+	}
+	names->v[names->n] = strdup(netns);
+	if (names->v[names->n])
+		names->n++;
+}
+
+/* Names first, deletions after: the directory is not changed under
+ * readdir(). */
+static int delete_netns(const char *prefix, struct fabric_removed *rm)
+{
+	struct names names = {};
+	unsigned int i;
+	int ret, err;
+
+	err = fabric_scan_netns(prefix, add_name, &names);
+	if (err < 0) {
+		mp_err(MP_NETNS_RUN_DIR ": %s", strerror(-err));
+		return err;
+	}
+	err = 0;
+	for (i = 0; i < names.n; i++) {
+		ret = mp_netns_delete(names.v[i]);
+		if (!ret)
+			rm->netns++;
+		else if (ret != -ENOENT)
+			mp_err("netns %s: %s", names.v[i],
+			       strerror(-keep_err(&err, ret)));
+		free(names.v[i]);
+	}
+	free(names.v);
+	return err;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	int err;
+
+	(void)st;
+	(void)type;
+	(void)ftw;
+	if (!remove(path) || errno == ENOENT)
+		return 0;
+	err = errno;
+	mp_err("%s: %s", path, strerror(err));
+	return -err;
+}
+
+/* Pins are files of bpffs: unlinking one drops its reference. */
+static int remove_pins(const char *prefix, struct fabric_removed *rm)
+{
+	char dir[256];
+	int err;
+
+	snprintf(dir, sizeof(dir), MP_FABRIC_PIN_DIR "/%s", prefix);
+	if (access(dir, F_OK))
+		return 0;
+	err = nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (!err)
+		rm->pins = true;
+	return err;
+}
+
+static int remove_state(const char *prefix, struct fabric_removed *rm)
+{
+	char path[256], tmp[272];
+
+	mp_fabric_state_path(prefix, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	unlink(tmp);
+	if (!unlink(path)) {
+		rm->state = true;
+		return 0;
+	}
+	if (errno == ENOENT)
+		return 0;
+	mp_err("%s: %s", path, strerror(errno));
+	return -errno;
+}
+
+int fabric_destroy(const char *prefix, struct fabric_removed *rm)
+{
+	int err = 0;
+
+	memset(rm, 0, sizeof(*rm));
+	/* Processes first: they may be using the namespaces and pins. */
+	keep_err(&err, stop_pids(prefix, rm));
+	keep_err(&err, delete_netns(prefix, rm));
+	keep_err(&err, remove_pins(prefix, rm));
+	keep_err(&err, remove_state(prefix, rm));
+	return err;
+}
+
+static void print_removed(const char *prefix, const struct fabric_removed *rm)
+{
+	struct json_object *o;
+
+	if (!mp_json) {
+		if (!rm->netns && !rm->pids && !rm->state && !rm->pins)
+			printf("%s: no such fabric, nothing to remove\n", prefix);
+		else
+			printf("%s: removed %u namespaces%s%s, stopped %u processes\n",
+			       prefix, rm->netns,
+			       rm->state ? ", the state file" : "",
+			       rm->pins ? ", BPF pins" : "", rm->pids);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "prefix", json_object_new_string(prefix));
+	json_object_object_add(o, "netns", json_object_new_int(rm->netns));
+	json_object_object_add(o, "pids", json_object_new_int(rm->pids));
+	json_object_object_add(o, "state", json_object_new_boolean(rm->state));
+	json_object_object_add(o, "pins", json_object_new_boolean(rm->pins));
+	mp_json_print(o);
+}
+
+int fabric_down_main(int argc, char **argv)
+{
+	char prefix[32] = MP_FABRIC_DEF_PREFIX;
+	struct fabric_removed rm;
+	int c, err;
+
+	while ((c = mp_getopt(argc, argv, ":p:h", down_opts)) != -1) {
+		switch (c) {
+		case 'p':
+			if (fabric_prefix_arg(optarg, prefix, sizeof(prefix)))
+				return MP_EXIT_USAGE;
+			break;
+		case 'h':
+			down_help();
+			return MP_EXIT_OK;
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	err = fabric_destroy(prefix, &rm);
+	print_removed(prefix, &rm);
+	return err ? MP_EXIT_ERR : MP_EXIT_OK;
+}

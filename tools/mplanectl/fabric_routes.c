@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The routes of each node of a fabric.  In plane P, for host H:
+ *   hosts   10.(100+P).0.0/16 and fd10:P::/32 via their leaf, per rail;
+ *   leaves  to their own hosts' mplane addresses via the host's rail,
+ *           and to every other host's rail subnet and mplane address
+ *           over all spines of the plane, as one ECMP multipath route;
+ *   spines  to every host's rail subnet and mplane address via its leaf.
+ * Hosts get no route for 10.99/16: the kmod's tests add their own.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/rtnetlink.h>
+
+#include "mp_nlbatch.h"
+#include "fabric.h"
+
+struct nexthop {
+	int ifindex;
+	const void *gw;			/* in_addr or in6_addr */
+};
+
+/* The prefixes of one host in one plane, per family. */
+struct host_prefixes {
+	struct in_addr rail4, mplane4;
+	struct in6_addr rail6, mplane6;
+};
+
+static void put_nexthops(struct nlmsghdr *nlh, int family,
+			 const struct nexthop *nh, unsigned int nnh)
+{
+	size_t len = family == AF_INET ? 4 : 16;
+	struct rtnexthop *rtnh;
+	struct nlattr *mp;
+	unsigned int i;
+
+	if (nnh == 1) {
+		mnl_attr_put(nlh, RTA_GATEWAY, len, nh->gw);
+		mnl_attr_put_u32(nlh, RTA_OIF, nh->ifindex);
+		return;
+	}
+	mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
+	for (i = 0; i < nnh; i++) {
+		rtnh = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtnh));
+		rtnh->rtnh_ifindex = nh[i].ifindex;
+		mnl_attr_put(nlh, RTA_GATEWAY, len, nh[i].gw);
+		rtnh->rtnh_len = (char *)mnl_nlmsg_get_payload_tail(nlh) -
+				 (char *)rtnh;
+	}
+	mnl_attr_nest_end(nlh, mp);
+}
+
+static void add_route(struct mp_nlbatch *nb, int family, const void *dst,
+		      unsigned int plen, const struct nexthop *nh,
+		      unsigned int nnh)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+
+	nlh = mp_nlbatch_new(nb, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE,
+			     "route %s",
+			     fabric_addr_str(family, dst, plen, buf, sizeof(buf)));
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = family;
+	rtm->rtm_dst_len = plen;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	rtm->rtm_type = RTN_UNICAST;
+	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, dst);
+	put_nexthops(nlh, family, nh, nnh);
+}
+
+/* Keep the first @plen bits of @a (@len bytes). */
+static void mask(void *a, size_t len, unsigned int plen)
+{
+	unsigned char *b = a;
+	size_t i;
+
+	for (i = 0; i < len; i++, plen = plen > 8 ? plen - 8 : 0)
+		if (plen < 8)
+			b[i] &= 0xff00 >> plen;
+}
+
+static void host_prefixes(const struct mp_fabric *f, unsigned int host,
+			  int plane, struct host_prefixes *hp)
+{
+	const struct mp_fabric_port *rail = &f->nodes[host].ports[plane];
+
+	hp->rail4 = rail->addr4;
+	mask(&hp->rail4, 4, rail->plen4);
+	hp->rail6 = rail->addr6;
+	mask(&hp->rail6, 16, rail->plen6);
+	fabric_mplane_addr4(host, &hp->mplane4);
+	fabric_mplane_addr6(host, &hp->mplane6);
+}
+
+/* The IPv4 and IPv6 next hops of port @p: the addresses of its peer. */
+static void nexthops_of(const struct mp_fabric *f,
+			const struct mp_fabric_port *p, struct nexthop *nh4,
+			struct nexthop *nh6)
+{
+	const struct mp_fabric_port *q;
+
+	q = &f->nodes[p->peer_node].ports[p->peer_port];
+	nh4->ifindex = nh6->ifindex = p->ifindex;
+	nh4->gw = &q->addr4;
+	nh6->gw = &q->addr6;
+}
+
+/* Both of a host's prefixes (rail subnet, mplane address) per family. */
+static void add_host_routes(struct mp_nlbatch *nb,
+			    const struct host_prefixes *hp, bool rail,
+			    const struct nexthop *nh4,
+			    const struct nexthop *nh6, unsigned int nnh)
+{
+	if (rail) {
+		add_route(nb, AF_INET, &hp->rail4, 24, nh4, nnh);
+		add_route(nb, AF_INET6, &hp->rail6, 64, nh6, nnh);
+	}
+	add_route(nb, AF_INET, &hp->mplane4, 32, nh4, nnh);
+	add_route(nb, AF_INET6, &hp->mplane6, 128, nh6, nnh);
+}
+
+static void host_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			const struct mp_fabric_node *n)
+{
+	struct in6_addr plane6 = IN6ADDR_ANY_INIT;
+	struct nexthop nh4, nh6;
+	struct in_addr plane4;
+	unsigned int p;
+
+	for (p = 0; p < n->nports; p++) {
+		nexthops_of(f, &n->ports[p], &nh4, &nh6);
+		inet_pton(AF_INET, "10.0.0.0", &plane4);
+		((unsigned char *)&plane4)[1] = 100 + p;
+		plane6.s6_addr[0] = 0xfd;
+		plane6.s6_addr[1] = 0x10;
+		plane6.s6_addr[2] = p >> 8;
+		plane6.s6_addr[3] = p & 0xff;
+		add_route(nb, AF_INET, &plane4, 16, &nh4, 1);
+		add_route(nb, AF_INET6, &plane6, 32, &nh6, 1);
+	}
+}
+
+static void leaf_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			const struct mp_fabric_node *n)
+{
+	/* One more than the spines: the last is for a host's own leaf. */
+	struct nexthop nh4[FABRIC_MAX_SPINES + 1], nh6[FABRIC_MAX_SPINES + 1];
+	const struct mp_fabric_port *p;
+	struct host_prefixes hp;
+	unsigned int i, up = 0;
+
+	/* The uplinks, s0 to s<S-1>, are the ECMP group of the plane. */
+	for (i = 0; i < n->nports; i++) {
+		p = &n->ports[i];
+		if (f->nodes[p->peer_node].role != MP_NODE_SPINE)
+			continue;
+		nexthops_of(f, p, &nh4[up], &nh6[up]);
+		up++;
+	}
+	for (i = 0; i < f->hosts; i++) {
+		host_prefixes(f, i, n->plane, &hp);
+		if (fabric_leaf_of(f, i) != (unsigned int)n->index) {
+			add_host_routes(nb, &hp, true, nh4, nh6, up);
+			continue;
+		}
+		/* Our own host: its rail subnet is connected. */
+		for (p = n->ports; strcmp(p->peer, f->nodes[i].name); p++)
+			;
+		nexthops_of(f, p, &nh4[up], &nh6[up]);
+		add_host_routes(nb, &hp, false, &nh4[up], &nh6[up], 1);
+	}
+}
+
+static void spine_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			 const struct mp_fabric_node *n)
+{
+	struct host_prefixes hp;
+	struct nexthop nh4, nh6;
+	unsigned int i;
+
+	for (i = 0; i < f->hosts; i++) {
+		/* Port l<L> is the downlink to leaf L. */
+		nexthops_of(f, &n->ports[fabric_leaf_of(f, i)], &nh4, &nh6);
+		host_prefixes(f, i, n->plane, &hp);
+		add_host_routes(nb, &hp, true, &nh4, &nh6, 1);
+	}
+}
+
+void fabric_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
+		   const struct mp_fabric_node *n)
+{
+	switch (n->role) {
+	case MP_NODE_HOST:
+		host_routes(nb, f, n);
+		break;
+	case MP_NODE_LEAF:
+		leaf_routes(nb, f, n);
+		break;
+	case MP_NODE_SPINE:
+		spine_routes(nb, f, n);
+		break;
+	}
+}

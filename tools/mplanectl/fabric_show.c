@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* mplanectl fabric show: a fabric's state file, for people or as JSON. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "mp_cmd.h"
+#include "mp_out.h"
+#include "mplanectl.h"
+#include "fabric.h"
+
+static void show_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] fabric show [--prefix NAME]\n"
+"\n"
+"Show fabric NAME as 'fabric up' built it: a summary, then one line per\n"
+"node with its role, plane, namespace and ports (PORT>PEER.PEER_PORT and\n"
+"the port's IPv4 address).  With the global -j, the state file itself:\n"
+"prefix, planes, leaves, spines, hosts, rate_bps and every node (name,\n"
+"netns, role, plane (-1 for hosts), index, mplane addresses of hosts)\n"
+"with its ports (ifname, ifindex, mac, peer, peer_ifname, rate_bps,\n"
+"ipv4, ipv6).\n"
+"\n"
+"Options:\n"
+FABRIC_PREFIX_HELP
+"  -h, --help         show this help\n"
+"\n"
+"Examples:\n"
+"  mplanectl fabric show\n"
+"  mplanectl -j fabric show --prefix lab | jq '.nodes[] | select(.role == \"leaf\")'\n");
+}
+
+static const struct option show_opts[] = {
+	FABRIC_PREFIX_OPTION,
+	{ "help",	no_argument,	NULL, 'h' },
+	{}
+};
+
+static unsigned int count_ports(const struct mp_fabric *f)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->nnodes; i++)
+		n += f->nodes[i].nports;
+	return n;
+}
+
+static void print_node(const struct mp_fabric_node *n)
+{
+	const struct mp_fabric_port *p;
+	char plane[8], addr[INET_ADDRSTRLEN];
+	unsigned int i;
+
+	snprintf(plane, sizeof(plane), "%d", n->plane);
+	printf("%-6s %-5s %-5s %-14s", n->name, mp_fabric_role_name(n->role),
+	       n->plane < 0 ? "-" : plane, n->netns);
+	for (i = 0; i < n->nports; i++) {
+		p = &n->ports[i];
+		inet_ntop(AF_INET, &p->addr4, addr, sizeof(addr));
+		printf(" %s>%s.%s %s", p->ifname, p->peer, p->peer_ifname, addr);
+	}
+	putchar('\n');
+}
+
+static void print_fabric(const struct mp_fabric *f)
+{
+	char rate[32];
+	unsigned int i;
+
+	printf("fabric %s: %u planes of %u leaves and %u spines, %u hosts, %u veth pairs at %s\n",
+	       f->prefix, f->planes, f->leaves, f->spines, f->hosts,
+	       count_ports(f) / 2, fabric_rate_str(f->rate_bps, rate,
+						   sizeof(rate)));
+	printf("%-6s %-5s %-5s %-14s PORTS\n", "NODE", "ROLE", "PLANE",
+	       "NETNS");
+	for (i = 0; i < f->nnodes; i++)
+		print_node(&f->nodes[i]);
+}
+
+int fabric_show_main(int argc, char **argv)
+{
+	char prefix[32] = MP_FABRIC_DEF_PREFIX;
+	struct mp_fabric f;
+	int c, err;
+
+	while ((c = mp_getopt(argc, argv, ":p:h", show_opts)) != -1) {
+		switch (c) {
+		case 'p':
+			if (fabric_prefix_arg(optarg, prefix, sizeof(prefix)))
+				return MP_EXIT_USAGE;
+			break;
+		case 'h':
+			show_help();
+			return MP_EXIT_OK;
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	err = mp_fabric_load(prefix, &f);
+	if (err == -ENOENT) {
+		mp_err("no fabric %s (no " MP_FABRIC_RUN_DIR "/%s.json)",
+		       prefix, prefix);
+		return MP_EXIT_ERR;
+	}
+	if (err) {
+		mp_err(MP_FABRIC_RUN_DIR "/%s.json: %s", prefix,
+		       err == -EBADMSG ? "not a fabric state file" :
+		       strerror(-err));
+		return MP_EXIT_ERR;
+	}
+	/* JSON from what was loaded: what other tools will see. */
+	if (mp_json)
+		mp_json_print(fabric_state_json(&f));
+	else
+		print_fabric(&f);
+	mp_fabric_free(&f);
+	return MP_EXIT_OK;
+}
