@@ -82,6 +82,7 @@ bench: deps-quiet
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)bash $(ROOT)/bench/fabric.sh
 	$(Q)$(ROOT)/bench/bpf_progs.sh
+	$(Q)bash $(ROOT)/bench/ar.sh | tee $(BUILD)/bench/ar.txt
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
 		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh'
 

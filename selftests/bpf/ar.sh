@@ -199,6 +199,49 @@ test_detach_leaves_foreign_filters() {
 	tc -n "$FAB-p0l0" filter del dev s0 ingress pref 10
 }
 
+# RoCEv2 across the fabric: N data packets marked CE from h0 to QP 0x77 of
+# h3, and M CNPs back, through ar's switches; hostacct on both rails
+# counts them exactly.  The switches forward RoCEv2 like any UDP.
+test_roce_counted_exactly_across_fabric() {
+	local n=300 m=40 st
+	attach --policy ar
+	# -n, not ip netns exec: that remounts /sys, hiding the pins.
+	mpx -n "$FAB-h3" bpf attach --prog hostacct r0 || fail "hostacct h3"
+	mpx -n "$FAB-h0" bpf attach --prog hostacct r0 || fail "hostacct h0"
+	# Nobody listens on 4791, so some sends meet the ICMP port
+	# unreachable of an earlier one and fail: count what went out.
+	n=$(in_node h0 "$MPLANECTL" -j traffic send "$H3" --roce 0x77 --ecn ce \
+		--count $n --rate 2000 2>/dev/null | jq .sent)
+	m=$(in_node h3 "$MPLANECTL" -j traffic send 10.100.0.2 --cnp 0x77 \
+		--count $m --rate 2000 2>/dev/null | jq .sent)
+	assert_ge "RoCEv2 packets sent" "$n" 200
+	assert_ge "CNPs sent" "$m" 20
+	st=$(mpx -n "$FAB-h3" -j bpf status --prog hostacct r0)
+	assert_eq "h3 RoCEv2 packets in" "$(jq .ingress.roce_packets <<<"$st")" $n
+	assert_eq "h3 RoCEv2 CE in" "$(jq .ingress.roce_ce <<<"$st")" $n
+	assert_eq "h3 CNPs out" "$(jq .egress.cnp <<<"$st")" $m
+	st=$(mpx -n "$FAB-h0" -j bpf status --prog hostacct r0)
+	assert_eq "h0 CNPs in" "$(jq .ingress.cnp <<<"$st")" $m
+	assert_eq "h0 RoCEv2 packets out" "$(jq .egress.roce_packets <<<"$st")" $n
+	mpx -n "$FAB-h3" bpf detach --prog hostacct r0
+	mpx -n "$FAB-h0" bpf detach --prog hostacct r0
+}
+
+# 'fabric down' with ar attached: no pins, no watcher, no namespaces.
+test_fabric_down_takes_ar_with_it() {
+	local fab2=${FAB}b pid
+	mpx fabric up --prefix "$fab2" --planes 1 --leaves 1 --spines 1 \
+		--hosts 2 >/dev/null 2>&1 || fail "fabric up $fab2"
+	mpx bpf attach --fabric "$fab2" >/dev/null || fail "attach $fab2"
+	pid=$(cat "/run/mplane/fabric/$fab2.watch.pid")
+	kill -0 "$pid" || fail "no watcher"
+	mpx fabric down --prefix "$fab2" >/dev/null || fail "fabric down"
+	slowwait 5 bash -c "! kill -0 $pid 2>/dev/null" || fail "watcher $pid still runs"
+	[ -e "/sys/fs/bpf/mplane/fabric/$fab2" ] && fail "pins left"
+	[ -z "$(ip netns list | grep "^$fab2-")" ] || fail "namespaces left"
+	return 0
+}
+
 [ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
 mpx fabric up --prefix "$FAB" --planes 2 --leaves 2 --spines 2 --hosts 4 \
 	--rate 50mbit >/dev/null 2>&1 || { echo "1..0 # SKIP fabric up failed"; exit 1; }
@@ -209,4 +252,6 @@ ktap_run test_ecmp_keeps_one_flow_on_one_spine \
 	test_ttl_expiry_and_ipv6 \
 	test_ecn_marks_only_when_queue_builds \
 	test_events_in_time_order \
-	test_detach_leaves_foreign_filters
+	test_detach_leaves_foreign_filters \
+	test_roce_counted_exactly_across_fabric \
+	test_fabric_down_takes_ar_with_it

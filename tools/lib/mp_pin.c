@@ -11,6 +11,7 @@
 #include <linux/magic.h>
 #include <linux/mplane.h>
 
+#include "mp_out.h"
 #include "mp_pin.h"
 
 #define BPFFS	"/sys/fs/bpf"
@@ -24,6 +25,9 @@ static int bpffs_mount(void)
 	/* As systemd would have it: one bpffs, root only. */
 	if (mount("bpf", BPFFS, "bpf", 0, "mode=0700"))
 		return -errno;
+	/* Most often this is 'ip netns exec', whose fresh /sys hides the
+	 * host's bpffs: pins made now vanish with this process. */
+	mp_err("note: no bpffs on " BPFFS ", mounted one; pins made here are seen only in this mount namespace ('ip netns exec' remounts /sys: prefer 'mplanectl -n NAME')");
 	return 0;
 }
 

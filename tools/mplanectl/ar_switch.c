@@ -4,7 +4,6 @@
  * the fabric's ports and the kernel's routes, and put its two programs on
  * every port.  The caller has entered the switch's network namespace.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
 #include <linux/if.h>
@@ -14,10 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -26,9 +21,8 @@
 #include "fabric.h"
 #include "mp_bpf.h"
 #include "mp_out.h"
+#include "mp_pin.h"
 #include "mp_rtnl.h"
-
-#define BPFFS		"/sys/fs/bpf"
 
 int ar_pin_path(char *buf, size_t size, const char *prefix,
 		const char *node, const char *name)
@@ -42,38 +36,6 @@ int ar_pin_path(char *buf, size_t size, const char *prefix,
 		n = snprintf(buf, size, MP_FABRIC_PIN_DIR "/%s/%s", prefix,
 			     node);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
-/* Pins need a bpffs; a fresh host may not have mounted one. */
-static int bpffs_ready(void)
-{
-	struct statfs sfs;
-
-	if (!statfs(BPFFS, &sfs) && sfs.f_type == BPF_FS_MAGIC)
-		return 0;
-	if (mount("bpf", BPFFS, "bpf", 0, "mode=0700"))
-		return -errno;
-	return 0;
-}
-
-static int mkdir_p(const char *path)
-{
-	char buf[256];
-	char *p;
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 /* Pin every named map (not .rodata, .bss) so that a second attach reuses
@@ -378,14 +340,9 @@ int ar_switch_attach(const struct mp_fabric *f,
 	struct ar *skel;
 	int err;
 
-	err = bpffs_ready();
-	if (err) {
-		mp_err("mounting bpffs on " BPFFS ": %s", strerror(-err));
-		return err;
-	}
 	err = ar_pin_path(dir, sizeof(dir), f->prefix, n->name, NULL);
 	if (!err)
-		err = mkdir_p(dir);
+		err = mp_pin_mkdir(dir);
 	if (err) {
 		mp_err("%s: %s", dir, strerror(-err));
 		return err;
@@ -418,25 +375,6 @@ static void detach_hook(const char *ifname, enum bpf_tc_attach_point point)
 	bpf_tc_detach(&hook, &opts);
 }
 
-static void unpin_dir(const char *dir)
-{
-	char path[512];
-	struct dirent *d;
-	DIR *dp;
-
-	dp = opendir(dir);
-	if (!dp)
-		return;
-	while ((d = readdir(dp))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		unlink(path);
-	}
-	closedir(dp);
-	rmdir(dir);
-}
-
 int ar_switch_detach(const struct mp_fabric *f,
 		     const struct mp_fabric_node *n)
 {
@@ -449,7 +387,7 @@ int ar_switch_detach(const struct mp_fabric *f,
 	}
 	if (ar_pin_path(dir, sizeof(dir), f->prefix, n->name, NULL))
 		return -ENAMETOOLONG;
-	unpin_dir(dir);
+	mp_pin_remove_dir(dir);
 	return 0;
 }
 

@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bpf.sh: the BPF suites again, on this kernel.  selftests/run runs them
+# on the host's kernel; here they run on each release kernel of the
+# matrix, whose verifiers and helpers are older, so that a program that
+# only loads on a new kernel shows.
+#
+# Every kernel gets the fixtures (every program loaded and run through
+# BPF_PROG_TEST_RUN, with its verdicts, bytes and counters).  The traffic
+# tests (hostacct.sh, ar.sh: a real fabric, minutes under TCG) run where
+# MPLANE_BPF_VM=full, which selftests/run sets for the first kernel of
+# the matrix, the oldest.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../bpf" && pwd)
+rc=0
+scripts="fixtures"
+[ "${MPLANE_BPF_VM:-fixtures}" = full ] && scripts="fixtures hostacct ar"
+for t in $scripts; do
+	echo "# bpf/$t.sh on $(uname -r)"
+	bash "$here/$t.sh" || rc=1
+done
+exit $rc
