@@ -379,10 +379,10 @@ int mp_ar_ingress(struct __sk_buff *skb)
 	return forward(skb, &r, bpf_ktime_get_ns());
 }
 
-/* Halve @v once per MPLANE_DRE_HALFLIFE_NS elapsed. */
+/* Halve @v once per MPLANE_VQ_DRE_HALFLIFE_NS elapsed. */
 static __always_inline __u64 dre_decay(__u64 v, __u64 dt_ns)
 {
-	__u64 halvings = dt_ns / MPLANE_DRE_HALFLIFE_NS;
+	__u64 halvings = dt_ns / MPLANE_VQ_DRE_HALFLIFE_NS;
 
 	return halvings >= 64 ? 0 : v >> halvings;
 }

@@ -141,7 +141,43 @@ test_no_route_plane_not_used() {
 	assert_ge "plane1 had no route" "$(mp_pstat "$ha" 1 drop_no_route)" 1
 }
 
+# tx_sum NS COUNTER: COUNTER summed over NS's planes.
+tx_sum() {
+	mp_json "$1" | jq "[.devices[0].planes[].stats.$2] | add"
+}
+
+# GSO: one TCP connection through mp0 under rr.  "whole" hands each
+# super-packet to one rail as it is (the rails carry packets longer than
+# the MTU); "segment" cuts them in mp0 and chooses per segment, so no
+# packet on a rail is longer than the MTU and both planes carry the flow.
+test_gso_whole_and_segment() {
+	local mode p0 p1 pk by avg_whole avg_segment
+	command -v iperf3 >/dev/null || skip "no iperf3"
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 policy rr
+	ip netns exec "$ha" ethtool -K mp0 tso on gso on >/dev/null 2>&1
+	for mode in whole segment; do
+		"$MPLANECTL" -n "$ha" link set mp0 gso $mode
+		pk=$(tx_sum "$ha" tx_packets) by=$(tx_sum "$ha" tx_bytes)
+		p0=$(mp_pstat "$ha" 0 tx_packets)
+		ip netns exec "$hb" iperf3 -s -1 >/dev/null 2>&1 &
+		busywait 5000 ip netns exec "$hb" ss -ltn "sport = :5201" | grep -q LISTEN ||
+			fail "no iperf3 server"
+		ip netns exec "$ha" iperf3 -c $MP_B4 -n 4M >/dev/null || fail "iperf3 ($mode)"
+		wait
+		pk=$(( $(tx_sum "$ha" tx_packets) - pk )) by=$(( $(tx_sum "$ha" tx_bytes) - by ))
+		p0=$(( $(mp_pstat "$ha" 0 tx_packets) - p0 ))
+		log "gso $mode: $pk packets on the rails, $((by / pk)) bytes each on average, plane0 $p0"
+		eval "avg_$mode=$((by / pk))"
+		[ $mode = segment ] && p1=$((pk - p0))
+	done
+	assert_ge "average packet of gso whole (bytes)" "$avg_whole" 1515
+	assert_le "average packet of gso segment (bytes)" "$avg_segment" 1514
+	assert_ge "plane 0 share of the segments" "$p0" $((pk / 4))
+	assert_ge "plane 1 share of the segments" "$p1" $((pk / 4))
+}
+
 ktap_run test_ping_v4_v6 test_rr_is_even test_hash_keeps_flows \
 	test_spray_prefers_emptier_plane test_flowlet_sticks_and_moves \
 	test_ethtool_stats test_policy_change_under_traffic_loses_nothing \
-	test_no_route_plane_not_used
+	test_no_route_plane_not_used test_gso_whole_and_segment

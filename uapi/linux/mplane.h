@@ -284,7 +284,7 @@ struct mplane_port_cfg {
 
 /*
  * Virtual output queue of one egress port: q = max(0, q + len - rate * dt),
- * plus a DRE (bytes sent, decayed by half every MPLANE_DRE_HALFLIFE_NS).
+ * plus a DRE (bytes sent, decayed by half every MPLANE_VQ_DRE_HALFLIFE_NS).
  */
 struct mplane_vq {
 	__u64	q_bytes;
@@ -293,7 +293,7 @@ struct mplane_vq {
 	__u64	hwm_bytes;	/* the highest q_bytes seen */
 };
 
-#define MPLANE_DRE_HALFLIFE_NS	(64 * 1000ULL)
+#define MPLANE_VQ_DRE_HALFLIFE_NS	(64 * 1000ULL)
 
 /* Per egress port counters, one copy per CPU. */
 struct mplane_port_stats {
