@@ -12,7 +12,8 @@ Q		?= @
 TOOLS_OUT	:= $(BUILD)/tools
 TOOLS_PKGS	:= libbpf libmnl json-c
 TOOLS_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 \
-		   -I$(ROOT)/tools/lib -I$(ROOT)/uapi -I$(BPF_OUT) \
+		   -I$(ROOT)/tools/lib -I$(ROOT)/tools/include -I$(ROOT)/uapi \
+		   -I$(BPF_OUT) \
 		   -DMPLANE_VERSION='"$(MPLANE_VERSION)"' \
 		   $(shell $(PKG_CONFIG) --cflags $(TOOLS_PKGS))
 TOOLS_LDLIBS	:= $(shell $(PKG_CONFIG) --libs $(TOOLS_PKGS))

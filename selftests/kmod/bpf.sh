@@ -9,12 +9,12 @@
 # Every kernel gets the fixtures (every program loaded and run through
 # BPF_PROG_TEST_RUN, with its verdicts, bytes and counters).  The traffic
 # tests (hostacct.sh, ar.sh: a real fabric, minutes under TCG) run where
-# MPLANE_BPF_VM=full, which selftests/run sets for the first kernel of
+# MPLANE_TEST_BPF=full, which selftests/run sets for the first kernel of
 # the matrix, the oldest.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../bpf" && pwd)
 rc=0
 scripts="fixtures"
-[ "${MPLANE_BPF_VM:-fixtures}" = full ] && scripts="fixtures hostacct ar"
+[ "${MPLANE_TEST_BPF:-fixtures}" = full ] && scripts="fixtures hostacct ar"
 for t in $scripts; do
 	echo "# bpf/$t.sh on $(uname -r)"
 	bash "$here/$t.sh" || rc=1

@@ -31,6 +31,8 @@ static const char *const val_names[__MPLANE_EV_MAX][4] = {
 	[MPLANE_EV_FLOWLET_SWITCH]	= { "old_ifindex", "new_ifindex",
 					    "flow_hash", "q_bytes" },
 	[MPLANE_EV_PORT_STATE]		= { "up", "old_up" },
+	[MPLANE_EV_STEP_MARK]		= { "step", "pid", "kind",
+					    "app_ts_ns" },
 };
 
 int mp_event_decode(const void *data, size_t size, struct mplane_event *e)

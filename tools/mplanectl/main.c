@@ -18,6 +18,7 @@ static const struct mp_cmd groups[] = {
 	{ "link", link_main, "show, create and set mplane devices and their planes" },
 	{ "fabric", fabric_main, "build a multi-plane leaf-spine fabric in namespaces" },
 	{ "events", events_main, "print the BPF programs' events as they happen" },
+	{ "mark", mark_main, "put step markers on the event timeline" },
 	{}
 };
 

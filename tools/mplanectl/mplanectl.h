@@ -14,6 +14,7 @@ int traffic_main(int argc, char **argv);
 int link_main(int argc, char **argv);
 int fabric_main(int argc, char **argv);
 int events_main(int argc, char **argv);
+int mark_main(int argc, char **argv);
 
 /* The subcommands of "traffic", one file each. */
 int traffic_send_main(int argc, char **argv);

@@ -383,6 +383,41 @@ struct mplane_event_stats {
 /* PATH_SWITCH/FLOWLET_SWITCH: [0] old ifindex, [1] new ifindex,
  *               [2] flow hash, [3] q_bytes of the new port */
 /* PORT_STATE:   [0] up, [1] old up */
+/* STEP_MARK:    [0] step, [1] pid, [2] kind, [3] the application's own
+ *               CLOCK_MONOTONIC time of the mark, 0 if it gave none */
+
+/*
+ * Step markers.  A program stamps its steps into the event stream either
+ * as root ('mplanectl mark step N') or, unprivileged, by sending one
+ * struct mplane_mark_msg datagram to the Unix socket of 'mplanectl mark
+ * serve' (MPLANE_MARK_SOCKET by default).
+ */
+#define MPLANE_MARK_SOCKET	"/run/mplane/mark.sock"
+#define MPLANE_MARK_MAGIC	0x4d504d4b	/* "MPMK" */
+#define MPLANE_MARK_VERSION	1
+
+enum mplane_mark_kind {
+	MPLANE_MARK_STEP,	/* a step begins */
+	MPLANE_MARK_STEP_END,	/* a step ends */
+	MPLANE_MARK_USER,	/* anything else the application marks */
+	__MPLANE_MARK_MAX,
+};
+
+struct mplane_mark_msg {
+	__u32	magic;		/* MPLANE_MARK_MAGIC */
+	__u16	version;	/* MPLANE_MARK_VERSION */
+	__u16	kind;		/* enum mplane_mark_kind */
+	__u64	step;
+	__u64	app_ts_ns;	/* CLOCK_MONOTONIC at the mark, or 0 */
+};
+
+/* The argument of the marks program (bpf/marks.bpf.c). */
+struct mplane_mark_args {
+	__u64	step;
+	__u64	app_ts_ns;
+	__u32	pid;
+	__u32	kind;
+};
 
 /*
  * How mp0 spreads packets over its eligible planes (IFLA_MPLANE_POLICY).

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * marks: step markers from applications, on the same timeline as every
+ * other mplane event.  User space runs mp_mark through BPF_PROG_TEST_RUN
+ * ('mplanectl mark step N', or the 'mark serve' daemon for programs that
+ * are not root); the record's timestamp is bpf_ktime_get_ns(), the clock
+ * of every other event, so a training step lines up with the fabric's
+ * ECN marks, path switches and failovers around it.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "events.bpf.h"
+
+SEC("syscall")
+int mp_mark(struct mplane_mark_args *args)
+{
+	mp_event_emit(MPLANE_EV_STEP_MARK, 0, MPLANE_EVENT_NO_PLANE,
+		      args->step, args->pid, args->kind, args->app_ts_ns);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Step markers: 'mplanectl mark step' as root, and through 'mark serve'
+# from an unprivileged user with the header-only client
+# (tools/include/mplane_mark.h, as the CLI's --socket uses it).  The marks
+# must reach 'mplanectl events' in order, with their step, kind and
+# sender, and on the events' clock: between two CLOCK_MONOTONIC readings
+# taken around them.
+# shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
+source "$(dirname "$0")/../lib/lib.sh"
+
+MPLANECTL=$MPLANE_BUILD/mplanectl
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-mark.XXXXXX")
+SOCK=$TMPD/mark.sock
+# The socket's directory must be reachable by the unprivileged sender.
+chmod 755 "$TMPD"
+trap 'rm -rf "$TMPD"' EXIT
+
+# CLOCK_MONOTONIC in ns, the events' clock (bpf_ktime_get_ns).
+mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+
+# events_until N OUT: read step marks until N arrive (or 10 s), in the
+# background; sets reader_pid.  Marks left in the ring by earlier runs
+# are read (and dropped) first: a reader starts where the last one left.
+events_until() {
+	"$MPLANECTL" events --pin /sys/fs/bpf/mplane/marks --duration 0.2 \
+		>/dev/null 2>&1
+	"$MPLANECTL" -j events --pin /sys/fs/bpf/mplane/marks --type step_mark \
+		--count "$1" --duration 10 >"$2" 2>/dev/null &
+	reader_pid=$!
+	sleep 0.3
+}
+
+test_marks_in_order_on_the_events_clock() {
+	local t0 t1 s
+	"$MPLANECTL" mark step 0 || fail "first mark (loads the program)"
+	events_until 5 "$TMPD/ev.json"
+	t0=$(mono_ns)
+	for s in 1 2 3; do
+		"$MPLANECTL" mark step $s || fail "mark step $s"
+	done
+	"$MPLANECTL" mark step --kind step-end 3 || fail "step-end"
+	"$MPLANECTL" mark step --kind user 99 || fail "user"
+	t1=$(mono_ns)
+	wait $reader_pid || true
+	assert_eq "marks read" "$(jq -s length "$TMPD/ev.json")" 5
+	assert_eq "steps" "$(jq -s -c '[.[].step]' "$TMPD/ev.json")" "[1,2,3,3,99]"
+	assert_eq "kinds" "$(jq -s -c '[.[].kind]' "$TMPD/ev.json")" "[0,0,0,1,2]"
+	jq -s -e --argjson a "$t0" --argjson b "$t1" \
+		'all(.[]; .ts_ns >= $a and .ts_ns <= $b)' "$TMPD/ev.json" >/dev/null ||
+		fail "marks not between $t0 and $t1: $(jq -s -c '[.[].ts_ns]' "$TMPD/ev.json")"
+}
+
+test_unprivileged_marks_through_serve() {
+	local n
+	"$MPLANECTL" mark serve --socket "$SOCK" 2>"$TMPD/serve.err" &
+	serve_pid=$!
+	# Global: the trap runs after this function's locals are gone.
+	trap 'kill $serve_pid 2>/dev/null || true' EXIT
+	busywait 5000 test -S "$SOCK" || fail "no socket"
+	events_until 2 "$TMPD/ev2.json"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$MPLANECTL" mark step --socket "$SOCK" 41 || fail "mark as nobody"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$MPLANECTL" mark step --socket "$SOCK" --kind step-end 41 || fail "mark as nobody"
+	# Not a mark: refused, and nothing reaches the stream.
+	printf 'garbage' | setpriv --reuid=65534 --regid=65534 --clear-groups \
+		/usr/bin/python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(sys.stdin.buffer.read(), sys.argv[1])' "$SOCK"
+	wait $reader_pid || true
+	kill "$serve_pid"
+	wait "$serve_pid"
+	n=$(jq -s length "$TMPD/ev2.json")
+	assert_eq "marks through serve" "$n" 2
+	assert_eq "steps" "$(jq -s -c '[.[].step]' "$TMPD/ev2.json")" "[41,41]"
+	# The sender's own clock came along, and the pid is the kernel's.
+	jq -s -e 'all(.[]; .app_ts_ns > 0 and .app_ts_ns <= .ts_ns and .pid > 1)' \
+		"$TMPD/ev2.json" >/dev/null || fail "bad marks: $(cat "$TMPD/ev2.json")"
+	grep -q "2 marks relayed, 1 datagrams refused" "$TMPD/serve.err" ||
+		fail "serve summary: $(cat "$TMPD/serve.err")"
+	[ -e "$SOCK" ] && fail "socket left behind"
+	return 0
+}
+
+test_refusals() {
+	expect_fail_msg "bad kind" "bad --kind 'often'" "$MPLANECTL" mark step --kind often 1
+	expect_fail_msg "no server" "is 'mplanectl mark serve' running" \
+		"$MPLANECTL" mark step --socket "$TMPD/none.sock" 1
+	expect_fail_msg "bad step" "bad N" "$MPLANECTL" mark step x
+}
+
+[ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
+ktap_run test_marks_in_order_on_the_events_clock \
+	test_unprivileged_marks_through_serve test_refusals

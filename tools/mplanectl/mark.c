@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mplanectl mark: step markers on the event timeline.  The marks program
+ * (bpf/marks.bpf.c) is loaded once and pinned under MARK_PIN_DIR; a mark
+ * is one run of it through BPF_PROG_TEST_RUN, which stamps the record
+ * with the same clock as every other event.  'mark serve' relays marks
+ * from programs that may not use bpf(2), over a Unix datagram socket
+ * (tools/include/mplane_mark.h is the client side).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "marks.skel.h"
+#include "mp_arg.h"
+#include "mp_cmd.h"
+#include "mp_out.h"
+#include "mp_pin.h"
+#include "mplane_mark.h"
+#include "mplanectl.h"
+
+#define MARK_PIN_DIR	MPLANE_BPF_PIN_ROOT "/marks"
+#define MARK_PROG_PIN	MARK_PIN_DIR "/mp_mark"
+
+static const char *const kind_names[__MPLANE_MARK_MAX] = {
+	[MPLANE_MARK_STEP]	= "step",
+	[MPLANE_MARK_STEP_END]	= "step-end",
+	[MPLANE_MARK_USER]	= "user",
+};
+
+/* Load and pin the marks program and its ring, unless that is done. */
+static int marks_prog_fd(void)
+{
+	struct marks *skel;
+	int fd, err;
+
+	fd = bpf_obj_get(MARK_PROG_PIN);
+	if (fd >= 0)
+		return fd;
+	err = mp_pin_mkdir(MARK_PIN_DIR);
+	if (err)
+		return err;
+	skel = marks__open();
+	if (!skel)
+		return -errno;
+	/* Marks are rare: wake the reader for every one. */
+	skel->rodata->ev_wakeup_bytes = 0;
+	bpf_map__set_pin_path(skel->maps.mp_events, MARK_PIN_DIR "/mp_events");
+	bpf_map__set_pin_path(skel->maps.mp_event_stats,
+			      MARK_PIN_DIR "/mp_event_stats");
+	err = marks__load(skel);
+	if (!err)
+		err = bpf_program__pin(skel->progs.mp_mark, MARK_PROG_PIN);
+	if (!err) {
+		mp_pin_protect(MARK_PIN_DIR "/mp_events");
+		mp_pin_protect(MARK_PIN_DIR "/mp_event_stats");
+		fd = dup(bpf_program__fd(skel->progs.mp_mark));
+	}
+	marks__destroy(skel);
+	return err ? err : fd;
+}
+
+static int emit(int prog_fd, unsigned int kind, uint64_t step, uint32_t pid,
+		uint64_t app_ts_ns)
+{
+	struct mplane_mark_args args = {
+		.step = step, .app_ts_ns = app_ts_ns, .pid = pid, .kind = kind,
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &args,
+		    .ctx_size_in = sizeof(args));
+
+	return bpf_prog_test_run_opts(prog_fd, &opts) ? -errno : 0;
+}
+
+/* The kind named @word, or -1 (reported). */
+static int parse_kind(const char *word)
+{
+	int i;
+
+	for (i = 0; i < __MPLANE_MARK_MAX; i++)
+		if (!strcmp(word, kind_names[i]))
+			return i;
+	mp_usage_err("bad --kind '%s': want step, step-end or user", word);
+	return -1;
+}
+
+/* mark step */
+
+static void step_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] mark step [OPTIONS] N\n"
+"\n"
+"Put step N on the event timeline now: one step_mark event, stamped with\n"
+"the clock of every other mplane event, that 'mplanectl events' shows next\n"
+"to the fabric's ECN marks, path switches and failovers.  As root the mark\n"
+"goes straight to the marks program (loaded and pinned under\n"
+MARK_PIN_DIR " on first use); with --socket it goes to a running\n"
+"'mplanectl mark serve', which needs no privilege.\n"
+"\n"
+"Programs stamp their own steps with tools/include/mplane_mark.h: one\n"
+"datagram per mark, no library to link.\n"
+"\n"
+"Options:\n"
+"  -k, --kind KIND     step (the default: a step begins), step-end or user\n"
+"  -s, --socket PATH   send through 'mark serve' at PATH (give '-' for\n"
+"                      " MPLANE_MARK_SOCKET ")\n"
+"  -h, --help          show this help\n"
+"\n"
+"Examples:\n"
+"  mplanectl mark step 100\n"
+"  mplanectl mark step --kind step-end 100\n"
+"  mplanectl mark step --socket - 100     as any user, with mark serve\n");
+}
+
+static const struct option step_opts[] = {
+	{ "kind",	required_argument,	NULL, 'k' },
+	{ "socket",	required_argument,	NULL, 's' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{}
+};
+
+static int step_via_socket(const char *path, unsigned int kind, uint64_t step)
+{
+	int fd = mplane_mark_open(strcmp(path, "-") ? path : NULL), err;
+
+	if (fd < 0) {
+		mp_err("%s: %s (is 'mplanectl mark serve' running?)",
+		       strcmp(path, "-") ? path : MPLANE_MARK_SOCKET,
+		       strerror(-fd));
+		return MP_EXIT_ERR;
+	}
+	err = mplane_mark(fd, kind, step);
+	close(fd);
+	if (err) {
+		mp_err("sending the mark: %s", strerror(-err));
+		return MP_EXIT_ERR;
+	}
+	return MP_EXIT_OK;
+}
+
+static int mark_step_main(int argc, char **argv)
+{
+	const char *sock = NULL, *arg;
+	int c, kind = MPLANE_MARK_STEP, fd, err;
+	uint64_t step;
+
+	while ((c = mp_getopt(argc, argv, ":k:s:h", step_opts)) != -1) {
+		switch (c) {
+		case 'k':
+			kind = parse_kind(optarg);
+			if (kind < 0)
+				return MP_EXIT_USAGE;
+			break;
+		case 's':
+			sock = optarg;
+			break;
+		case 'h':
+			step_help();
+			return MP_EXIT_OK;
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	arg = mp_single_arg(argc, argv, "N");
+	if (!arg || mp_arg_u64("N", arg, 0, UINT64_MAX, &step))
+		return MP_EXIT_USAGE;
+	if (sock)
+		return step_via_socket(sock, kind, step);
+	fd = marks_prog_fd();
+	if (fd < 0) {
+		mp_err("loading the marks program: %s", strerror(-fd));
+		return MP_EXIT_ERR;
+	}
+	err = emit(fd, kind, step, getpid(), 0);
+	close(fd);
+	if (err)
+		mp_err("marking: %s", strerror(-err));
+	return err ? MP_EXIT_ERR : MP_EXIT_OK;
+}
+
+/* mark serve */
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void serve_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] mark serve [OPTIONS]\n"
+"\n"
+"Relay step marks from programs that may not use bpf(2): listen on a Unix\n"
+"datagram socket and turn each struct mplane_mark_msg (uapi/linux/mplane.h;\n"
+"tools/include/mplane_mark.h sends them) into a step_mark event, with the\n"
+"sender's pid (from the kernel, not the message) and the sender's own\n"
+"timestamp.  Runs in the foreground until SIGINT or SIGTERM, then prints\n"
+"how many marks it relayed and how many datagrams it refused.\n"
+"\n"
+"Options:\n"
+"  -s, --socket PATH   where to listen (default " MPLANE_MARK_SOCKET ")\n"
+"  -m, --mode MODE     the socket's permissions, octal (default 0666: any\n"
+"                      local program may mark)\n"
+"  -h, --help          show this help\n");
+}
+
+static const struct option serve_opts[] = {
+	{ "socket",	required_argument,	NULL, 's' },
+	{ "mode",	required_argument,	NULL, 'm' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{}
+};
+
+static int serve_socket(const char *path, mode_t mode)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, one = 1;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+	    chmod(path, mode)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * One datagram: the message and who sent it.  1 for a mark, 0 for a
+ * datagram that is none, -1 when nothing was read (a signal came).
+ */
+static int read_mark(int fd, struct mplane_mark_msg *m, pid_t *pid)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*pid = 0;
+	n = recvmsg(fd, &mh, 0);
+	if (n < 0)
+		return -1;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_CREDENTIALS)
+			*pid = ((struct ucred *)CMSG_DATA(cm))->pid;
+	return n == sizeof(*m) && !(mh.msg_flags & MSG_TRUNC) &&
+	       m->magic == MPLANE_MARK_MAGIC &&
+	       m->version == MPLANE_MARK_VERSION && m->kind < __MPLANE_MARK_MAX;
+}
+
+static int mark_serve_main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	const char *path = MPLANE_MARK_SOCKET;
+	uint64_t relayed = 0, refused = 0;
+	unsigned long mode = 0666;
+	struct mplane_mark_msg m;
+	int c, prog, sock, got;
+	char *end;
+	pid_t pid;
+
+	while ((c = mp_getopt(argc, argv, ":s:m:h", serve_opts)) != -1) {
+		switch (c) {
+		case 's':
+			path = optarg;
+			break;
+		case 'm':
+			mode = strtoul(optarg, &end, 8);
+			if (!*optarg || *end || mode > 0777)
+				return mp_usage_err("bad --mode '%s': want octal permissions such as 0660",
+						    optarg);
+			break;
+		case 'h':
+			serve_help();
+			return MP_EXIT_OK;
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	prog = marks_prog_fd();
+	if (prog < 0) {
+		mp_err("loading the marks program: %s", strerror(-prog));
+		return MP_EXIT_ERR;
+	}
+	mkdir("/run/mplane", 0755);
+	sock = serve_socket(path, mode);
+	if (sock < 0) {
+		mp_err("%s: %s", path, strerror(-sock));
+		close(prog);
+		return MP_EXIT_ERR;
+	}
+	/* No SA_RESTART: a signal ends the blocking recvmsg(). */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fprintf(stderr, "mark serve: listening on %s\n", path);
+	while (!stopping) {
+		got = read_mark(sock, &m, &pid);
+		if (got <= 0) {
+			refused += !got;
+			continue;
+		}
+		if (emit(prog, m.kind, m.step, pid, m.app_ts_ns))
+			refused++;
+		else
+			relayed++;
+	}
+	fprintf(stderr, "mark serve: %llu marks relayed, %llu datagrams refused\n",
+		(unsigned long long)relayed, (unsigned long long)refused);
+	unlink(path);
+	close(sock);
+	close(prog);
+	return MP_EXIT_OK;
+}
+
+static const struct mp_cmd mark_cmds[] = {
+	{ "step", mark_step_main, "put a step marker on the event timeline" },
+	{ "serve", mark_serve_main, "relay marks from unprivileged programs (Unix socket)" },
+	{}
+};
+
+static const struct mp_group mark_group = {
+	.usage =
+"Usage: mplanectl [GLOBAL OPTIONS] mark COMMAND [OPTIONS]\n"
+"\n"
+"Step markers: a training loop stamps its steps into the same event stream\n"
+"as the fabric, so that a slow step can be laid next to what the fabric\n"
+"did meanwhile ('mplanectl events --type step_mark,ecn_mark,...').\n",
+	.footer =
+"Run 'mplanectl mark COMMAND --help' for the options of a command.\n",
+	.cmds = mark_cmds,
+};
+
+int mark_main(int argc, char **argv)
+{
+	return mp_group_run(&mark_group, argc - 1, argv + 1);
+}
