@@ -203,20 +203,6 @@ static __always_inline int pick_emptiest(const struct mplane_nh_group *g,
 	return best;
 }
 
-static __always_inline bool member_up(const struct mplane_nh_group *g,
-				      __u32 ifindex)
-{
-	__u32 i;
-
-	for (i = 0; i < MPLANE_NH_MAX; i++) {
-		if (i >= g->count)
-			break;
-		if (g->nh[i].ifindex == ifindex)
-			return port_up(ifindex);
-	}
-	return false;
-}
-
 static __always_inline int member_index(const struct mplane_nh_group *g,
 					__u32 ifindex)
 {
@@ -248,9 +234,13 @@ static __always_inline int choose(struct __sk_buff *skb,
 	if (f) {
 		old = f->ifindex;
 		if (policy == MPLANE_AR_FLOWLET &&
-		    now - f->last_ns < flowlet_gap_ns && member_up(g, old)) {
-			f->last_ns = now;
-			return member_index(g, old);
+		    now - f->last_ns < flowlet_gap_ns) {
+			/* One walk of the group: the member, if still up. */
+			idx = member_index(g, old);
+			if (idx >= 0 && port_up(old)) {
+				f->last_ns = now;
+				return idx;
+			}
 		}
 	}
 	idx = pick_emptiest(g, skb->ifindex, now);

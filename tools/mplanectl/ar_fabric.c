@@ -406,6 +406,27 @@ static int parse_simple(int argc, char **argv, void (*help)(void),
 	return 0;
 }
 
+/*
+ * The start of detach and status: --fabric and --help, the fabric's
+ * state, and NODE... checked.  0 with @f loaded; else the exit status.
+ */
+static int open_fabric_cmd(int argc, char **argv, void (*help)(void),
+			   struct mp_fabric *f)
+{
+	const char *prefix = NULL;
+	int err;
+
+	err = parse_simple(argc, argv, help, &prefix);
+	if (err)
+		return err < 0 ? -1 : err;
+	if (load_fabric(prefix, f))
+		return MP_EXIT_ERR;
+	err = check_names(f, argc - optind, argv + optind);
+	if (err)
+		mp_fabric_free(f);
+	return err;
+}
+
 static void detach_help(void)
 {
 	printf(
@@ -426,16 +447,10 @@ int bpf_fabric_detach(int argc, char **argv)
 	struct mp_fabric f;
 	int err;
 
-	err = parse_simple(argc, argv, detach_help, &prefix);
+	err = open_fabric_cmd(argc, argv, detach_help, &f);
 	if (err)
 		return err < 0 ? MP_EXIT_OK : err;
-	if (load_fabric(prefix, &f))
-		return MP_EXIT_ERR;
-	err = check_names(&f, argc - optind, argv + optind);
-	if (err) {
-		mp_fabric_free(&f);
-		return err;
-	}
+	prefix = f.prefix;
 	if (argc == optind)
 		stop_watcher(prefix);
 	err = for_each_switch(&f, argc - optind, argv + optind, detach_one,
@@ -555,16 +570,10 @@ int bpf_fabric_status(int argc, char **argv)
 	struct mp_fabric f;
 	int err;
 
-	err = parse_simple(argc, argv, status_help, &prefix);
+	err = open_fabric_cmd(argc, argv, status_help, &f);
 	if (err)
 		return err < 0 ? MP_EXIT_OK : err;
-	if (load_fabric(prefix, &f))
-		return MP_EXIT_ERR;
-	err = check_names(&f, argc - optind, argv + optind);
-	if (err) {
-		mp_fabric_free(&f);
-		return err;
-	}
+	prefix = f.prefix;
 	nodes = json_object_new_array();
 	err = for_each_switch(&f, argc - optind, argv + optind, status_one,
 			      nodes);
