@@ -18,6 +18,10 @@ static const char *const type_names[__MPLANE_EV_MAX] = {
 	[MPLANE_EV_STEP_MARK]		= "step_mark",
 	[MPLANE_EV_RATE_UPDATE]		= "rate_update",
 	[MPLANE_EV_COLLECTIVE]		= "collective",
+	[MPLANE_EV_PLANE_SAMPLE]	= "plane_sample",
+	[MPLANE_EV_PORT_SAMPLE]		= "port_sample",
+	[MPLANE_EV_COUNTER]		= "counter",
+	[MPLANE_EV_PLANE_SELECT]	= "plane_select",
 };
 
 /* As documented next to struct mplane_event in the uapi. */
@@ -33,6 +37,16 @@ static const char *const val_names[__MPLANE_EV_MAX][4] = {
 	[MPLANE_EV_PORT_STATE]		= { "up", "old_up" },
 	[MPLANE_EV_STEP_MARK]		= { "step", "pid", "kind",
 					    "app_ts_ns" },
+	[MPLANE_EV_PLANE_STATE]		= { "state", "old_state", "reason",
+					    "rail_ifindex" },
+	[MPLANE_EV_FAILOVER]		= { "reason", "usable_mask" },
+	[MPLANE_EV_PLANE_SAMPLE]	= { "q_bytes", "tx_bytes", "ecn_ce",
+					    "cnp" },
+	[MPLANE_EV_PORT_SAMPLE]		= { "q_bytes", "tx_bytes",
+					    "ce_marked", "tx_packets" },
+	[MPLANE_EV_COUNTER]		= { "value", "kind" },
+	[MPLANE_EV_PLANE_SELECT]	= { "policy", "flow_hash", "load",
+					    "new_flowlet" },
 };
 
 int mp_event_decode(const void *data, size_t size, struct mplane_event *e)

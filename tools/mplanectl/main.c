@@ -11,6 +11,7 @@
 #include "mp_net.h"
 #include "mp_out.h"
 #include "mplanectl.h"
+#include "telemetry.h"
 
 static const struct mp_cmd groups[] = {
 	{ "bpf", bpf_main, "attach, inspect and detach mplane's BPF programs" },
@@ -19,6 +20,7 @@ static const struct mp_cmd groups[] = {
 	{ "fabric", fabric_main, "build a multi-plane leaf-spine fabric in namespaces" },
 	{ "events", events_main, "print the BPF programs' events as they happen" },
 	{ "mark", mark_main, "put step markers on the event timeline" },
+	{ "telemetry", telemetry_main, "record, report, top, hist and export the fabric's telemetry" },
 	{}
 };
 

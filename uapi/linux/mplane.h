@@ -186,6 +186,10 @@ enum mplane_event_type {
 	MPLANE_EV_STEP_MARK,
 	MPLANE_EV_RATE_UPDATE,		/* reserved for DCQCN rate control */
 	MPLANE_EV_COLLECTIVE,		/* reserved for the collective engine */
+	MPLANE_EV_PLANE_SAMPLE,		/* mplane.ko's sampler, per plane */
+	MPLANE_EV_PORT_SAMPLE,		/* the switch sampler, per port */
+	MPLANE_EV_COUNTER,		/* a polled counter (user space) */
+	MPLANE_EV_PLANE_SELECT,		/* a sampled plane choice of mp0 */
 	__MPLANE_EV_MAX,
 };
 
@@ -385,6 +389,94 @@ struct mplane_event_stats {
 /* PORT_STATE:   [0] up, [1] old up */
 /* STEP_MARK:    [0] step, [1] pid, [2] kind, [3] the application's own
  *               CLOCK_MONOTONIC time of the mark, 0 if it gave none */
+/*
+ * From mplane.ko's tracepoints, relayed by bpf/kmtrace.bpf.c; hdr.ifindex
+ * is the mplane device's, hdr.plane the plane's index:
+ * PLANE_STATE:  [0] state, [1] old state (enum mplane_plane_state),
+ *               [2] reason (enum mplane_plane_reason), [3] rail ifindex
+ * FAILOVER:     [0] reason, [1] planes still usable (bitmask)
+ * PLANE_SAMPLE: [0] q_bytes (the rail's qdisc backlog and BQL in flight),
+ *               [1] tx_bytes, [2] ecn_ce, [3] cnp (all three cumulative,
+ *               as IFLA_MPLANE_PSTAT_*); hdr.flags is the load score
+ * PLANE_SELECT: [0] policy, [1] flow hash, [2] load score, [3] 1 when
+ *               a new flowlet began; one choice in sel_sample_every
+ * From the switch sampler (bpf/ar.bpf.c's timer); hdr.ifindex is the port:
+ * PORT_SAMPLE:  [0] q_bytes (the virtual queue now), [1] tx_bytes,
+ *               [2] ce_marked, [3] tx_packets (cumulative)
+ * From user-space pollers (mplanectl telemetry record); hdr.flags is the
+ * counter's id, named by the capture's MPLANE_CF_COUNTER_NAME frame:
+ * COUNTER:      [0] value, [1] enum mplane_counter_kind
+ */
+enum mplane_counter_kind {
+	MPLANE_COUNTER_NETDEV,		/* rtnetlink link statistics */
+	MPLANE_COUNTER_ETHTOOL,		/* ethtool -S */
+	MPLANE_COUNTER_RDMA,		/* /sys/class/infiniband hw_counters */
+	__MPLANE_COUNTER_MAX,
+};
+
+/*
+ * Telemetry capture files ('mplanectl telemetry record -o FILE'): one
+ * struct mplane_capture_hdr, then frames, each a struct
+ * mplane_capture_frame and @len bytes of payload padded to 8 bytes.
+ * Readers skip frame kinds they do not know.  All integers are in the
+ * byte order of the host that recorded.
+ */
+#define MPLANE_CAPTURE_MAGIC	0x5043504d	/* "MPCP" */
+#define MPLANE_CAPTURE_VERSION	1
+
+struct mplane_capture_hdr {
+	__u32	magic;
+	__u16	version;
+	__u16	hdr_len;	/* bytes of this header */
+	__u64	start_mono_ns;	/* CLOCK_MONOTONIC when recording began */
+	__u64	start_real_ns;	/* CLOCK_REALTIME at the same moment */
+	char	host[64];	/* uname nodename */
+};
+
+enum mplane_capture_frame_kind {
+	MPLANE_CF_NONE,
+	MPLANE_CF_EVENT,	/* one event record, as its producer wrote it */
+	MPLANE_CF_SOURCE,	/* the source's label, NUL-terminated */
+	MPLANE_CF_IFNAME,	/* struct mplane_capture_ifname */
+	MPLANE_CF_COUNTER_NAME,	/* struct mplane_capture_counter_name */
+	MPLANE_CF_STATS,	/* struct mplane_capture_stats, at the end */
+	__MPLANE_CF_MAX,
+};
+
+struct mplane_capture_frame {
+	__u32	len;		/* payload bytes, before padding */
+	__u16	kind;		/* enum mplane_capture_frame_kind */
+	__u16	source;		/* which ring or poller; named by CF_SOURCE */
+};
+
+/* The name of an interface of a source (its network namespace). */
+struct mplane_capture_ifname {
+	__u32	ifindex;
+	char	name[16];
+};
+
+/* The name of a polled counter: "rail0/tx_bytes", "rxe0/1/rcvd_pkts". */
+struct mplane_capture_counter_name {
+	__u32	id;		/* as in the COUNTER events' hdr.flags */
+	__u32	kind;		/* enum mplane_counter_kind */
+	__u32	ifindex;	/* 0 when not a network device */
+	char	name[];		/* NUL-terminated */
+};
+
+/*
+ * What one source did while recording: produced and dropped are the
+ * producers' own counts (struct mplane_event_stats, after minus before),
+ * recorded what reached the file.  A lossless capture has dropped 0, and
+ * produced == recorded + dropped exactly when the producers were quiet at
+ * the start and the end; in_flight is recorded - (produced - dropped)
+ * when records produced outside the window were recorded, else 0.
+ */
+struct mplane_capture_stats {
+	__u64	produced;
+	__u64	dropped;
+	__u64	recorded;
+	__u64	in_flight;
+};
 
 /*
  * Step markers.  A program stamps its steps into the event stream either

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * Telemetry capture files (uapi/linux/mplane.h, "Telemetry capture
+ * files"): writing frames as they come and reading them back in order.
+ */
+#ifndef MP_CAPTURE_H
+#define MP_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/mplane.h>
+
+struct mp_capture_writer {
+	FILE *f;
+	uint64_t frames;
+	uint64_t bytes;
+	int err;		/* the first write error, as -errno */
+};
+
+/* Create @path (truncating it) and write the header stamped now. */
+int mp_capture_create(struct mp_capture_writer *w, const char *path);
+
+/* Append one frame; errors are sticky and returned by close as well. */
+int mp_capture_put(struct mp_capture_writer *w, unsigned int kind,
+		   unsigned int source, const void *payload, size_t len);
+int mp_capture_put_source(struct mp_capture_writer *w, unsigned int source,
+			  const char *label);
+int mp_capture_put_ifname(struct mp_capture_writer *w, unsigned int source,
+			  uint32_t ifindex, const char *name);
+int mp_capture_put_counter_name(struct mp_capture_writer *w,
+				unsigned int source, uint32_t id,
+				uint32_t kind, uint32_t ifindex,
+				const char *name);
+
+/* Flush and close: 0, or the first error of any write. */
+int mp_capture_finish(struct mp_capture_writer *w);
+
+struct mp_capture_reader {
+	FILE *f;
+	struct mplane_capture_hdr hdr;
+	void *buf;
+	size_t cap;
+	uint64_t frames;
+};
+
+/* 0; -EPROTO when @path is not a capture of a version this reader knows. */
+int mp_capture_open(struct mp_capture_reader *r, const char *path);
+
+/*
+ * The next frame: 1 with @fr filled and @payload pointing at its bytes
+ * (valid until the next call), 0 at a clean end, -EBADMSG for a file cut
+ * inside a frame.
+ */
+int mp_capture_next(struct mp_capture_reader *r,
+		    struct mplane_capture_frame *fr, const void **payload);
+
+void mp_capture_close(struct mp_capture_reader *r);
+
+#endif /* MP_CAPTURE_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The live telemetry feed: every event ring pinned under
+ * MPLANE_BPF_PIN_ROOT (BPF programs, the kmod relay, the samplers, step
+ * marks) and the counter pollers, handed over as capture frames
+ * (uapi/linux/mplane.h), so that a consumer treats a live feed and a
+ * recorded file alike.  Frames come in arrival order: events of
+ * different rings may be slightly out of timestamp order, and consumers
+ * that need order put them through an mp_evq.
+ */
+#ifndef MP_FEED_H
+#define MP_FEED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/mplane.h>
+
+/* One frame: as mp_capture_put() takes it.  Non-zero stops the feed. */
+typedef int (*mp_frame_cb)(void *data, unsigned int kind,
+			   unsigned int source, const void *payload,
+			   size_t len);
+
+struct mp_feed_opts {
+	const char *root;	/* MPLANE_BPF_PIN_ROOT when NULL */
+	const char *fabric;	/* only fabric/<this>/ of the fabric rings */
+	uint32_t type_mask;	/* 1 << enum mplane_event_type; 0: all */
+	unsigned int poll_hz;	/* counter pollers' rate; 0: no pollers */
+	const char *poll_ifaces; /* comma-separated; NULL: every non-lo link */
+	bool poll_ethtool;	/* ethtool -S of those links */
+	bool poll_rdma;		/* hw_counters of every RDMA port */
+	unsigned int throttle_us; /* sleep after each batch (tests) */
+};
+
+struct mp_feed;
+
+/* Open every source and announce it (CF_SOURCE, CF_IFNAME, ...). */
+int mp_feed_open(struct mp_feed **feed, const struct mp_feed_opts *opts,
+		 mp_frame_cb cb, void *data);
+
+/* Wait up to @timeout_ms, deliver what the rings hold and run the
+ * pollers that are due: how many frames, or -errno. */
+int mp_feed_poll(struct mp_feed *feed, int timeout_ms);
+
+/* Drain the rings, deliver each source's CF_STATS and free the feed. */
+int mp_feed_finish(struct mp_feed *feed);
+
+#endif /* MP_FEED_H */
