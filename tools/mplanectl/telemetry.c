@@ -11,6 +11,8 @@ static const struct mp_cmd telemetry_cmds[] = {
 	  "start or stop the switch ports' high-frequency sampler" },
 	{ "record", telemetry_record_main,
 	  "capture every source, losslessly, to a file" },
+	{ "dump", telemetry_dump_main,
+	  "print a capture's frames as JSON lines, for scripts" },
 	{ "report", telemetry_report_main,
 	  "summarise a capture; a timeline around its anomalies" },
 	{ "hist", telemetry_hist_main,

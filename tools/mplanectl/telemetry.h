@@ -13,6 +13,7 @@ int telemetry_attach_main(int argc, char **argv);	/* kmod relay on */
 int telemetry_detach_main(int argc, char **argv);	/* and off */
 int telemetry_sample_main(int argc, char **argv);	/* switch sampler */
 int telemetry_record_main(int argc, char **argv);
+int telemetry_dump_main(int argc, char **argv);
 int telemetry_report_main(int argc, char **argv);
 int telemetry_hist_main(int argc, char **argv);
 int telemetry_top_main(int argc, char **argv);
