@@ -38,11 +38,20 @@ struct mp_feed;
 int mp_feed_open(struct mp_feed **feed, const struct mp_feed_opts *opts,
 		 mp_frame_cb cb, void *data);
 
-/* Wait up to @timeout_ms, deliver what the rings hold and run the
- * pollers that are due: how many frames, or -errno. */
+/*
+ * Wait up to @timeout_ms and deliver what the rings hold: how many
+ * events, or -errno.  The pollers run on their own thread, on their own
+ * schedule, from mp_feed_open() to mp_feed_finish(); frames of both come
+ * to @cb one at a time, under a lock.  When @cb returned non-zero the
+ * feed stops: this returns that value if negative, else -ECANCELED.
+ */
 int mp_feed_poll(struct mp_feed *feed, int timeout_ms);
 
-/* Drain the rings, deliver each source's CF_STATS and free the feed. */
+/*
+ * Stop the pollers, read the producers' counts, drain the rings, emit
+ * every counter once more and deliver each ring's CF_STATS (produced and
+ * dropped since mp_feed_open()); free the feed.  0, or why it stopped.
+ */
 int mp_feed_finish(struct mp_feed *feed);
 
 #endif /* MP_FEED_H */

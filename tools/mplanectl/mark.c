@@ -114,6 +114,8 @@ MARK_PIN_DIR " on first use); with --socket it goes to a running\n"
 "  -k, --kind KIND     step (the default: a step begins), step-end or user\n"
 "  -s, --socket PATH   send through 'mark serve' at PATH (give '-' for\n"
 "                      " MPLANE_MARK_SOCKET ")\n"
+"  -r, --repeat N      put the mark N times, back to back (default 1): a\n"
+"                      burst of known size, to test a reader's drop counts\n"
 "  -h, --help          show this help\n"
 "\n"
 "Examples:\n"
@@ -125,6 +127,7 @@ MARK_PIN_DIR " on first use); with --socket it goes to a running\n"
 static const struct option step_opts[] = {
 	{ "kind",	required_argument,	NULL, 'k' },
 	{ "socket",	required_argument,	NULL, 's' },
+	{ "repeat",	required_argument,	NULL, 'r' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{}
 };
@@ -151,10 +154,10 @@ static int step_via_socket(const char *path, unsigned int kind, uint64_t step)
 static int mark_step_main(int argc, char **argv)
 {
 	const char *sock = NULL, *arg;
-	int c, kind = MPLANE_MARK_STEP, fd, err;
-	uint64_t step;
+	int c, kind = MPLANE_MARK_STEP, fd, err = 0;
+	uint64_t step, repeat = 1, i;
 
-	while ((c = mp_getopt(argc, argv, ":k:s:h", step_opts)) != -1) {
+	while ((c = mp_getopt(argc, argv, ":k:s:r:h", step_opts)) != -1) {
 		switch (c) {
 		case 'k':
 			kind = parse_kind(optarg);
@@ -163,6 +166,10 @@ static int mark_step_main(int argc, char **argv)
 			break;
 		case 's':
 			sock = optarg;
+			break;
+		case 'r':
+			if (mp_arg_u64("--repeat", optarg, 1, 100000000, &repeat))
+				return MP_EXIT_USAGE;
 			break;
 		case 'h':
 			step_help();
@@ -174,6 +181,8 @@ static int mark_step_main(int argc, char **argv)
 	arg = mp_single_arg(argc, argv, "N");
 	if (!arg || mp_arg_u64("N", arg, 0, UINT64_MAX, &step))
 		return MP_EXIT_USAGE;
+	if (sock && repeat > 1)
+		return mp_usage_err("--repeat goes straight to the marks program: not with --socket");
 	if (sock)
 		return step_via_socket(sock, kind, step);
 	fd = marks_prog_fd();
@@ -181,7 +190,9 @@ static int mark_step_main(int argc, char **argv)
 		mp_err("loading the marks program: %s", strerror(-fd));
 		return MP_EXIT_ERR;
 	}
-	err = emit(fd, kind, step, getpid(), 0);
+	/* One BPF_PROG_TEST_RUN each: syscall programs take no repeat. */
+	for (i = 0; i < repeat && !err; i++)
+		err = emit(fd, kind, step, getpid(), 0);
 	close(fd);
 	if (err)
 		mp_err("marking: %s", strerror(-err));

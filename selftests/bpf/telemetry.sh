@@ -1,0 +1,235 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 'mplanectl telemetry record' and 'dump' on the running kernel: a step
+# mark, the counter pollers (link statistics of a veth carrying paced
+# traffic, its ethtool -S counters, RDMA hw_counters where there is a
+# device), events of three sources merged on one timeline, and the exact
+# drop count of a throttled reader facing a burst larger than the ring.
+
+# a and b (the namespaces) are set by setup_ns, called from veth_hosts.
+# shellcheck disable=SC2154
+# shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
+source "$(dirname "$0")/../lib/lib.sh"
+
+MPLANECTL=$MPLANE_BUILD/mplanectl
+MARKS=/sys/fs/bpf/mplane/marks
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-telemetry.XXXXXX")
+remove_pins() {
+	local dir
+	[ -f "$TMPD/pins" ] || return 0
+	while read -r dir; do
+		rm -rf "$dir"
+	done <"$TMPD/pins"
+}
+trap '_lib_exit; remove_pins; rm -rf "$TMPD"' EXIT
+
+# CLOCK_MONOTONIC in ns, the events' clock (bpf_ktime_get_ns).
+mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+
+# record OUT [OPTIONS...] : 'telemetry record -o OUT' in the background
+# (its summary in OUT.json), until rec_stop; returns once every source
+# is open.  In namespace REC_NS if set.  Sets rec_pid.
+record() {
+	local out=$1
+	shift
+	rm -f "$out.ready"
+	"$MPLANECTL" ${REC_NS:+-n "$REC_NS"} -j telemetry record -o "$out" \
+		--ready-file "$out.ready" "$@" >"$out.json" 2>"$out.err" &
+	rec_pid=$!
+	slowwait 30 test -e "$out.ready" || fail "record not ready: $(cat "$out.err")"
+}
+
+# rec_stop OUT : SIGINT, and the recorder must end well.
+rec_stop() {
+	kill -INT "$rec_pid"
+	wait "$rec_pid" || fail "record failed: $(cat "$1.err")"
+}
+
+# dump FILE [--sorted] : the capture as JSON lines, in $FILE.jsonl.
+dump() {
+	"$MPLANECTL" telemetry dump "$@" >"$1.jsonl" || fail "dump $1 failed"
+}
+
+# Marks left in the ring by earlier runs would be read as in flight.
+drain_marks() {
+	"$MPLANECTL" mark step 0 || fail "loading the marks program"
+	"$MPLANECTL" events --pin "$MARKS" --duration 0.2 >/dev/null 2>&1 || true
+}
+
+# receiver NS PORT : absorbs what is sent to PORT, so that no ICMP error
+# comes back to the sender; stopped when the test ends.
+receiver() {
+	local ready=$TMPD/rx-$1-$2.ready
+	"$MPLANECTL" -n "$1" traffic recv --port "$2" --timeout 20 \
+		--ready-file "$ready" >/dev/null 2>&1 &
+	rx_pid=$!
+	trap 'kill $rx_pid 2>/dev/null || true; cleanup_all_ns' EXIT
+	busywait 5000 test -e "$ready" || fail "receiver not ready"
+}
+
+# (a) A step mark made while recording is in the capture, on its clock.
+test_step_mark_recorded() {
+	local f=$TMPD/mark.cap t0 t1
+	drain_marks
+	record "$f" --poll-hz 0
+	t0=$(mono_ns)
+	"$MPLANECTL" mark step 7 || fail "mark step 7"
+	t1=$(mono_ns)
+	rec_stop "$f"
+	dump "$f"
+	jq -s -e --argjson a "$t0" --argjson b "$t1" \
+		'[.[] | select(.frame == "event" and .type == "step_mark" and
+		  .label == "marks" and .step == 7 and .ts_ns >= $a and
+		  .ts_ns <= $b)] | length == 1' "$f.jsonl" >/dev/null ||
+		fail "no step 7 in the capture, between $t0 and $t1: $(grep -v ifname "$f.jsonl" | head -20)"
+	jq -e '.sources[] | select(.source == "marks") |
+		.recorded >= 1 and .dropped == 0' "$f.json" >/dev/null ||
+		fail "summary: $(cat "$f.json")"
+}
+
+# (b) The veth's tx_packets at 1 kHz under 5000 pps: a change every tick
+# or so (median spacing 0.5-2 ms), and never a step back.
+test_poller_series() {
+	local f=$TMPD/poll.cap med
+	veth_hosts static
+	receiver "$b" 9000
+	# No rings (--pin of an empty place): the pollers alone, in a.
+	REC_NS=$a record "$f" --pin "$TMPD/no-rings" --poll-hz 1000 \
+		--poll-ifaces va
+	"$MPLANECTL" -n "$a" traffic send -r 5000 -d 1.5 10.99.0.2 >/dev/null ||
+		fail "traffic send"
+	rec_stop "$f"
+	dump "$f"
+	jq -s -e 'any(.[]; .frame == "counter_name" and .name == "va/tx_packets"
+		and .kind == "netdev")' "$f.jsonl" >/dev/null ||
+		fail "no va/tx_packets counter"
+	jq -s -c '[.[] | select(.frame == "event" and .counter == "va/tx_packets")
+		| [.ts_ns, .value]]' "$f.jsonl" >"$TMPD/series"
+	assert_ge "tx_packets samples" "$(jq length "$TMPD/series")" 500
+	jq -e '. as $s | all(range(1; length); $s[.][1] >= $s[. - 1][1])' \
+		"$TMPD/series" >/dev/null || fail "tx_packets went down"
+	jq -e '. as $s | all(range(1; length); $s[.][0] > $s[. - 1][0])' \
+		"$TMPD/series" >/dev/null || fail "timestamps not increasing"
+	# Spacing of successive changes, in us, while traffic flowed.
+	med=$(jq '. as $s | [range(1; length) | select($s[.][1] > $s[. - 1][1])
+		| ($s[.][0] - $s[. - 1][0]) / 1000] | .[1:-1] | sort
+		| .[length / 2 | floor] | floor' "$TMPD/series")
+	log "median spacing of tx_packets changes: $med us"
+	assert_ge "median spacing (us)" "$med" 500
+	assert_le "median spacing (us)" "$med" 2000
+}
+
+# (c) ethtool -S of a veth: every name the driver reports, as a counter.
+test_ethtool_counters() {
+	local f=$TMPD/eth.cap want got
+	veth_hosts static
+	"$MPLANECTL" -n "$a" -j telemetry record -o "$f" --pin "$TMPD/no-rings" \
+		--poll-hz 100 --poll-ifaces va --ethtool --duration 0.5 \
+		>"$f.json" 2>"$f.err" || fail "record: $(cat "$f.err")"
+	dump "$f"
+	want=$(ip netns exec "$a" ethtool -S va | awk -F: 'NR > 1 { gsub(/ /, "", $1); print "va/ethtool/" $1 }' | sort)
+	got=$(jq -r 'select(.frame == "counter_name" and .kind == "ethtool") | .name' \
+		"$f.jsonl" | sort)
+	[ -n "$want" ] || fail "ethtool -S va reports nothing"
+	assert_eq "ethtool counters" "$got" "$want"
+	# peer_ifindex is vb's ifindex, in b: there from the first tick.
+	assert_eq "peer_ifindex value" \
+		"$(jq -s -r '[.[] | select(.frame == "event" and .counter == "va/ethtool/peer_ifindex")][0].value' "$f.jsonl")" \
+		"$(ip -n "$b" -j link show vb | jq '.[0].ifindex')"
+}
+
+# (d) Marks, the pollers and hostacct's CNP events in one capture: in
+# time order after --sorted, interleaved.
+test_sources_merge() {
+	local f=$TMPD/merge.cap i
+	veth_hosts static
+	"$MPLANECTL" -n "$a" bpf attach --prog hostacct va || fail "attach hostacct"
+	"$MPLANECTL" -n "$a" -j bpf status --prog hostacct va | jq -r .pin >>"$TMPD/pins"
+	receiver "$a" 4791
+	drain_marks
+	REC_NS=$a record "$f" --poll-hz 1000 --poll-ifaces va
+	for i in 1 2 3 4; do
+		"$MPLANECTL" mark step "$i" || fail "mark $i"
+		# CNPs a <- b: hostacct on va sees them at ingress.
+		"$MPLANECTL" -n "$b" traffic send --cnp 0x77 -r 2000 -c 20 \
+			10.99.0.1:4791 >/dev/null || fail "cnp send"
+	done
+	rec_stop "$f"
+	dump "$f" --sorted
+	jq -s -c '[.[] | select(.frame == "event") | {t: .ts_ns, l: .label}]' \
+		"$f.jsonl" >"$TMPD/ev"
+	jq -e '. as $e | all(range(1; length); $e[.].t >= $e[. - 1].t)' \
+		"$TMPD/ev" >/dev/null || fail "dump --sorted not in time order"
+	# Only the three sources of this test: others' rings may be there.
+	jq -c '[.[] | select(.l == "marks" or .l == "poll" or (.l | test("^dev/.*/va$")))]' \
+		"$TMPD/ev" >"$TMPD/ev3"
+	assert_eq "sources with events" \
+		"$(jq '[.[].l] | unique | length' "$TMPD/ev3")" 3
+	# hostacct's ring is named after a's namespace: its links are a's.
+	jq -s -e 'any(.[]; .frame == "ifname" and (.label | test("^dev/.*/va$"))
+		and .name == "va")' "$f.jsonl" >/dev/null ||
+		fail "hostacct's source does not name va"
+	assert_eq "CNP events" \
+		"$(jq -s '[.[] | select(.type == "cnp")] | length' "$f.jsonl")" 80
+	# Interleaved: each mark is followed by CNPs, then the next mark, with
+	# counters in between: many changes of source along the timeline.
+	assert_ge "source changes along the timeline" \
+		"$(jq '. as $e | [range(1; length) | select($e[.].l != $e[. - 1].l)] | length' "$TMPD/ev3")" 12
+}
+
+# (e) A burst of 10000 marks into a 4096-record ring whose reader sleeps
+# 300 ms after each batch: the ring overflows, and the counts are exact.
+test_drops_exact() {
+	local f=$TMPD/drop.cap n=10000
+	drain_marks
+	record "$f" --pin "$MARKS" --poll-hz 0 --throttle-us 300000
+	"$MPLANECTL" mark step --repeat $n 5 || fail "burst"
+	# Two slow batches at most: the ring holds less than the burst.
+	sleep 1
+	rec_stop "$f"
+	dump "$f"
+	jq -c 'select(.frame == "stats")' "$f.jsonl" >"$TMPD/st"
+	log "marks ring: $(cat "$TMPD/st")"
+	assert_eq "stats frames" "$(wc -l <"$TMPD/st")" 1
+	assert_eq "produced" "$(jq .produced "$TMPD/st")" $n
+	assert_ge "dropped" "$(jq .dropped "$TMPD/st")" 1
+	assert_eq "in_flight" "$(jq .in_flight "$TMPD/st")" 0
+	assert_eq "produced = recorded + dropped" "$(jq .produced "$TMPD/st")" \
+		"$(jq '.recorded + .dropped' "$TMPD/st")"
+	assert_eq "events in the file" \
+		"$(jq -s '[.[] | select(.frame == "event")] | length' "$f.jsonl")" \
+		"$(jq .recorded "$TMPD/st")"
+	jq -e '.dropped > 0' "$f.json" >/dev/null || fail "summary: $(cat "$f.json")"
+}
+
+# (f) RDMA hw_counters, named as the kernel names them.
+test_rdma_counters() {
+	local f=$TMPD/rdma.cap n
+	compgen -G "/sys/class/infiniband/*/ports/*/hw_counters/*" >/dev/null ||
+		skip "no RDMA device with hw_counters (selftests/kmod/telemetry_rdma.sh makes one with rdma_rxe)"
+	"$MPLANECTL" -j telemetry record -o "$f" --pin "$TMPD/no-rings" \
+		--poll-hz 100 --poll-ifaces lo --rdma --duration 0.5 \
+		>"$f.json" 2>"$f.err" || fail "record: $(cat "$f.err")"
+	dump "$f"
+	n=$(find /sys/class/infiniband/*/ports/*/hw_counters/ -type f ! -name lifespan | wc -l)
+	assert_eq "RDMA counters" \
+		"$(jq -s '[.[] | select(.frame == "counter_name" and .kind == "rdma")] | length' "$f.jsonl")" "$n"
+}
+
+test_refusals() {
+	expect_fail_msg "no -o" "no output file" "$MPLANECTL" telemetry record
+	expect_fail_msg "bad iface" "--poll-ifaces 'nosuch0'" \
+		"$MPLANECTL" telemetry record -o "$TMPD/x" --poll-ifaces nosuch0 --duration 0.1
+	expect_fail_msg "ethtool without pollers" "need the pollers" \
+		"$MPLANECTL" telemetry record -o "$TMPD/x" --poll-hz 0 --ethtool
+	printf 'not a capture at all, no' >"$TMPD/bad"
+	expect_fail_msg "bad magic" "not a telemetry capture" \
+		"$MPLANECTL" telemetry dump "$TMPD/bad"
+	expect_fail_msg "unwritable" "/nonexistent/x" \
+		"$MPLANECTL" telemetry record -o /nonexistent/x --duration 0.1
+}
+
+[ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
+ktap_run ${TESTS:-test_step_mark_recorded test_poller_series test_ethtool_counters \
+	test_sources_merge test_drops_exact test_rdma_counters test_refusals}
