@@ -10,7 +10,7 @@ MPLANE_VERSION	?= 0.1.0
 Q		?= @
 
 TOOLS_OUT	:= $(BUILD)/tools
-TOOLS_PKGS	:= libbpf libmnl json-c
+TOOLS_PKGS	:= libbpf libmnl json-c libmicrohttpd
 TOOLS_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 \
 		   -I$(ROOT)/tools/lib -I$(ROOT)/tools/include -I$(ROOT)/uapi \
 		   -I$(BPF_OUT) \

@@ -2,7 +2,7 @@
 /*
  * Unit tests for tools/lib/mp_seqstat.c, the accounting behind
  * 'mplanectl traffic recv': loss, reordering, duplicates, delivery gaps
- * and the gap histogram.
+ * (its histogram is tested in test_hist.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -252,65 +252,6 @@ static void test_gap_clock_back(TEST_ARGS)
 	mp_gapstat_add(&g, 7000, 0, 0, 3, &gap);
 }
 
-/* Exact below 128, continuous buckets above, up to UINT64_MAX. */
-static void test_hist_buckets(TEST_ARGS)
-{
-	uint64_t v;
-
-	for (v = 0; v < 128; v++)
-		assert_int_equal(mp_hist_bucket(v), v);
-	assert_int_equal(mp_hist_bucket(128), 128);
-	assert_int_equal(mp_hist_bucket(129), 128);
-	assert_int_equal(mp_hist_bucket(130), 129);
-	assert_int_equal(mp_hist_bucket(255), 191);
-	assert_int_equal(mp_hist_bucket(256), 192);
-	assert_int_equal(mp_hist_bucket(UINT64_MAX), MP_HIST_BUCKETS - 1);
-	/* Monotonic, without holes, over powers of two and their neighbours. */
-	for (v = 64; v < (1ULL << 62); v <<= 1) {
-		assert_true(mp_hist_bucket(v - 1) <= mp_hist_bucket(v));
-		assert_true(mp_hist_bucket(v) - mp_hist_bucket(v - 1) <= 1);
-	}
-}
-
-/* Quantiles stay within a bucket's 1/64 of the exact value, never above
- * the largest value, and take the highest value of their bucket. */
-static void test_hist_quantiles(TEST_ARGS)
-{
-	static struct mp_hist h;
-	uint64_t v, q;
-
-	assert_int_equal(mp_hist_quantile(&h, 0.5), 0);
-	/* 1 .. 10000 us, in ns. */
-	for (v = 1; v <= 10000; v++)
-		mp_hist_add(&h, v * US);
-	assert_int_equal(h.count, 10000);
-	assert_int_equal(h.max, 10000 * US);
-	q = mp_hist_quantile(&h, 0.5);
-	assert_true(q >= 5000 * US && q <= 5000 * US + 5000 * US / 64);
-	q = mp_hist_quantile(&h, 0.99);
-	assert_true(q >= 9900 * US && q <= 9900 * US + 9900 * US / 64);
-	assert_int_equal(mp_hist_quantile(&h, 1.0), 10000 * US);
-	q = mp_hist_quantile(&h, 0.0001);
-	assert_true(q >= 1 * US && q <= 1 * US + US / 64);
-}
-
-/* 999 gaps of 50 us and one of 900 us: p99 does not see it, and p99.9
- * does only once it is more than 1 in 1000. */
-static void test_hist_tail(TEST_ARGS)
-{
-	static struct mp_hist h;
-	int i;
-
-	for (i = 0; i < 999; i++)
-		mp_hist_add(&h, 50 * US);
-	mp_hist_add(&h, 900 * US);
-	assert_true(mp_hist_quantile(&h, 0.99) < 51 * US);
-	assert_true(mp_hist_quantile(&h, 0.999) < 51 * US);
-	assert_int_equal(mp_hist_quantile(&h, 1.0), 900 * US);
-	mp_hist_add(&h, 900 * US);
-	assert_int_equal(mp_hist_quantile(&h, 0.999), 900 * US);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,9 +270,6 @@ int main(void)
 		cmocka_unit_test(test_excess_gap),
 		cmocka_unit_test(test_gap_flows),
 		cmocka_unit_test(test_gap_clock_back),
-		cmocka_unit_test(test_hist_buckets),
-		cmocka_unit_test(test_hist_quantiles),
-		cmocka_unit_test(test_hist_tail),
 	};
 
 	/* The number of failed tests: non-zero fails make and CI. */

@@ -2,8 +2,8 @@
 /*
  * Accounting of a sequenced packet stream, without I/O: which sequence
  * numbers arrived (loss, reordering, duplicates), how far apart in time
- * consecutive packets arrived (delivery gaps), and a log-linear histogram
- * to take percentiles of those gaps.  Used by 'mplanectl traffic recv';
+ * consecutive packets arrived (delivery gaps); their percentiles are taken
+ * with an mp_hist (mp_hist.h).  Used by 'mplanectl traffic recv';
  * unit tested in selftests/unit/test_seqstat.c.
  */
 #ifndef MP_SEQSTAT_H
@@ -88,29 +88,5 @@ bool mp_gapstat_add(struct mp_gapstat *g, uint64_t rx_ns, uint64_t tx_ns,
 
 /* The largest excess gap, never below 0. */
 uint64_t mp_gapstat_max_excess(const struct mp_gapstat *g);
-
-/*
- * A log-linear histogram of 64-bit values: exact below 128, then 64
- * buckets per power of two, so a bucket spans at most 1/64 (1.6 %) of
- * its values, over the whole range of uint64_t.  Zero it to start.
- */
-#define MP_HIST_SUB_BITS	6
-#define MP_HIST_BUCKETS		((65 - MP_HIST_SUB_BITS) << MP_HIST_SUB_BITS)
-
-struct mp_hist {
-	uint64_t count;
-	uint64_t max;
-	uint64_t buckets[MP_HIST_BUCKETS];
-};
-
-unsigned int mp_hist_bucket(uint64_t v);
-void mp_hist_add(struct mp_hist *h, uint64_t v);
-
-/*
- * The value at quantile @q (0 < q <= 1, to 6 decimals): the smallest v
- * such that at least q of the values are <= v, given as the highest value
- * of its bucket but never above the largest value added.  0 when empty.
- */
-uint64_t mp_hist_quantile(const struct mp_hist *h, double q);
 
 #endif /* MP_SEQSTAT_H */

@@ -1,12 +1,645 @@
 // SPDX-License-Identifier: GPL-2.0
-/* mplanectl telemetry export: not written yet (a placeholder for the build). */
+/*
+ * mplanectl telemetry export: the model (mp_tm) as Prometheus metrics,
+ * text exposition format 0.0.4, served by libmicrohttpd on /metrics.
+ *
+ * libmicrohttpd runs its own polling thread and renders a scrape there;
+ * the feed runs in the main thread and feeds the model; one mutex around
+ * the model keeps a scrape from seeing it half-updated.  The listening
+ * socket is made here rather than by libmicrohttpd, so that a port that
+ * is taken or an address that is not this host's is reported as such.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <microhttpd.h>
+
+#include "mp_arg.h"
+#include "mp_cmd.h"
+#include "mp_feed.h"
 #include "mp_out.h"
+#include "mplanectl.h"
 #include "telemetry.h"
+#include "telemetry_views.h"
+
+#define DEFAULT_HOST	"127.0.0.1"
+#define DEFAULT_PORT	9464
+#define CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+
+struct exporter {
+	pthread_mutex_t lock;
+	struct mp_tm tm;
+	bool from_file;		/* a capture's final state, not live */
+	uint64_t scrapes;
+};
+
+static void help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] telemetry export [OPTIONS]\n"
+"\n"
+"Serve the fabric's telemetry as Prometheus metrics (text format 0.0.4)\n"
+"on http://ADDR:PORT/metrics, so that an existing Prometheus scrapes many\n"
+"hosts.  The live feed (every ring pinned under " MPLANE_BPF_PIN_ROOT ",\n"
+"and the counter pollers with --poll-hz) goes through the same model as\n"
+"'telemetry report'; with --from, a capture's final state is served.\n"
+"\n"
+"Metrics: byte counters per plane (mplane_plane_tx_bytes_total{node,dev,\n"
+"plane}) and per switch port (mplane_port_tx_bytes_total{node,port}),\n"
+"mplane_ecn_ce_total and mplane_cnp_total{kind,entity}, events per source\n"
+"and type and the producers' drops, gauges of queue depth, bandwidth,\n"
+"plane and port state and the symmetry index per group, and histograms\n"
+"(_bucket/_sum/_count) of queue depth (mplane_queue_bytes), step time\n"
+"(mplane_step_seconds) and delivery gaps (mplane_delivery_gap_seconds).\n"
+"\n"
+"Only this host can scrape by default (127.0.0.1); give --listen\n"
+"0.0.0.0:9464 or [::]:9464 to serve every interface.\n"
+"\n"
+"Options:\n"
+"  -l, --listen ADDR[:PORT]  where to serve (default " DEFAULT_HOST ":%u)\n"
+"  -F, --from FILE           serve this capture's final state\n"
+"  -f, --fabric NAME         live: only this fabric's switch rings\n"
+"  -p, --poll-hz N           live: poll netdev counters N times a second\n"
+"                            (default 0: none)\n"
+"  -t, --threshold X         symmetry flag above max/mean X (default 1.25)\n"
+"  -h, --help                show this help\n"
+"\n"
+"Scraping it with Prometheus: add to prometheus.yml\n"
+"  scrape_configs:\n"
+"    - job_name: mplane\n"
+"      scrape_interval: 5s\n"
+"      static_configs:\n"
+"        - targets: ['host1:9464', 'host2:9464']\n"
+"then, for example, rate(mplane_plane_tx_bytes_total[1m]) * 8 is each\n"
+"plane's bit rate and histogram_quantile(0.99,\n"
+"rate(mplane_step_seconds_bucket[5m])) the p99 step time.\n"
+"\n"
+"Examples:\n"
+"  mplanectl telemetry export\n"
+"  mplanectl telemetry export --listen 0.0.0.0:9464 --poll-hz 1000\n"
+"  mplanectl telemetry export --from /tmp/run.mpcp --listen 127.0.0.1:9999\n"
+"  curl -s http://127.0.0.1:9464/metrics\n", DEFAULT_PORT);
+}
+
+static const struct option opts[] = {
+	{ "listen",	required_argument,	NULL, 'l' },
+	{ "from",	required_argument,	NULL, 'F' },
+	{ "fabric",	required_argument,	NULL, 'f' },
+	{ "poll-hz",	required_argument,	NULL, 'p' },
+	{ "threshold",	required_argument,	NULL, 't' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{}
+};
+
+/* Exposition */
+
+/* A label value: backslash, double quote and newline escaped. */
+static void label(FILE *f, const char *name, const char *v, bool first)
+{
+	fprintf(f, "%s%s=\"", first ? "" : ",", name);
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(f, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+	fputc('"', f);
+}
+
+static void family(FILE *f, const char *name, const char *type,
+		   const char *helptext)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, helptext, name, type);
+}
+
+/* The labels that name @e: {node,dev,plane}, {node,port} or
+ * {kind,entity}. */
+static void entity_labels(FILE *f, const struct mp_tm_entity *e, bool full)
+{
+	char plane[8];
+
+	fputc('{', f);
+	if (full && e->kind == MP_TM_PLANE) {
+		snprintf(plane, sizeof(plane), "%u", e->plane);
+		label(f, "node", e->node, true);
+		label(f, "dev", e->dev, false);
+		label(f, "plane", plane, false);
+	} else if (full && e->kind == MP_TM_PORT) {
+		label(f, "node", e->node, true);
+		label(f, "port", e->dev, false);
+	} else {
+		label(f, "kind", mp_tm_kind_name(e->kind), true);
+		label(f, "entity", e->name, false);
+	}
+	fputc('}', f);
+}
+
+static void tx_bytes(FILE *f, const struct mp_tm *tm, enum mp_tm_kind kind)
+{
+	const struct mp_tm_entity *e;
+	unsigned int i;
+
+	if (kind == MP_TM_PLANE)
+		family(f, "mplane_plane_tx_bytes_total", "counter",
+		       "Bytes sent on a plane of an mplane device (mplane.ko's sampler).");
+	else
+		family(f, "mplane_port_tx_bytes_total", "counter",
+		       "Bytes sent by a switch port (the switch sampler).");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (e->kind != kind || !e->tx_bytes.seen)
+			continue;
+		fprintf(f, kind == MP_TM_PLANE ? "mplane_plane_tx_bytes_total" :
+			"mplane_port_tx_bytes_total");
+		entity_labels(f, e, true);
+		fprintf(f, " %" PRIu64 "\n", e->tx_bytes.last);
+	}
+}
+
+static void marks(FILE *f, const struct mp_tm *tm)
+{
+	const struct mp_tm_entity *e;
+	unsigned int i;
+
+	family(f, "mplane_ecn_ce_total", "counter",
+	       "ECN CE marks: the samplers' cumulative count plus ecn_mark events.");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (e->kind == MP_TM_COUNTER)
+			continue;
+		fprintf(f, "mplane_ecn_ce_total");
+		entity_labels(f, e, false);
+		fprintf(f, " %" PRIu64 "\n", e->ecn.last + e->ecn_events);
+	}
+	family(f, "mplane_cnp_total", "counter",
+	       "RoCE congestion notification packets: plane samples' count plus cnp events.");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (e->kind == MP_TM_COUNTER)
+			continue;
+		fprintf(f, "mplane_cnp_total");
+		entity_labels(f, e, false);
+		fprintf(f, " %" PRIu64 "\n", e->cnp.last + e->cnp_events);
+	}
+}
+
+static void gauges(FILE *f, const struct mp_tm *tm)
+{
+	enum mp_tm_bw which = MP_TM_BW_WINDOW;
+	const struct mp_tm_entity *e;
+	unsigned int i;
+	double bw;
+
+	family(f, "mplane_queue_depth_bytes", "gauge",
+	       "Queue depth at the last sample (qdisc and BQL for planes, the virtual queue for ports).");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (!e->queue)
+			continue;
+		fprintf(f, "mplane_queue_depth_bytes");
+		entity_labels(f, e, false);
+		fprintf(f, " %" PRIu64 "\n", e->q_last);
+	}
+	family(f, "mplane_bandwidth_bits_per_second", "gauge",
+	       "Send rate over the last complete second (the whole capture with --from).");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		bw = mp_tm_bw(e, which);
+		if (bw < 0)
+			bw = mp_tm_bw(e, MP_TM_BW_MEAN);
+		if (e->kind == MP_TM_COUNTER || bw < 0)
+			continue;
+		fprintf(f, "mplane_bandwidth_bits_per_second");
+		entity_labels(f, e, false);
+		fprintf(f, " %.6g\n", bw);
+	}
+	family(f, "mplane_plane_state", "gauge",
+	       "State of a plane: 0 up, 1 down, 2 congested, 3 probing, 4 admin-down.");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (e->kind != MP_TM_PLANE || e->state < 0)
+			continue;
+		fprintf(f, "mplane_plane_state");
+		entity_labels(f, e, true);
+		fprintf(f, " %d\n", e->state);
+	}
+	family(f, "mplane_port_up", "gauge", "1 when a switch port is up.");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (e->kind != MP_TM_PORT || e->state < 0)
+			continue;
+		fprintf(f, "mplane_port_up");
+		entity_labels(f, e, true);
+		fprintf(f, " %d\n", e->state);
+	}
+}
+
+static void symmetry(FILE *f, const struct mp_tm *tm, bool from_file)
+{
+	static const char *const names[] = {
+		"mplane_symmetry_max_mean", "mplane_symmetry_cv",
+		"mplane_symmetry_flagged",
+	};
+	static const char *const helps[] = {
+		"Largest member bandwidth over the group's mean (1 is even).",
+		"Coefficient of variation of the group members' bandwidth.",
+		"1 when the group is uneven beyond the threshold.",
+	};
+	struct mp_tm_symmetry sym;
+	unsigned int k, g;
+	double v;
+
+	for (k = 0; k < 3; k++) {
+		family(f, names[k], "gauge", helps[k]);
+		for (g = 0; g < tm->ngroups; g++) {
+			mp_tm_symmetry(tm, g, from_file ? MP_TM_BW_MEAN :
+				       MP_TM_BW_WINDOW, &sym);
+			if (!sym.members)
+				continue;
+			v = k == 0 ? sym.max_mean : k == 1 ? sym.cv :
+			    sym.flagged;
+			fprintf(f, "%s{", names[k]);
+			label(f, "group", tm->groups[g].name, true);
+			label(f, "kind", mp_tm_kind_name(tm->groups[g].kind),
+			      false);
+			fprintf(f, "} %.6g\n", v);
+		}
+	}
+}
+
+static void events(FILE *f, const struct mp_tm *tm)
+{
+	const struct mp_tm_source *s;
+	unsigned int i, t, n;
+	const char *type;
+
+	family(f, "mplane_events_total", "counter",
+	       "Events received, per source (ring or poller) and type.");
+	for (i = 0; i < tm->nsources; i++) {
+		s = &tm->sources[i];
+		for (t = 0; t < __MPLANE_EV_MAX; t++) {
+			type = mp_event_type_name(t);
+			if (!s->by_type[t] || !type)
+				continue;
+			fprintf(f, "mplane_events_total{");
+			label(f, "source", s->label, true);
+			label(f, "type", type, false);
+			fprintf(f, "} %" PRIu64 "\n", s->by_type[t]);
+		}
+	}
+	family(f, "mplane_events_dropped_total", "counter",
+	       "Events the producers could not put in a full ring (known at the end of a capture).");
+	for (i = 0; i < tm->nsources; i++) {
+		s = &tm->sources[i];
+		fprintf(f, "mplane_events_dropped_total{");
+		label(f, "source", s->label, true);
+		fprintf(f, "} %llu\n", (unsigned long long)s->stats.dropped);
+	}
+	family(f, "mplane_anomalies_total", "counter",
+	       "Failovers, planes and ports going down, and ECN storms.");
+	for (t = 0; t < __MP_TM_AN_MAX; t++) {
+		for (i = 0, n = 0; i < tm->nanoms; i++)
+			n += tm->anoms[i].type == t;
+		fprintf(f, "mplane_anomalies_total{");
+		label(f, "type", mp_tm_anomaly_name(t), true);
+		fprintf(f, "} %u\n", n);
+	}
+}
+
+/* Bucket bounds: queue bytes in packets of 1500 doubling, times in ns. */
+static const uint64_t queue_le[] = {
+	0, 1500, 3000, 6000, 12000, 24000, 48000, 96000, 192000, 384000,
+	768000, 1536000, 3072000,
+};
+static const uint64_t time_le[] = {
+	1000, 10000, 50000, 100000, 250000, 500000, 1000000, 2500000,
+	5000000, 10000000, 25000000, 50000000, 100000000, 250000000,
+	500000000, 1000000000, 2500000000, 10000000000,
+};
+#define N(a)	(sizeof(a) / sizeof((a)[0]))
+
+static void histogram(FILE *f, const char *name, const char *helptext,
+		      const struct mp_hist *h, const uint64_t *le,
+		      unsigned int n, double div)
+{
+	uint64_t cum[32];
+	unsigned int i;
+
+	family(f, name, "histogram", helptext);
+	mp_hist_cumulative(h, le, n, cum);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s_bucket{le=\"%.9g\"} %" PRIu64 "\n", name,
+			le[i] / div, cum[i]);
+	fprintf(f, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, h->count);
+	fprintf(f, "%s_sum %.9g\n", name, h->sum / div);
+	fprintf(f, "%s_count %" PRIu64 "\n", name, h->count);
+}
+
+static void render(FILE *f, struct exporter *x)
+{
+	struct mp_tm *tm = &x->tm;
+
+	mp_tm_refresh(tm);
+	tx_bytes(f, tm, MP_TM_PLANE);
+	tx_bytes(f, tm, MP_TM_PORT);
+	marks(f, tm);
+	gauges(f, tm);
+	symmetry(f, tm, x->from_file);
+	events(f, tm);
+	histogram(f, "mplane_queue_bytes",
+		  "Queue depth of every plane and port sample, in bytes.",
+		  &tm->queue, queue_le, N(queue_le), 1);
+	histogram(f, "mplane_step_seconds",
+		  "Time from one step mark of a process to its next.",
+		  &tm->steps, time_le, N(time_le), 1e9);
+	histogram(f, "mplane_delivery_gap_seconds",
+		  "Time between successive increases of a byte or packet counter.",
+		  &tm->gaps, time_le, N(time_le), 1e9);
+}
+
+/* HTTP */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+			     char *body, size_t len, const char *type)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_size, void **req_cls)
+{
+	struct exporter *x = cls;
+	size_t len = 0;
+	char *body = NULL;
+	FILE *f;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)req_cls;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+			     strdup("only GET\n"), 9, "text/plain");
+	if (strcmp(url, "/metrics")) {
+		body = strdup("mplane telemetry: the metrics are at /metrics\n");
+		return reply(c, strcmp(url, "/") ? MHD_HTTP_NOT_FOUND :
+			     MHD_HTTP_OK, body, body ? strlen(body) : 0,
+			     "text/plain");
+	}
+	f = open_memstream(&body, &len);
+	if (!f)
+		return MHD_NO;
+	pthread_mutex_lock(&x->lock);
+	x->scrapes++;
+	render(f, x);
+	pthread_mutex_unlock(&x->lock);
+	if (fclose(f)) {
+		free(body);
+		return MHD_NO;
+	}
+	return reply(c, MHD_HTTP_OK, body, len, CONTENT_TYPE);
+}
+
+/* The listening socket, its address in @where; -MP_EXIT_* when it
+ * cannot be had (reported). */
+static int listen_on(const char *arg, char *where, size_t size)
+{
+	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
+	uint16_t port = DEFAULT_PORT;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1;
+
+	if (mp_arg_hostport("--listen", arg, host, sizeof(host), &port))
+		return -MP_EXIT_USAGE;
+	if (mp_resolve(host, port, &ss, &len))
+		return -MP_EXIT_ERR;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		mp_err("--listen %s: socket: %s", arg, strerror(errno));
+		return -MP_EXIT_ERR;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 64)) {
+		if (errno == EADDRINUSE)
+			mp_err("--listen %s: port %u is already taken (another exporter? give another with --listen ADDR:PORT)",
+			       arg, port);
+		else if (errno == EADDRNOTAVAIL)
+			mp_err("--listen %s: %s is not an address of this host",
+			       arg, host);
+		else
+			mp_err("--listen %s: %s", arg, strerror(errno));
+		close(fd);
+		return -MP_EXIT_ERR;
+	}
+	mp_sockaddr_str((struct sockaddr *)&ss, where, size);
+	return fd;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int to_model(void *data, unsigned int kind, unsigned int source,
+		    const void *payload, size_t len)
+{
+	struct exporter *x = data;
+	int err;
+
+	pthread_mutex_lock(&x->lock);
+	err = mp_tm_frame(&x->tm, kind, source, payload, len);
+	pthread_mutex_unlock(&x->lock);
+	return err;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int run_live(struct exporter *x, const struct mp_feed_opts *fo)
+{
+	struct mp_feed *feed;
+	int err;
+
+	err = mp_feed_open(&feed, fo, to_model, x);
+	if (err) {
+		mp_err("opening the live feed: %s", strerror(-err));
+		return MP_EXIT_ERR;
+	}
+	while (!stop) {
+		err = mp_feed_poll(feed, 100);
+		if (err < 0 && err != -EINTR) {
+			mp_err("reading the live feed: %s", strerror(-err));
+			break;
+		}
+		err = 0;
+		pthread_mutex_lock(&x->lock);
+		mp_tm_release(&x->tm, now_ns());
+		pthread_mutex_unlock(&x->lock);
+	}
+	mp_feed_finish(feed);
+	return err ? MP_EXIT_ERR : MP_EXIT_OK;
+}
+
+static void wait_for_signal(void)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+	while (!stop)
+		nanosleep(&ts, NULL);
+}
+
+struct export_args {
+	const char *listen, *from;
+	struct mp_feed_opts feed;
+	struct mp_tm_opts tm;
+};
+
+static int parse(int argc, char **argv, struct export_args *a)
+{
+	uint64_t v;
+	char *end;
+	int c;
+
+	while ((c = mp_getopt(argc, argv, ":l:F:f:p:t:h", opts)) != -1) {
+		switch (c) {
+		case 'l':
+			a->listen = optarg;
+			break;
+		case 'F':
+			a->from = optarg;
+			break;
+		case 'f':
+			a->feed.fabric = optarg;
+			break;
+		case 'p':
+			if (mp_arg_u64("--poll-hz", optarg, 0, 100000, &v))
+				return MP_EXIT_USAGE;
+			a->feed.poll_hz = v;
+			break;
+		case 't':
+			a->tm.sym_threshold = strtod(optarg, &end);
+			if (*end || !(a->tm.sym_threshold > 1) ||
+			    a->tm.sym_threshold > 100)
+				return mp_usage_err("bad --threshold '%s': want a ratio above 1, such as 1.25",
+						    optarg);
+			break;
+		case 'h':
+			help();
+			exit(MP_EXIT_OK);
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	return MP_EXIT_OK;
+}
+
+static struct MHD_Daemon *start_http(int fd, struct exporter *x)
+{
+	struct MHD_Daemon *d;
+	sigset_t set, old;
+
+	/* Signals go to the main thread, not to libmicrohttpd's. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+			     handle, x, MHD_OPTION_LISTEN_SOCKET, fd,
+			     MHD_OPTION_CONNECTION_TIMEOUT, 10U,
+			     MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return d;
+}
 
 int telemetry_export_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	mp_err("not implemented yet");
-	return 1;
+	struct export_args a = { .listen = DEFAULT_HOST ":9464" };
+	struct mplane_capture_hdr hdr;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct exporter x = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	char where[MP_SOCKADDR_STRLEN];
+	struct MHD_Daemon *d;
+	int ret, fd;
+
+	ret = parse(argc, argv, &a);
+	if (ret)
+		return ret;
+	if (mp_tm_init(&x.tm, &a.tm)) {
+		mp_err("out of memory");
+		return MP_EXIT_ERR;
+	}
+	fd = listen_on(a.listen, where, sizeof(where));
+	if (fd < 0) {
+		mp_tm_free(&x.tm);
+		return -fd;
+	}
+	if (a.from) {
+		x.from_file = true;
+		ret = tv_load(a.from, &x.tm, &hdr);
+		if (ret) {
+			close(fd);
+			mp_tm_free(&x.tm);
+			return ret;
+		}
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	d = start_http(fd, &x);
+	if (!d) {
+		mp_err("--listen %s: libmicrohttpd would not start", a.listen);
+		close(fd);
+		mp_tm_free(&x.tm);
+		return MP_EXIT_ERR;
+	}
+	if (mp_json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "listen",
+				       json_object_new_string(where));
+		json_object_object_add(o, "path",
+				       json_object_new_string("/metrics"));
+		mp_json_print(o);
+	} else {
+		printf("serving http://%s/metrics%s%s; Ctrl-C stops\n",
+		       where, a.from ? " from " : "", a.from ? a.from : "");
+	}
+	fflush(stdout);
+	ret = a.from ? (wait_for_signal(), MP_EXIT_OK) :
+		       run_live(&x, &a.feed);
+	MHD_stop_daemon(d);
+	close(fd);
+	mp_tm_free(&x.tm);
+	return ret;
 }

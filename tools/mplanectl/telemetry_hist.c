@@ -1,12 +1,356 @@
 // SPDX-License-Identifier: GPL-2.0
-/* mplanectl telemetry hist: not written yet (a placeholder for the build). */
+/*
+ * mplanectl telemetry hist [FILE]: log-linear histograms (mp_hist) of
+ * queue depth, delivery gaps and step time, from a capture or from the
+ * live feed for a while.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mp_arg.h"
+#include "mp_cmd.h"
+#include "mp_feed.h"
 #include "mp_out.h"
+#include "mplanectl.h"
 #include "telemetry.h"
+#include "telemetry_views.h"
+
+enum { W_QUEUE = 1, W_GAP = 2, W_STEP = 4 };
+
+#define BAR_WIDTH	40
+
+struct hist_args {
+	const char *path;
+	unsigned int what;
+	uint64_t duration_ns;
+	struct mp_feed_opts feed;
+	bool bars;
+};
+
+static void help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] telemetry hist [OPTIONS] [FILE]\n"
+"\n"
+"Histograms with count, p50, p90, p99, p99.9 and max of:\n"
+"  queue  queue depth in bytes, of every plane and port sample: overall\n"
+"         and per plane or port;\n"
+"  gap    delivery gaps: the time from one increase of a byte or packet\n"
+"         counter (plane and port tx_bytes, polled netdev rx/tx) to the\n"
+"         next, while it is active; a stall, such as a failover, is a\n"
+"         long gap;\n"
+"  step   step time: from one 'mark step' of a process to its next.\n"
+"The histograms are log-linear: exact below 128, then 64 buckets per\n"
+"power of two, so a percentile is at most 1/64 (1.6 %%) above the exact\n"
+"value.  The bars show the counts per power of two.\n"
+"\n"
+"With FILE, read a capture of 'telemetry record'; without, read the live\n"
+"feed (every ring pinned under " MPLANE_BPF_PIN_ROOT ") for --duration.\n"
+"\n"
+"Options:\n"
+"  -w, --what LIST      some of queue,gap,step (default all three)\n"
+"  -d, --duration S     live: how long to listen (default 1)\n"
+"  -f, --fabric NAME    live: only this fabric's switch rings\n"
+"  -p, --poll-hz N      live: poll netdev counters N times a second for\n"
+"                       delivery gaps (default 0: no polling)\n"
+"  -B, --no-bars        leave out the bar charts\n"
+"  -j, --json           print JSON (as the global -j)\n"
+"  -h, --help           show this help\n"
+"\n"
+"Examples:\n"
+"  mplanectl telemetry hist /tmp/run.mpcp\n"
+"  mplanectl telemetry hist --what queue --duration 5 --fabric f1\n"
+"  mplanectl -j telemetry hist --what step /tmp/run.mpcp | jq .step.p99\n");
+}
+
+static const struct option opts[] = {
+	{ "what",	required_argument,	NULL, 'w' },
+	{ "duration",	required_argument,	NULL, 'd' },
+	{ "fabric",	required_argument,	NULL, 'f' },
+	{ "poll-hz",	required_argument,	NULL, 'p' },
+	{ "no-bars",	no_argument,		NULL, 'B' },
+	{ "json",	no_argument,		NULL, 'j' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{}
+};
+
+static int parse_what(const char *arg, unsigned int *what)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int ret = MP_EXIT_OK;
+
+	if (!copy)
+		return MP_EXIT_ERR;
+	*what = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "queue"))
+			*what |= W_QUEUE;
+		else if (!strcmp(tok, "gap"))
+			*what |= W_GAP;
+		else if (!strcmp(tok, "step"))
+			*what |= W_STEP;
+		else
+			ret = mp_usage_err("bad --what '%s': want queue, gap or step, comma-separated",
+					   tok);
+	}
+	free(copy);
+	if (!ret && !*what)
+		ret = mp_usage_err("empty --what");
+	return ret;
+}
+
+/* Live */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int to_model(void *data, unsigned int kind, unsigned int source,
+		    const void *payload, size_t len)
+{
+	return mp_tm_frame(data, kind, source, payload, len);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int listen_live(struct hist_args *a, struct mp_tm *tm)
+{
+	struct mp_feed *feed;
+	uint64_t end;
+	int err;
+
+	err = mp_feed_open(&feed, &a->feed, to_model, tm);
+	if (err) {
+		mp_err("opening the live feed: %s (is anything recording "
+		       "events under " MPLANE_BPF_PIN_ROOT "?)", strerror(-err));
+		return MP_EXIT_ERR;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	end = now_ns() + a->duration_ns;
+	while (!stop && now_ns() < end) {
+		err = mp_feed_poll(feed, 100);
+		if (err < 0 && err != -EINTR)
+			break;
+		err = 0;
+		mp_tm_release(tm, now_ns());
+	}
+	if (err)
+		mp_err("reading the live feed: %s", strerror(-err));
+	err = mp_feed_finish(feed) ? : err;
+	mp_tm_finish(tm);
+	return err ? MP_EXIT_ERR : MP_EXIT_OK;
+}
+
+/* Output */
+
+static void json_one(struct json_object *top, const char *key,
+		     const struct mp_hist *h, double div, const char *unit)
+{
+	struct json_object *o = tv_hist_json(h, div);
+
+	json_object_object_add(o, "unit", json_object_new_string(unit));
+	json_object_object_add(top, key, o);
+}
+
+static void print_json(const struct hist_args *a, const struct mp_tm *tm)
+{
+	struct json_object *top = json_object_new_object(), *arr, *o;
+	const struct mp_tm_entity *e;
+	unsigned int i;
+
+	if (a->what & W_QUEUE) {
+		json_one(top, "queue", &tm->queue, 1, "bytes");
+		arr = json_object_new_array();
+		for (i = 0; i < tm->nents; i++) {
+			e = &tm->ents[i];
+			if (!e->queue)
+				continue;
+			o = tv_hist_json(e->queue, 1);
+			json_object_object_add(o, "name",
+					       json_object_new_string(e->name));
+			json_object_array_add(arr, o);
+		}
+		json_object_object_add(json_object_object_get(top, "queue"),
+				       "entities", arr);
+	}
+	if (a->what & W_GAP)
+		json_one(top, "gap", &tm->gaps, 1e3, "us");
+	if (a->what & W_STEP)
+		json_one(top, "step", &tm->steps, 1e3, "us");
+	mp_json_print(top);
+}
+
+typedef const char *(*fmt_fn)(double v, char *buf, size_t size);
+
+static void print_line(const char *name, const struct mp_hist *h, fmt_fn fmt)
+{
+	char b[TV_NQ + 1][24];
+	unsigned int i;
+
+	printf("  %-22s %8" PRIu64, name, h->count);
+	for (i = 0; i < TV_NQ; i++)
+		printf(" %9s", fmt(mp_hist_quantile_ppm(h, tv_q_ppm[i]), b[i],
+				   24));
+	printf(" %9s\n", fmt(h->max, b[TV_NQ], 24));
+}
+
+/* Counts per power of two, the empty ones left out. */
+static void print_bars(const struct mp_hist *h, fmt_fn fmt)
+{
+	uint64_t per[65] = {}, most = 0;
+	unsigned int b, k, lo = 65, hi = 0, n;
+	char x[24], y[24];
+
+	for (b = 0; b < MP_HIST_BUCKETS; b++) {
+		if (!h->buckets[b])
+			continue;
+		/* 0 alone, then [2^(k-1), 2^k) as k. */
+		k = mp_hist_bucket_low(b) ? 64 - __builtin_clzll(
+			mp_hist_bucket_low(b)) : 0;
+		per[k] += h->buckets[b];
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	for (k = lo; k <= hi && lo <= 64; k++)
+		most = per[k] > most ? per[k] : most;
+	for (k = lo; k <= hi && lo <= 64; k++) {
+		if (!per[k])
+			continue;
+		n = most ? (per[k] * BAR_WIDTH + most - 1) / most : 0;
+		printf("    %9s .. %-9s %8" PRIu64 " %.*s\n",
+		       fmt(k ? 1ULL << (k - 1) : 0, x, sizeof(x)),
+		       fmt(k ? (k < 64 ? (1ULL << k) - 1 : UINT64_MAX) : 0, y,
+			   sizeof(y)), per[k], n,
+		       "########################################");
+	}
+}
+
+static void print_head(const char *title)
+{
+	unsigned int i;
+
+	printf("%s\n  %-22s %8s", title, "", "COUNT");
+	for (i = 0; i < TV_NQ; i++)
+		printf(" %9s", tv_q_name[i]);
+	printf(" %9s\n", "max");
+}
+
+static void print_text(const struct hist_args *a, const struct mp_tm *tm)
+{
+	const struct mp_tm_entity *e;
+	unsigned int i;
+
+	if (a->what & W_QUEUE) {
+		print_head("queue depth");
+		print_line("all", &tm->queue, tv_bytes);
+		for (i = 0; i < tm->nents; i++) {
+			e = &tm->ents[i];
+			if (e->queue)
+				print_line(e->name, e->queue, tv_bytes);
+		}
+		if (a->bars)
+			print_bars(&tm->queue, tv_bytes);
+	}
+	if (a->what & W_GAP) {
+		print_head("delivery gaps");
+		print_line("all", &tm->gaps, tv_dur);
+		if (a->bars)
+			print_bars(&tm->gaps, tv_dur);
+	}
+	if (a->what & W_STEP) {
+		print_head("step time");
+		print_line("all", &tm->steps, tv_dur);
+		if (a->bars)
+			print_bars(&tm->steps, tv_dur);
+	}
+}
+
+static int parse(int argc, char **argv, struct hist_args *a)
+{
+	uint64_t v;
+	int c;
+
+	while ((c = mp_getopt(argc, argv, ":w:d:f:p:Bjh", opts)) != -1) {
+		switch (c) {
+		case 'w':
+			if (parse_what(optarg, &a->what))
+				return MP_EXIT_USAGE;
+			break;
+		case 'd':
+			if (mp_arg_seconds("--duration", optarg,
+					   &a->duration_ns))
+				return MP_EXIT_USAGE;
+			break;
+		case 'f':
+			a->feed.fabric = optarg;
+			break;
+		case 'p':
+			if (mp_arg_u64("--poll-hz", optarg, 0, 100000, &v))
+				return MP_EXIT_USAGE;
+			a->feed.poll_hz = v;
+			break;
+		case 'B':
+			a->bars = false;
+			break;
+		case 'j':
+			mp_json = true;
+			break;
+		case 'h':
+			help();
+			exit(MP_EXIT_OK);
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 < argc)
+		return mp_usage_err("unexpected argument '%s'",
+				    argv[optind + 1]);
+	a->path = optind < argc ? argv[optind] : NULL;
+	return MP_EXIT_OK;
+}
 
 int telemetry_hist_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	mp_err("not implemented yet");
-	return 1;
+	struct hist_args a = {
+		.what = W_QUEUE | W_GAP | W_STEP,
+		.duration_ns = 1000000000ULL,
+		.bars = true,
+	};
+	struct mplane_capture_hdr hdr;
+	struct mp_tm tm;
+	int ret;
+
+	ret = parse(argc, argv, &a);
+	if (ret)
+		return ret;
+	if (mp_tm_init(&tm, NULL)) {
+		mp_err("out of memory");
+		return MP_EXIT_ERR;
+	}
+	ret = a.path ? tv_load(a.path, &tm, &hdr) : listen_live(&a, &tm);
+	if (!ret) {
+		if (mp_json)
+			print_json(&a, &tm);
+		else
+			print_text(&a, &tm);
+	}
+	mp_tm_free(&tm);
+	return ret;
 }

@@ -1,12 +1,395 @@
 // SPDX-License-Identifier: GPL-2.0
-/* mplanectl telemetry top: not written yet (a placeholder for the build). */
+/*
+ * mplanectl telemetry top: the live feed through the telemetry model,
+ * shown as a table per plane and per port that refreshes in place, then
+ * the symmetry of each group with its slow members named.  Rates are
+ * over the model's last complete window, so a refresh shows what the
+ * fabric does now, not since the start.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mp_arg.h"
+#include "mp_cmd.h"
+#include "mp_feed.h"
 #include "mp_out.h"
+#include "mp_tm.h"
 #include "telemetry.h"
+#include "telemetry_views.h"
+
+struct top {
+	struct mp_tm tm;
+	pthread_mutex_t lock;	/* the pollers' thread feeds the model too */
+	bool all;		/* idle ports too */
+	bool tty;
+};
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int to_model(void *data, unsigned int kind, unsigned int source,
+		    const void *payload, size_t len)
+{
+	struct top *t = data;
+	int err;
+
+	pthread_mutex_lock(&t->lock);
+	err = mp_tm_frame(&t->tm, kind, source, payload, len);
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+/* A plane always shows; a port or rail only once it carried something. */
+static bool shown(const struct top *t, const struct mp_tm_entity *e)
+{
+	if (e->kind == MP_TM_COUNTER)
+		return false;
+	return t->all || e->kind == MP_TM_PLANE || e->tx_bytes.total ||
+	       e->q_last || e->ecn_events;
+}
+
+static const char *q_text(const struct mp_hist *h, uint32_t ppm, char *buf,
+			  size_t size)
+{
+	if (!h || !h->count)
+		return "-";
+	return tv_bytes(ppm ? mp_hist_quantile_ppm(h, ppm) : h->max, buf,
+			size);
+}
+
+static void row_text(const struct mp_tm_entity *e, bool slow)
+{
+	char bw[32], p50[32], p99[32], max[32];
+
+	printf("%-26s %-10s %12s %10s %10s %10s %9.0f %9.0f%s\n", e->name,
+	       mp_tm_state_name(e),
+	       tv_bps(mp_tm_bw(e, MP_TM_BW_WINDOW), bw, sizeof(bw)),
+	       q_text(e->queue, 500000, p50, sizeof(p50)),
+	       q_text(e->queue, 990000, p99, sizeof(p99)),
+	       q_text(e->queue, 0, max, sizeof(max)),
+	       e->ecn.win_rate, e->cnp.win_rate, slow ? "  SLOW" : "");
+}
+
+/* @g's members that are slow, as "a, b". */
+static void slow_names(const struct mp_tm *tm, unsigned int g,
+		       const struct mp_tm_symmetry *sym, char *buf,
+		       size_t size)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < tm->nents && n < size; i++) {
+		const struct mp_tm_entity *e = &tm->ents[i];
+
+		if (e->group != (int)g ||
+		    !mp_tm_slow(tm, sym, e, MP_TM_BW_WINDOW))
+			continue;
+		n += snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
+			      e->name);
+	}
+}
+
+static bool entity_slow(const struct mp_tm *tm, const struct mp_tm_entity *e)
+{
+	struct mp_tm_symmetry sym;
+
+	if (e->group < 0)
+		return false;
+	mp_tm_symmetry(tm, e->group, MP_TM_BW_WINDOW, &sym);
+	return mp_tm_slow(tm, &sym, e, MP_TM_BW_WINDOW);
+}
+
+static void show_text(const struct top *t, double interval_s)
+{
+	const struct mp_tm *tm = &t->tm;
+	struct mp_tm_symmetry sym;
+	char slow[256];
+	unsigned int i;
+
+	if (t->tty)
+		fputs("\033[H\033[2J", stdout);
+	printf("mplane telemetry: %u sources, %llu events; refresh every %.1f s, rates over the last %.1f s\n\n",
+	       tm->nsources, (unsigned long long)tm->events, interval_s,
+	       tm->o.window_ns / 1e9);
+	printf("%-26s %-10s %12s %10s %10s %10s %9s %9s\n", "PLANE/PORT",
+	       "STATE", "BANDWIDTH", "Q P50", "Q P99", "Q MAX", "ECN/S",
+	       "CNP/S");
+	for (i = 0; i < tm->nents; i++)
+		if (shown(t, &tm->ents[i]))
+			row_text(&tm->ents[i], entity_slow(tm, &tm->ents[i]));
+	printf("\n%-26s %7s %8s %6s  %s\n", "SYMMETRY", "MEMBERS",
+	       "MAX/MEAN", "CV", "SLOW");
+	for (i = 0; i < tm->ngroups; i++) {
+		mp_tm_symmetry(tm, i, MP_TM_BW_WINDOW, &sym);
+		if (sym.members < 2)
+			continue;
+		slow_names(tm, i, &sym, slow, sizeof(slow));
+		printf("%-26s %7u %8.2f %6.2f  %s%s\n", tm->groups[i].name,
+		       sym.members, sym.max_mean, sym.cv,
+		       sym.flagged ? "ASYMMETRIC " : "", slow);
+	}
+	fflush(stdout);
+}
+
+static struct json_object *entity_json(const struct mp_tm *tm,
+				       const struct mp_tm_entity *e)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(e->name));
+	json_object_object_add(o, "kind",
+			       json_object_new_string(mp_tm_kind_name(e->kind)));
+	json_object_object_add(o, "state",
+			       json_object_new_string(mp_tm_state_name(e)));
+	json_object_object_add(o, "bps",
+			       tv_json_rate(mp_tm_bw(e, MP_TM_BW_WINDOW)));
+	json_object_object_add(o, "queue_bytes", e->queue ?
+			       tv_hist_json(e->queue, 1) : NULL);
+	json_object_object_add(o, "ecn_per_s",
+			       json_object_new_double(e->ecn.win_rate));
+	json_object_object_add(o, "cnp_per_s",
+			       json_object_new_double(e->cnp.win_rate));
+	json_object_object_add(o, "slow",
+			       json_object_new_boolean(entity_slow(tm, e)));
+	return o;
+}
+
+static struct json_object *group_json(const struct mp_tm *tm, unsigned int g)
+{
+	struct json_object *o = json_object_new_object();
+	struct mp_tm_symmetry sym;
+
+	mp_tm_symmetry(tm, g, MP_TM_BW_WINDOW, &sym);
+	json_object_object_add(o, "group",
+			       json_object_new_string(tm->groups[g].name));
+	json_object_object_add(o, "members", json_object_new_int(sym.members));
+	json_object_object_add(o, "max_over_mean",
+			       json_object_new_double(sym.max_mean));
+	json_object_object_add(o, "cv", json_object_new_double(sym.cv));
+	json_object_object_add(o, "flagged",
+			       json_object_new_boolean(sym.flagged));
+	return o;
+}
+
+/* One JSON object per refresh, on one line: a stream for scripts. */
+static void show_json(const struct top *t)
+{
+	const struct mp_tm *tm = &t->tm;
+	struct json_object *o = json_object_new_object();
+	struct json_object *ents = json_object_new_array();
+	struct json_object *groups = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < tm->nents; i++)
+		if (shown(t, &tm->ents[i]))
+			json_object_array_add(ents,
+					      entity_json(tm, &tm->ents[i]));
+	for (i = 0; i < tm->ngroups; i++)
+		json_object_array_add(groups, group_json(tm, i));
+	json_object_object_add(o, "ts_ns", json_object_new_uint64(mono_ns()));
+	json_object_object_add(o, "events", json_object_new_uint64(tm->events));
+	json_object_object_add(o, "entities", ents);
+	json_object_object_add(o, "symmetry", groups);
+	mp_json_print(o);
+	fflush(stdout);
+}
+
+static void top_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] telemetry top [OPTIONS]\n"
+"\n"
+"A live table of every plane of the mplane devices and every switch port\n"
+"that carries traffic, refreshed in place: state, bandwidth, queue depth\n"
+"(p50, p99 and max of the samples so far), ECN-CE marks and CNPs per\n"
+"second.  Bandwidth and rates are over the last complete second.\n"
+"\n"
+"Below it, the symmetry of each group of like members (the planes of one\n"
+"mplane device, the ports of one switch, the rails of one host): max/mean\n"
+"and the coefficient of variation of their bandwidth.  A group whose\n"
+"max/mean passes --threshold is marked ASYMMETRIC, and its slow members\n"
+"(the mean is more than --threshold times theirs) are named.\n"
+"\n"
+"The numbers come from the samplers: start them first ('mplanectl link\n"
+"set mp0 sample-interval 1000', 'mplanectl telemetry attach',\n"
+"'mplanectl telemetry sample --fabric P --interval 1ms').  top reads the\n"
+"same rings as 'telemetry record': run one reader of a ring at a time.\n"
+"\n"
+"Options:\n"
+"  -i, --interval SEC    refresh every SEC seconds (default 1)\n"
+"  -c, --count N         stop after N refreshes (default: at Ctrl-C)\n"
+"  -f, --fabric PREFIX   of the fabrics' rings only those of PREFIX\n"
+"      --poll-hz N       poll link counters at N Hz (default 0: off)\n"
+"      --threshold X     max/mean that marks a group (default 1.25)\n"
+"  -a, --all             list idle ports too\n"
+"  -h, --help            show this help\n"
+"\n"
+"With -j, one JSON object per refresh, one per line.\n"
+"\n"
+"Examples:\n"
+"  mplanectl telemetry top\n"
+"  mplanectl -j telemetry top --count 5 --fabric mpf\n");
+}
+
+static const struct option top_opts[] = {
+	{ "interval",	required_argument,	NULL, 'i' },
+	{ "count",	required_argument,	NULL, 'c' },
+	{ "fabric",	required_argument,	NULL, 'f' },
+	{ "poll-hz",	required_argument,	NULL, 'H' },
+	{ "threshold",	required_argument,	NULL, 'T' },
+	{ "all",	no_argument,		NULL, 'a' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{}
+};
+
+struct top_args {
+	uint64_t interval_ns;
+	uint64_t count;
+	struct mp_feed_opts feed;
+	struct mp_tm_opts tm;
+};
+
+static int parse_threshold(const char *arg, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (errno || *end || *out <= 1 || *out > 100)
+		return mp_usage_err("bad --threshold '%s': a ratio above 1, such as 1.25",
+				    arg);
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct top_args *a, bool *all)
+{
+	uint64_t v;
+	int c;
+
+	while ((c = mp_getopt(argc, argv, ":i:c:f:ah", top_opts)) != -1) {
+		switch (c) {
+		case 'i':
+			if (mp_arg_seconds("--interval", optarg, &a->interval_ns))
+				return MP_EXIT_USAGE;
+			if (a->interval_ns < 100000000ULL)
+				return mp_usage_err("bad --interval '%s': at least 0.1 s",
+						    optarg);
+			break;
+		case 'c':
+			if (mp_arg_u64("--count", optarg, 1, UINT64_MAX,
+				       &a->count))
+				return MP_EXIT_USAGE;
+			break;
+		case 'f':
+			a->feed.fabric = optarg;
+			break;
+		case 'H':
+			if (mp_arg_u64("--poll-hz", optarg, 0, 10000, &v))
+				return MP_EXIT_USAGE;
+			a->feed.poll_hz = v;
+			break;
+		case 'T':
+			if (parse_threshold(optarg, &a->tm.sym_threshold))
+				return MP_EXIT_USAGE;
+			break;
+		case 'a':
+			*all = true;
+			break;
+		case 'h':
+			top_help();
+			return -1;
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+static int top_loop(struct top *t, struct mp_feed *feed,
+		    const struct top_args *a)
+{
+	uint64_t next = mono_ns() + a->interval_ns, shown_n = 0, now;
+	int n;
+
+	while (!stopping) {
+		now = mono_ns();
+		n = mp_feed_poll(feed, now < next ?
+				 (int)((next - now) / 1000000) + 1 : 0);
+		if (n < 0 && n != -EINTR)
+			return n;
+		now = mono_ns();
+		if (now < next)
+			continue;
+		next += a->interval_ns;
+		pthread_mutex_lock(&t->lock);
+		mp_tm_release(&t->tm, now);
+		mp_tm_refresh(&t->tm);
+		if (mp_json)
+			show_json(t);
+		else
+			show_text(t, a->interval_ns / 1e9);
+		pthread_mutex_unlock(&t->lock);
+		if (a->count && ++shown_n >= a->count)
+			break;
+	}
+	return 0;
+}
 
 int telemetry_top_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	mp_err("not implemented yet");
-	return 1;
+	struct top_args a = { .interval_ns = 1000000000ULL };
+	struct sigaction sa = { .sa_handler = on_signal };
+	static struct top t;
+	struct mp_feed *feed;
+	int err;
+
+	err = parse_opts(argc, argv, &a, &t.all);
+	if (err)
+		return err < 0 ? MP_EXIT_OK : err;
+	t.tty = isatty(STDOUT_FILENO);
+	pthread_mutex_init(&t.lock, NULL);
+	if (mp_tm_init(&t.tm, &a.tm)) {
+		mp_err("out of memory");
+		return MP_EXIT_ERR;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	err = mp_feed_open(&feed, &a.feed, to_model, &t);
+	if (err) {
+		mp_err(err == -ENOENT ?
+		       "nothing to show: no event ring under " MPLANE_BPF_PIN_ROOT
+		       " (see --help for the samplers to start)" :
+		       "opening the sources: %s", strerror(-err));
+		mp_tm_free(&t.tm);
+		return MP_EXIT_ERR;
+	}
+	err = top_loop(&t, feed, &a);
+	mp_feed_finish(feed);
+	mp_tm_free(&t.tm);
+	if (err)
+		mp_err("reading the feed: %s", strerror(-err));
+	return err ? MP_EXIT_ERR : MP_EXIT_OK;
 }

@@ -15,6 +15,7 @@
 #include "mp_cmd.h"
 #include "mp_net.h"
 #include "mp_out.h"
+#include "mp_hist.h"
 #include "mp_seqstat.h"
 #include "mplanectl.h"
 #include "traffic.h"

@@ -1,0 +1,295 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The telemetry views over a capture whose every number is known: a
+# generator below writes it (two planes of mp0 failing over at 100 ms,
+# two uneven ports of leaf l0 with 7 events dropped, steps of 10 ms), and
+# 'telemetry report', 'hist' and 'export' must show those numbers.
+# /metrics is checked with a real parser (Debian's python3-prometheus-
+# client) and by hand for what it does not check (bucket order, _count
+# equal to +Inf).  Then the live feed, when step marks can be made here.
+# shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
+source "$(dirname "$0")/../lib/lib.sh"
+
+MPLANECTL=$MPLANE_BUILD/mplanectl
+# Debian's python, which has the parser (not a user's pyenv or venv).
+PY=/usr/bin/python3
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-tviews.XXXXXX")
+CAP=$TMPD/run.mpcp
+trap 'rm -rf "$TMPD"' EXIT
+
+# The capture: uapi/linux/mplane.h's "Telemetry capture files", little
+# endian as recorded on x86.  Samples every 100 us for 200 ms:
+#  - mp0/plane0: 1000 bytes a sample, 2000 after the failure; queue
+#    depth (i % 10) * 1000;  mp0/plane1: 1000, then nothing;
+#  - at 100.05 ms plane1 goes down (PLANE_STATE), at 100.06 ms FAILOVER,
+#    both written before older samples, as another ring may deliver them;
+#  - l0/s1 1000 bytes a sample (queue 3000, one CE mark every 10
+#    samples), l0/s2 500; l0's ring dropped 7 events;
+#  - a step mark of pid 42 every 10 ms;
+#  - a frame kind and an event type from the future, to be skipped.
+gen_capture() {
+	"$PY" - "$1" <<'PYEOF'
+import struct, sys
+out = open(sys.argv[1], 'wb')
+T0, US, MS = 1_000_000_000, 1000, 1_000_000
+out.write(struct.pack('<IHHQQ64s', 0x5043504d, 1, 88, T0,
+                      1_700_000_000_000_000_000, b'genhost'))
+def frame(kind, src, payload):
+    out.write(struct.pack('<IHH', len(payload), kind, src))
+    out.write(payload + b'\0' * (-len(payload) % 8))
+EVENT, SOURCE, IFNAME, STATS = 1, 2, 3, 5
+NOPL = 0xffff
+count = {}
+def ev(src, typ, ifindex, plane, ts, v):
+    frame(EVENT, src, struct.pack('<BBHHHIIQ4Q', 1, typ, 56, 0, plane,
+                                  ifindex, 0, ts, *v))
+    count[src] = count.get(src, 0) + 1
+for i, l in enumerate([b'dev/4026531840/mp0', b'fabric/tv/l0', b'marks']):
+    frame(SOURCE, i, l + b'\0')
+for src, ifindex, name in [(0, 5, b'mp0'), (1, 3, b's1'), (1, 4, b's2')]:
+    frame(IFNAME, src, struct.pack('<I16s', ifindex, name))
+frame(99, 0, b'a frame kind from the future')
+PLANE_STATE, FAILOVER, STEP_MARK, PLANE_SAMPLE, PORT_SAMPLE = 7, 8, 9, 12, 13
+b0 = b1 = s1 = s2 = 0
+for i in range(2001):
+    t = T0 + i * 100 * US
+    if i == 1000:
+        ev(0, PLANE_STATE, 5, 1, t + 50 * US, (1, 0, 1, 7))
+        ev(0, FAILOVER, 5, 1, t + 60 * US, (1, 1, 0, 0))
+    if i:
+        b0 += 1000 if i <= 1000 else 2000
+        b1 += 1000 if i <= 1000 else 0
+        s1 += 1000
+        s2 += 500
+    ev(0, PLANE_SAMPLE, 5, 0, t, ((i % 10) * 1000, b0, 0, 0))
+    ev(0, PLANE_SAMPLE, 5, 1, t, (0, b1, 0, 0))
+    ev(1, PORT_SAMPLE, 3, NOPL, t, (3000, s1, i // 10, s1 // 1000))
+    ev(1, PORT_SAMPLE, 4, NOPL, t, (0, s2, 0, s2 // 1000))
+    if i % 100 == 0:
+        ev(2, STEP_MARK, 0, NOPL, t + 10 * US, (i // 100, 42, 0, 0))
+ev(1, 200, 3, NOPL, T0 + 5 * MS, (0, 0, 0, 0))
+for src in range(3):
+    drop = 7 if src == 1 else 0
+    frame(STATS, src, struct.pack('<4Q', count[src] + drop, drop,
+                                  count[src], 0))
+PYEOF
+}
+
+# jq_eq WHAT FILTER WANT FILE
+jq_eq() { assert_eq "$1" "$(jq -c "$2" "$4")" "$3"; }
+
+# A TCP port nobody listens on now.
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_export PORT ARGS...: in the background until it serves; sets
+# export_pid.
+start_export() {
+	local port=$1
+	shift
+	"$MPLANECTL" telemetry export --listen "127.0.0.1:$port" "$@" \
+		>"$TMPD/export.out" 2>&1 &
+	export_pid=$!
+	# This test's subshell only: the script's own trap removes TMPD.
+	trap 'kill $export_pid 2>/dev/null || true' EXIT
+	slowwait 10 curl -sf -o /dev/null "http://127.0.0.1:$port/metrics" ||
+		fail "export did not serve: $(cat "$TMPD/export.out")"
+}
+
+stop_export() {
+	kill "$export_pid"
+	wait "$export_pid" || fail "export did not stop cleanly on SIGTERM"
+}
+
+# check_metrics FILE: parse it as Prometheus text with the real parser
+# and check histograms; prints "name{labels} value" lines for asserts.
+check_metrics() {
+	"$PY" - "$1" <<'PYEOF'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+helps = {l.split()[2] for l in text.splitlines() if l.startswith('# HELP ')}
+types = {l.split()[2] for l in text.splitlines() if l.startswith('# TYPE ')}
+for fam in text_string_to_metric_families(text):
+    base = fam.name + ('_total' if fam.type == 'counter' else '')
+    assert base in helps and base in types, 'no HELP or TYPE for ' + base
+    if fam.type == 'histogram':
+        buckets = [s for s in fam.samples if s.name.endswith('_bucket')]
+        les = [float(s.labels['le']) for s in buckets]
+        assert les == sorted(les) and les[-1] == float('inf'), fam.name
+        vals = [s.value for s in buckets]
+        assert vals == sorted(vals), fam.name + ': buckets decrease'
+        count = [s.value for s in fam.samples if s.name.endswith('_count')]
+        assert count == [vals[-1]], fam.name + ': _count is not +Inf'
+    for s in fam.samples:
+        labels = ','.join('%s=%s' % kv for kv in sorted(s.labels.items()))
+        print('%s{%s} %s' % (s.name, labels, repr(float(s.value))))
+PYEOF
+}
+
+test_report_json() {
+	local j=$TMPD/report.json
+	gen_capture "$CAP"
+	"$MPLANECTL" -j telemetry report "$CAP" >"$j" || fail "report --json"
+	jq_eq host .host '"genhost"' "$j"
+	jq_eq events .events 8028 "$j"
+	jq_eq "dropped in all" .dropped 7 "$j"
+	jq_eq "l0 dropped" '.sources[] | select(.label == "fabric/tv/l0") | .dropped' 7 "$j"
+	# 3 MB over 200 ms; 1 MB in the first 100 ms, 2 MB in the second.
+	jq_eq "plane0 bw" '.entities[] | select(.name == "mp0/plane0") | [.tx_bytes, .bw_bps, .bw_before_bps, .bw_after_bps]' \
+		'[3000000,120000000,80000000,160000000]' "$j"
+	jq_eq "plane1 bw" '.entities[] | select(.name == "mp0/plane1") | [.bw_before_bps, .bw_after_bps, .state]' \
+		'[80000000,0,"down"]' "$j"
+	jq_eq "plane0 queue" '.entities[] | select(.name == "mp0/plane0") | .queue_bytes | [.count, .max]' \
+		'[2001,9000]' "$j"
+	jq_eq "s1 ECN" '.entities[] | select(.name == "l0/s1") | .ecn_ce' 200 "$j"
+	jq_eq anomalies '[.anomalies[] | [.type, .entity, .t_ms]]' \
+		'[["plane_down","mp0/plane1",100.05],["failover","mp0/plane1",100.06]]' "$j"
+	jq_eq "first failure" .first_failure_ms 100.05 "$j"
+	# Planes 120 and 40 Mbit/s: max/mean 1.5, CV 40/80 = 0.5.
+	jq_eq "mp0 symmetry" '.symmetry[] | select(.group == "mp0") | [.flagged, .max_mean, .cv, .slow]' \
+		'[true,1.5,0.5,["mp0/plane1"]]' "$j"
+	jq_eq "l0 symmetry" '.symmetry[] | select(.group == "l0") | [.flagged, .slow]' \
+		'[true,["l0/s2"]]' "$j"
+	# 20 steps of 10 ms: p50 at most a bucket (1/64) above.
+	jq_eq steps '.steps.count' 20 "$j"
+	jq -e '.steps.p50 >= 10000 and .steps.p50 <= 10156.25' "$j" >/dev/null ||
+		fail "step p50 $(jq .steps.p50 "$j"), want 10 ms"
+	# One timeline for both anomalies, in order, in us from the first.
+	jq_eq timelines '[.timelines[] | [.events[] | [.type, .dt_us]]]' \
+		'[[["step_mark",-40],["plane_state",0],["failover",10]]]' "$j"
+}
+
+test_report_text() {
+	local t=$TMPD/report.txt
+	gen_capture "$CAP"
+	"$MPLANECTL" telemetry report "$CAP" >"$t" || fail "report"
+	grep -q '7 events were DROPPED by 1 source' "$t" || fail "no drop warning: $(cat "$t")"
+	grep -Eq '^mp0/plane0 +3.00 MB +120 Mbit/s +80.0 Mbit/s +160 Mbit/s' "$t" ||
+		fail "plane0's row: $(grep plane0 "$t")"
+	grep -Eq '^  mp0 .*1\.50 +0\.50 +FLAGGED +slow: mp0/plane1$' "$t" ||
+		fail "mp0's symmetry: $(grep -A3 symmetry "$t")"
+	grep -Eq '\+100\.050 ms +plane_down +mp0/plane1' "$t" || fail "no anomaly line"
+	grep -Eq '^ +\+10\.0 +failover +mp0/plane1' "$t" || fail "no timeline line"
+	assert_le "report lines" "$(wc -l <"$t")" 40
+	# The same numbers pass with a looser threshold.
+	"$MPLANECTL" -j telemetry report --threshold 2.5 "$CAP" >"$TMPD/loose.json"
+	jq_eq "loose flags" '[.symmetry[].flagged]' '[false,false]' "$TMPD/loose.json"
+	expect_fail_msg "bad threshold" "bad --threshold '0.5'" \
+		"$MPLANECTL" telemetry report --threshold 0.5 "$CAP"
+	expect_fail_msg "missing file" "$TMPD/nope.mpcp: No such file" \
+		"$MPLANECTL" telemetry report "$TMPD/nope.mpcp"
+	echo "not a capture at all, but long enough for a header ......................................" >"$TMPD/bad"
+	expect_fail_msg "not a capture" "not an mplane capture" \
+		"$MPLANECTL" telemetry report "$TMPD/bad"
+}
+
+test_hist() {
+	local j=$TMPD/hist.json
+	gen_capture "$CAP"
+	"$MPLANECTL" -j telemetry hist "$CAP" >"$j" || fail "hist --json"
+	# 8004 samples of 4 entities; 200 of plane0 at each depth 0 .. 9000.
+	jq_eq "queue" '.queue | [.count, .max, .unit]' '[8004,9000,"bytes"]' "$j"
+	jq_eq "per entity" '[.queue.entities[] | .name]' \
+		'["mp0/plane0","mp0/plane1","l0/s1","l0/s2"]' "$j"
+	# Gaps of 100 us between the increases of four series: 2000 of
+	# each but plane1, which stops at 100 ms (its idle end is no gap).
+	jq_eq "gaps" '.gap | [.count, .p50, .p999, .max]' '[6996,100,100,100]' "$j"
+	jq -e '.step.count == 20 and .step.p99 >= 10000 and .step.p99 <= 10156.25' "$j" >/dev/null ||
+		fail "step: $(jq -c .step "$j")"
+	"$MPLANECTL" -j telemetry hist --what step "$CAP" >"$j"
+	jq_eq "only step" 'keys' '["step"]' "$j"
+	"$MPLANECTL" telemetry hist --what queue "$CAP" >"$TMPD/hist.txt"
+	grep -Eq '^ +mp0/plane0 +2001 ' "$TMPD/hist.txt" || fail "text: $(cat "$TMPD/hist.txt")"
+	grep -q '########################################' "$TMPD/hist.txt" || fail "no bars"
+	expect_fail_msg "bad --what" "bad --what 'depth': want queue, gap or step" \
+		"$MPLANECTL" telemetry hist --what queue,depth "$CAP"
+}
+
+test_export_from_file() {
+	local port m=$TMPD/metrics
+	gen_capture "$CAP"
+	port=$(free_port)
+	start_export "$port" --from "$CAP"
+	curl -sf -D "$TMPD/headers" -o "$m" "http://127.0.0.1:$port/metrics" || fail "curl"
+	grep -qi '^content-type: text/plain; version=0.0.4' "$TMPD/headers" ||
+		fail "content type: $(cat "$TMPD/headers")"
+	check_metrics "$m" >"$TMPD/samples" || fail "/metrics does not parse"
+	s() { grep -F "$1 " "$TMPD/samples" | awk '{ print $2 }'; }
+	assert_eq "plane0 bytes" "$(s 'mplane_plane_tx_bytes_total{dev=mp0,node=ns4026531840,plane=0}')" 3000000.0
+	assert_eq "s2 bytes" "$(s 'mplane_port_tx_bytes_total{node=l0,port=s2}')" 1000000.0
+	assert_eq "l0 dropped" "$(s 'mplane_events_dropped_total{source=fabric/tv/l0}')" 7.0
+	assert_eq "plane1 down" "$(s 'mplane_plane_state{dev=mp0,node=ns4026531840,plane=1}')" 1.0
+	assert_eq "failovers" "$(s 'mplane_anomalies_total{type=failover}')" 1.0
+	assert_eq "mp0 flagged" "$(s 'mplane_symmetry_flagged{group=mp0,kind=plane}')" 1.0
+	assert_eq "steps" "$(s 'mplane_step_seconds_count{}')" 20.0
+	assert_eq "steps sum" "$(s 'mplane_step_seconds_sum{}')" 0.2
+	assert_eq "steps <= 50 ms" "$(s 'mplane_step_seconds_bucket{le=0.05}')" 20.0
+	assert_eq "steps <= 5 ms" "$(s 'mplane_step_seconds_bucket{le=0.005}')" 0.0
+	assert_eq "queue count" "$(s 'mplane_queue_bytes_count{}')" 8004.0
+	# Depth 0: plane1, s2 and a tenth of plane0's samples.
+	assert_eq "queue le=0" "$(s 'mplane_queue_bytes_bucket{le=0}')" 4203.0
+	curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope" >"$TMPD/code"
+	assert_eq "404" "$(cat "$TMPD/code")" 404
+	stop_export
+}
+
+test_export_errors() {
+	local port
+	gen_capture "$CAP"
+	port=$(free_port)
+	start_export "$port" --from "$CAP"
+	expect_fail_msg "taken port" "--listen 127.0.0.1:$port: port $port is already taken" \
+		"$MPLANECTL" telemetry export --from "$CAP" --listen "127.0.0.1:$port"
+	stop_export
+	expect_fail_msg "foreign address" "192.0.2.1 is not an address of this host" \
+		"$MPLANECTL" telemetry export --listen 192.0.2.1:9464
+	expect_fail_msg "bad port" "bad port '70000' in --listen" \
+		"$MPLANECTL" telemetry export --listen 127.0.0.1:70000
+	expect_fail_msg "bad address" "nonsense\.invalid" \
+		"$MPLANECTL" telemetry export --listen nonsense.invalid:9464
+	expect_fail_msg "missing capture" "$TMPD/nope: No such file" \
+		"$MPLANECTL" telemetry export --from "$TMPD/nope" --listen "127.0.0.1:$port"
+}
+
+# The live feed: one process's step marks 20 ms apart, through 'mark
+# serve', reach /metrics as step times (steps are per process).
+send_marks() {
+	"$PY" - "$1" <<'PYEOF'
+import socket, struct, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+for step in range(1, 6):
+    s.sendto(struct.pack('<IHHQQ', 0x4d504d4b, 1, 0, step, 0), sys.argv[1])
+    time.sleep(0.02)
+PYEOF
+}
+
+# live_steps PORT: /metrics parses and holds the 4 steps of send_marks.
+live_steps() {
+	curl -sf "http://127.0.0.1:$1/metrics" >"$TMPD/live" &&
+		check_metrics "$TMPD/live" >"$TMPD/live.samples" &&
+		awk '/^mplane_step_seconds_count/ { exit !($2 >= 4) }' "$TMPD/live.samples"
+}
+
+test_export_live() {
+	local port
+	"$MPLANECTL" mark step 0 >/dev/null 2>&1 || skip "no step marks here"
+	"$MPLANECTL" mark serve --socket "$TMPD/mark.sock" 2>"$TMPD/serve.err" &
+	serve_pid=$!
+	slowwait 5 test -S "$TMPD/mark.sock" || fail "mark serve: $(cat "$TMPD/serve.err")"
+	port=$(free_port)
+	start_export "$port"
+	trap 'kill $export_pid $serve_pid 2>/dev/null || true' EXIT
+	send_marks "$TMPD/mark.sock"
+	slowwait 10 live_steps "$port" || fail "no steps on /metrics: $(grep step_seconds_count "$TMPD/live.samples")"
+	# 20 ms apart, and generous for a loaded machine: all above 10 ms.
+	awk '/^mplane_step_seconds_bucket\{le=0.01\}/ { exit $2 != 0 }' "$TMPD/live.samples" ||
+		fail "steps shorter than 10 ms: $(grep step_seconds "$TMPD/live.samples")"
+	stop_export
+	kill "$serve_pid"
+}
+
+ktap_run test_report_json test_report_text test_hist test_export_from_file \
+	test_export_errors test_export_live

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for tools/lib/mp_tm.c, the telemetry model behind 'telemetry
+ * report', 'hist', 'top' and 'export', fed with synthetic capture frames:
+ * bandwidth, symmetry (max/mean and CV worked out by hand), the slow
+ * member's name, step times, a delivery gap, a failover and its phases,
+ * an ECN storm and the sources' drop counts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mp_tm.h"
+
+/* unit.mk builds a test from its own file and tools/lib/mp_tm.c alone;
+ * the model's two other pieces come in here. */
+#include "mp_event.c"
+#include "mp_hist.c"
+
+#define TEST_ARGS void **state __attribute__((unused))
+
+#define US	1000ULL
+#define MS	1000000ULL
+
+enum { SRC_KMOD, SRC_L0, SRC_POLL, SRC_MARKS, SRC_H1 };
+
+static struct mp_tm tm;
+
+static void setup_tm(void)
+{
+	static const struct {
+		unsigned int source;
+		uint32_t ifindex;
+		const char *name;
+	} ifs[] = {
+		{ SRC_KMOD, 5, "mp0" }, { SRC_L0, 3, "s1" }, { SRC_L0, 4, "s2" },
+		{ SRC_H1, 9, "mp0" },
+	};
+	static const char *const labels[] = {
+		[SRC_KMOD] = "dev/4026531840/mp0",
+		[SRC_L0] = "fabric/f1/l0", [SRC_POLL] = "poll",
+		[SRC_MARKS] = "marks", [SRC_H1] = "fabric/f1/h1/mp0",
+	};
+	struct mplane_capture_ifname ifn;
+	unsigned int i;
+
+	assert_int_equal(mp_tm_init(&tm, NULL), 0);
+	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_SOURCE, i, labels[i],
+					     strlen(labels[i]) + 1), 0);
+	for (i = 0; i < sizeof(ifs) / sizeof(ifs[0]); i++) {
+		memset(&ifn, 0, sizeof(ifn));
+		ifn.ifindex = ifs[i].ifindex;
+		strcpy(ifn.name, ifs[i].name);
+		assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_IFNAME,
+					     ifs[i].source, &ifn, sizeof(ifn)), 0);
+	}
+}
+
+static void ev(unsigned int source, unsigned int type, uint32_t ifindex,
+	       uint16_t plane, uint64_t ts, uint64_t v0, uint64_t v1,
+	       uint64_t v2, uint64_t v3)
+{
+	struct mplane_event e = {
+		.hdr = { .version = MPLANE_EVENT_VERSION, .type = type,
+			 .len = sizeof(e), .plane = plane,
+			 .ifindex = ifindex, .ts_ns = ts },
+		.val = { v0, v1, v2, v3 },
+	};
+
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_EVENT, source, &e,
+				     sizeof(e)), 0);
+}
+
+static void plane_sample(uint16_t plane, uint64_t ts, uint64_t q,
+			 uint64_t bytes, uint64_t ce)
+{
+	ev(SRC_KMOD, MPLANE_EV_PLANE_SAMPLE, 5, plane, ts, q, bytes, ce, 0);
+}
+
+static void port_sample(uint32_t ifindex, uint64_t ts, uint64_t q,
+			uint64_t bytes, uint64_t ce)
+{
+	ev(SRC_L0, MPLANE_EV_PORT_SAMPLE, ifindex, MPLANE_EVENT_NO_PLANE, ts,
+	   q, bytes, ce, bytes / 1000);
+}
+
+static const struct mp_tm_entity *find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < tm.nents; i++)
+		if (!strcmp(tm.ents[i].name, name))
+			return &tm.ents[i];
+	fail_msg("no entity %s", name);
+	return NULL;
+}
+
+static int group_of(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < tm.ngroups; i++)
+		if (!strcmp(tm.groups[i].name, name))
+			return i;
+	fail_msg("no group %s", name);
+	return -1;
+}
+
+static void assert_near(double got, double want, double rel)
+{
+	double d = got > want ? got - want : want - got;
+
+	if (d > rel * (want > 0 ? want : -want) + 1e-9)
+		fail_msg("%.6g, want %.6g (within %g)", got, want, rel);
+}
+
+/*
+ * 1 s of samples every 100 us: plane0 sends 1000 bytes a sample (80
+ * Mbit/s), plane1 500 (40 Mbit/s).  Mean 60 Mbit/s, max/mean 80/60 =
+ * 1.333, CV = 20/60 = 0.333; plane1 is slow (60 > 1.25 * 40).  The two
+ * ports of l0 send alike: max/mean 1, CV 0, no flag.
+ */
+static void test_bandwidth_symmetry(TEST_ARGS)
+{
+	const struct mp_tm_entity *p0, *p1, *s1;
+	struct mp_tm_symmetry sym;
+	uint64_t i;
+
+	setup_tm();
+	for (i = 0; i <= 10000; i++) {
+		plane_sample(0, i * 100 * US, i % 100 * 10, i * 1000, 0);
+		plane_sample(1, i * 100 * US, 0, i * 500, 0);
+		port_sample(3, i * 100 * US, 2000, i * 1000, 0);
+		port_sample(4, i * 100 * US, 0, i * 1000, 0);
+	}
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nents, 4);
+	p0 = find("mp0/plane0");
+	p1 = find("mp0/plane1");
+	s1 = find("l0/s1");
+	assert_near(mp_tm_bw(p0, MP_TM_BW_MEAN), 80e6, 1e-9);
+	assert_near(mp_tm_bw(p1, MP_TM_BW_MEAN), 40e6, 1e-9);
+	assert_near(mp_tm_bw(p0, MP_TM_BW_WINDOW), 80e6, 1e-9);
+	assert_true(mp_tm_bw(p0, MP_TM_BW_BEFORE) < 0);
+	assert_int_equal(p0->tx_bytes.total, 10000 * 1000);
+	/* Queue: 0, 10, .. 990 alike; the highest is 990. */
+	assert_int_equal(p0->queue->count, 10001);
+	assert_int_equal(p0->queue->max, 990);
+	assert_true(mp_hist_quantile(p0->queue, 0.5) >= 490);
+	assert_true(mp_hist_quantile(p0->queue, 0.5) <= 490 + 490 / 64);
+	assert_int_equal(s1->queue->max, 2000);
+
+	mp_tm_symmetry(&tm, group_of("mp0"), MP_TM_BW_MEAN, &sym);
+	assert_int_equal(sym.members, 2);
+	assert_near(sym.mean_bps, 60e6, 1e-9);
+	assert_near(sym.max_mean, 4.0 / 3, 1e-9);
+	assert_near(sym.cv, 1.0 / 3, 1e-9);
+	assert_true(sym.flagged);
+	assert_int_equal(sym.slow, 1);
+	assert_true(mp_tm_slow(&tm, &sym, p1, MP_TM_BW_MEAN));
+	assert_false(mp_tm_slow(&tm, &sym, p0, MP_TM_BW_MEAN));
+
+	mp_tm_symmetry(&tm, group_of("l0"), MP_TM_BW_MEAN, &sym);
+	assert_int_equal(sym.members, 2);
+	assert_near(sym.max_mean, 1, 1e-9);
+	assert_near(sym.cv, 0, 1e-9);
+	assert_false(sym.flagged);
+	/* Steady traffic every 100 us: that is every gap. */
+	assert_int_equal(tm.gaps.max, 100 * US);
+	assert_int_equal(tm.nanoms, 0);
+	mp_tm_free(&tm);
+}
+
+/* A threshold of 1.5 lets the same planes pass. */
+static void test_threshold_option(TEST_ARGS)
+{
+	struct mp_tm_opts o = { .sym_threshold = 1.5 };
+	struct mp_tm_symmetry sym;
+	uint64_t i;
+
+	setup_tm();
+	tm.o.sym_threshold = o.sym_threshold;
+	for (i = 0; i < 100; i++) {
+		plane_sample(0, i * 100 * US, 0, i * 1000, 0);
+		plane_sample(1, i * 100 * US, 0, i * 500, 0);
+	}
+	mp_tm_finish(&tm);
+	mp_tm_symmetry(&tm, group_of("mp0"), MP_TM_BW_MEAN, &sym);
+	assert_false(sym.flagged);
+	assert_int_equal(sym.slow, 0);
+	mp_tm_free(&tm);
+}
+
+/* Steps of one pid 10, 10 and 15 ms apart, of another 10 ms; ends of
+ * steps and user marks are not steps. */
+static void test_steps(TEST_ARGS)
+{
+	static const uint64_t a[] = { 0, 10, 20, 35 }, b[] = { 1, 11 };
+	unsigned int i;
+
+	setup_tm();
+	for (i = 0; i < 4; i++)
+		ev(SRC_MARKS, MPLANE_EV_STEP_MARK, 0, MPLANE_EVENT_NO_PLANE,
+		   a[i] * MS, i, 7, MPLANE_MARK_STEP, 0);
+	for (i = 0; i < 2; i++) {
+		ev(SRC_MARKS, MPLANE_EV_STEP_MARK, 0, MPLANE_EVENT_NO_PLANE,
+		   b[i] * MS, i, 8, MPLANE_MARK_STEP, 0);
+		ev(SRC_MARKS, MPLANE_EV_STEP_MARK, 0, MPLANE_EVENT_NO_PLANE,
+		   b[i] * MS + 5 * MS, i, 8, MPLANE_MARK_STEP_END, 0);
+	}
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.steps.count, 4);
+	assert_int_equal(tm.steps.max, 15 * MS);
+	assert_true(mp_hist_quantile(&tm.steps, 0.5) >= 10 * MS);
+	assert_true(mp_hist_quantile(&tm.steps, 0.5) <= 10 * MS + 10 * MS / 64);
+	assert_int_equal(tm.npids, 2);
+	mp_tm_free(&tm);
+}
+
+/*
+ * tx_bytes grows every 100 us but stalls from 50 ms to 55 ms: one gap of
+ * 5.1 ms (last increase at 50 ms, next at 55.1 ms).  The idle tail after
+ * 80 ms and the polled counter's idle head add none.
+ */
+static void test_gap(TEST_ARGS)
+{
+	const struct {
+		uint32_t id, kind, ifindex;
+		char name[16];
+	} cn = { 1, MPLANE_COUNTER_NETDEV, 2, "rail0/tx_bytes" };
+	uint64_t i, bytes = 0, t;
+
+	setup_tm();
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_COUNTER_NAME, SRC_POLL,
+				     &cn, sizeof(cn)), 0);
+	for (i = 0; i <= 1000; i++) {
+		t = i * 100 * US;
+		if ((t <= 50 * MS || t > 55 * MS) && t <= 80 * MS)
+			bytes += 1500;
+		plane_sample(0, t, 0, bytes, 0);
+		/* The counter stays at 0 for 20 ms, then counts each ms. */
+		if (i % 10 == 0) {
+			struct mplane_event e = {
+				.hdr = { .version = MPLANE_EVENT_VERSION,
+					 .type = MPLANE_EV_COUNTER,
+					 .len = sizeof(e), .flags = 1,
+					 .plane = MPLANE_EVENT_NO_PLANE,
+					 .ts_ns = t },
+				.val = { t > 20 * MS ? t : 0,
+					 MPLANE_COUNTER_NETDEV },
+			};
+
+			assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_EVENT,
+						     SRC_POLL, &e,
+						     sizeof(e)), 0);
+		}
+	}
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.gaps.max, 5100 * US);
+	assert_int_equal(find("mp0/plane0")->tx_bytes.max_gap_ns, 5100 * US);
+	/* 750 increases of the plane, 80 of the counter (21 .. 100 ms,
+	 * from its second sample on): gaps between them. */
+	assert_int_equal(tm.gaps.count, 750 - 1 + 80 - 1);
+	assert_int_equal(find("rail0/tx_bytes")->tx_bytes.max_gap_ns, 1 * MS);
+	assert_int_equal(group_of("poll rails"), find("rail0/tx_bytes")->group);
+	mp_tm_free(&tm);
+}
+
+/*
+ * Two planes at 1000 bytes every 100 us; at 50 ms plane1 goes down and
+ * mp0 fails over: plane0 then carries 2000 a sample.  Two anomalies, the
+ * first at 50.05 ms naming mp0/plane1; before (to the sample at 50 ms):
+ * 80 and 80 Mbit/s, after: 160 and 0.  The failover record arrives before samples older than it,
+ * as it may from another ring.
+ */
+static void test_failover(TEST_ARGS)
+{
+	const struct mp_tm_entity *p0, *p1;
+	uint64_t i, b0 = 0, b1 = 0, t;
+
+	setup_tm();
+	for (i = 0; i <= 1000; i++) {
+		t = i * 100 * US;
+		if (t == 49 * MS) {
+			ev(SRC_KMOD, MPLANE_EV_PLANE_STATE, 5, 1, 50050 * US,
+			   MPLANE_PLANE_DOWN, MPLANE_PLANE_UP,
+			   MPLANE_REASON_CARRIER, 7);
+			ev(SRC_KMOD, MPLANE_EV_FAILOVER, 5, 1, 50060 * US,
+			   MPLANE_REASON_CARRIER, 1, 0, 0);
+		}
+		b0 += t <= 50 * MS ? 1000 : 2000;
+		b1 += t <= 50 * MS ? 1000 : 0;
+		plane_sample(0, t, 0, b0, 0);
+		plane_sample(1, t, 0, b1, 0);
+	}
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nanoms, 2);
+	assert_int_equal(tm.anoms[0].type, MP_TM_AN_PLANE_DOWN);
+	assert_int_equal(tm.anoms[0].ts_ns, 50050 * US);
+	assert_string_equal(tm.ents[tm.anoms[0].entity].name, "mp0/plane1");
+	assert_int_equal(tm.anoms[1].type, MP_TM_AN_FAILOVER);
+	assert_int_equal(tm.fail_ts, 50050 * US);
+	p0 = find("mp0/plane0");
+	p1 = find("mp0/plane1");
+	assert_near(mp_tm_bw(p0, MP_TM_BW_BEFORE), 80e6, 1e-9);
+	assert_near(mp_tm_bw(p1, MP_TM_BW_BEFORE), 80e6, 1e-9);
+	assert_near(mp_tm_bw(p0, MP_TM_BW_AFTER), 160e6, 1e-9);
+	assert_near(mp_tm_bw(p1, MP_TM_BW_AFTER), 0, 1e-9);
+	assert_string_equal(mp_tm_state_name(p1), "down");
+	assert_string_equal(mp_tm_state_name(p0), "-");
+	assert_int_equal(tm.evq.late, 0);
+	mp_tm_free(&tm);
+}
+
+/* 20 CE marks every 100 us for 30 ms is 200000/s: one storm, not one per
+ * window; ECN_MARK and CNP events are counted apart. */
+static void test_ecn_storm(TEST_ARGS)
+{
+	const struct mp_tm_entity *s1;
+	uint64_t i, t;
+
+	setup_tm();
+	for (i = 0; i <= 1000; i++) {
+		t = i * 100 * US;
+		port_sample(3, t, 0, i * 1000, t < 20 * MS ? 0 :
+			    t < 50 * MS ? (i - 200) * 20 : 6000);
+	}
+	for (i = 0; i < 5; i++) {
+		ev(SRC_L0, MPLANE_EV_ECN_MARK, 3, MPLANE_EVENT_NO_PLANE,
+		   60 * MS + i, 1000, 100, 0, 0);
+		ev(SRC_L0, MPLANE_EV_CNP, 3, MPLANE_EVENT_NO_PLANE,
+		   60 * MS + i, 1, 0, 0, 0);
+	}
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nanoms, 1);
+	assert_int_equal(tm.anoms[0].type, MP_TM_AN_ECN_STORM);
+	/* 1000 marks (1e5/s over 10 ms) are reached 5 ms in. */
+	assert_true(tm.anoms[0].ts_ns >= 25 * MS &&
+		    tm.anoms[0].ts_ns <= 25 * MS + 100 * US);
+	/* A storm is no failure: no phases. */
+	assert_int_equal(tm.fail_ts, 0);
+	s1 = find("l0/s1");
+	assert_int_equal(s1->ecn.total, 6000);
+	assert_int_equal(s1->ecn_events, 5);
+	assert_int_equal(s1->cnp_events, 5);
+	mp_tm_free(&tm);
+}
+
+/* Each source's own counts; two hosts' mp0 told apart by node. */
+static void test_sources_names(TEST_ARGS)
+{
+	struct mplane_capture_stats st = { .produced = 110, .dropped = 10,
+					   .recorded = 100 };
+
+	setup_tm();
+	plane_sample(0, 1000, 0, 0, 0);
+	ev(SRC_H1, MPLANE_EV_PLANE_SAMPLE, 9, 0, 2000, 0, 0, 0, 0);
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_STATS, SRC_KMOD, &st,
+				     sizeof(st)), 0);
+	mp_tm_finish(&tm);
+	assert_true(tm.sources[SRC_KMOD].has_stats);
+	assert_int_equal(tm.sources[SRC_KMOD].stats.dropped, 10);
+	assert_int_equal(tm.sources[SRC_KMOD].by_type[MPLANE_EV_PLANE_SAMPLE], 1);
+	assert_false(tm.sources[SRC_L0].has_stats);
+	find("ns4026531840:mp0/plane0");
+	find("h1:mp0/plane0");
+	assert_int_equal(tm.first_ts, 1000);
+	assert_int_equal(tm.last_ts, 2000);
+	mp_tm_free(&tm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bandwidth_symmetry),
+		cmocka_unit_test(test_threshold_option),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_failover),
+		cmocka_unit_test(test_ecn_storm),
+		cmocka_unit_test(test_sources_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * The telemetry model: capture frames in (from a file or the live feed,
+ * mp_capture.h and mp_feed.h), numbers out, no I/O.  It is what the views
+ * 'telemetry report', 'hist', 'top' and 'export' show.
+ *
+ * Entities:
+ *  - planes: events with hdr.plane != MPLANE_EVENT_NO_PLANE (mplane.ko,
+ *    relayed by BPF), keyed by source, mplane device and plane, named
+ *    "<mp dev>/plane<N>";
+ *  - ports: PORT_SAMPLE, QUEUE_SAMPLE, ECN_MARK, PORT_STATE and CNP
+ *    events without a plane, keyed by source and ifindex, named
+ *    "<node>/<ifname>" ("l0/s1"), the node being the source's;
+ *  - counters: COUNTER events, named by the capture's CF_COUNTER_NAME.
+ *  Two entities that would share a name (the mp0 of two hosts) get the
+ *  node of their source in front: "h1:mp0/plane0".
+ *
+ * Groups for the symmetry index: the planes of one mplane device, the
+ * ports of one switch, the rails of one host (its polled netdev
+ * "<if>/tx_bytes" counters, mplane devices left out).
+ *
+ * Delivery gaps: for every cumulative byte or packet series (tx_bytes of
+ * plane and port samples, polled netdev rx/tx bytes and packets), the
+ * time from one increase of the series to the next.  The series is
+ * active from its first increase to its last: the wait before the first
+ * and after the last are not gaps, so a capture that starts or ends
+ * idle adds none, but a stall in the middle, such as a failover, does.
+ *
+ * Events go through an mp_evq, so the model sees them in timestamp order
+ * even when several rings interleave; mp_tm_finish() releases the rest.
+ */
+#ifndef MP_TM_H
+#define MP_TM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/mplane.h>
+
+#include "mp_event.h"
+#include "mp_hist.h"
+
+#define MP_TM_SYM_THRESHOLD	1.25		/* max/mean that flags a group */
+#define MP_TM_ECN_STORM_PER_S	100000		/* CE marks a second ... */
+#define MP_TM_ECN_STORM_WINDOW	10000000ULL	/* ... over 10 ms windows */
+#define MP_TM_WINDOW_NS		1000000000ULL	/* the "now" bandwidth */
+#define MP_TM_HOLD_NS		50000000ULL	/* reorder hold */
+
+struct mp_tm_opts {
+	double sym_threshold;		/* 0: MP_TM_SYM_THRESHOLD */
+	uint64_t ecn_storm_per_s;	/* 0: MP_TM_ECN_STORM_PER_S */
+	uint64_t window_ns;		/* 0: MP_TM_WINDOW_NS */
+	uint64_t hold_ns;		/* 0: MP_TM_HOLD_NS */
+};
+
+enum mp_tm_kind {
+	MP_TM_PLANE,
+	MP_TM_PORT,
+	MP_TM_COUNTER,
+	__MP_TM_KIND_MAX,
+};
+
+/*
+ * A cumulative series (bytes, packets, marks): @total counts every
+ * increase since the first sample, so that a counter that resets (a
+ * device re-created) adds no negative step.
+ */
+struct mp_tm_series {
+	bool seen;
+	bool gaps;			/* feeds the delivery-gap histogram */
+	uint64_t first_ts, last_ts;
+	uint64_t last;			/* the raw value last seen */
+	uint64_t total;			/* increases since the first sample */
+	uint64_t inc_ts;		/* the last increase; 0: none yet */
+	uint64_t max_gap_ns;
+	uint64_t split_ts, split_total;	/* at the first failure */
+	uint64_t win_ts, win_total;	/* where the current window began */
+	double win_rate;		/* per second over the last window */
+};
+
+struct mp_tm_entity {
+	enum mp_tm_kind kind;
+	unsigned int source;
+	uint32_t ifindex;		/* the mplane device's, or the port's */
+	uint16_t plane;			/* MPLANE_EVENT_NO_PLANE but planes */
+	uint32_t counter_id;		/* counters: hdr.flags */
+	char name[96];
+	char node[32];			/* the source's node ("l0") */
+	char dev[32];			/* planes: the mplane device; ports:
+					 * the port; counters: "" */
+	int group;			/* index in mp_tm.groups, or -1 */
+	/* Planes and ports: tx_bytes; counters: their value. */
+	struct mp_tm_series tx_bytes, tx_packets, ecn, cnp;
+	struct mp_hist *queue;		/* q_bytes of samples; NULL: none */
+	uint64_t q_last;
+	uint64_t ecn_events, cnp_events;
+	int state;			/* -1 unknown; planes: enum
+					 * mplane_plane_state; ports: 1 up */
+	unsigned int state_changes;
+	uint64_t storm_ts, storm_count;	/* the current 10 ms ECN window */
+	bool storming;
+};
+
+struct mp_tm_group {
+	enum mp_tm_kind kind;
+	char name[96];
+};
+
+enum mp_tm_anomaly_type {
+	MP_TM_AN_FAILOVER,		/* a FAILOVER event */
+	MP_TM_AN_PLANE_DOWN,		/* PLANE_STATE from up to not up */
+	MP_TM_AN_PORT_DOWN,		/* PORT_STATE from up to down */
+	MP_TM_AN_ECN_STORM,		/* ECN rate above the threshold */
+	__MP_TM_AN_MAX,
+};
+
+struct mp_tm_anomaly {
+	uint64_t ts_ns;
+	enum mp_tm_anomaly_type type;
+	int entity;			/* index in mp_tm.ents */
+	uint64_t value;			/* storm: marks in its window */
+};
+
+struct mp_tm_source {
+	char label[128];
+	bool has_stats;
+	struct mplane_capture_stats stats;
+	uint64_t events;
+	uint64_t by_type[__MPLANE_EV_MAX];
+};
+
+struct mp_tm_step_pid {
+	uint32_t pid;
+	uint64_t last_ts;
+	uint64_t steps;
+};
+
+struct mp_tm_name;			/* interface and counter names */
+
+struct mp_tm {
+	struct mp_tm_opts o;
+	struct mp_evq evq;
+	uint64_t newest_ts;		/* of every event pushed */
+	uint64_t first_ts, last_ts;	/* of the events released */
+	uint64_t events, undecodable;
+	uint64_t fail_ts;		/* the first failure; 0: none */
+	struct mp_tm_source *sources;
+	unsigned int nsources;
+	struct mp_tm_entity *ents;
+	unsigned int nents;
+	unsigned int *hash;		/* entity index + 1; 0 empty */
+	unsigned int hash_size;
+	struct mp_tm_group *groups;
+	unsigned int ngroups;
+	struct mp_tm_anomaly *anoms;
+	unsigned int nanoms;
+	struct mp_tm_step_pid *pids;
+	unsigned int npids;
+	struct mp_tm_name *names;
+	unsigned int nnames;
+	struct mp_hist queue;		/* every entity's q_bytes */
+	struct mp_hist gaps;		/* delivery gaps, ns */
+	struct mp_hist steps;		/* step times, ns */
+	bool dirty;			/* names and groups to redo */
+};
+
+/* @opts may be NULL for the defaults.  0 or -ENOMEM. */
+int mp_tm_init(struct mp_tm *tm, const struct mp_tm_opts *opts);
+void mp_tm_free(struct mp_tm *tm);
+
+/* One capture frame (an mp_frame_cb's arguments): 0 or -ENOMEM; frames
+ * the model does not know and records it cannot decode are skipped. */
+int mp_tm_frame(struct mp_tm *tm, unsigned int kind, unsigned int source,
+		const void *payload, size_t len);
+
+/*
+ * Release the held events older than @now_ns less the hold time.  Events
+ * are otherwise released as newer ones come, so a live consumer calls
+ * this with CLOCK_MONOTONIC now (the events' clock): a quiet feed's last
+ * events would stay held.
+ */
+void mp_tm_release(struct mp_tm *tm, uint64_t now_ns);
+
+/* Release every held event, then mp_tm_refresh(): at the end of a
+ * capture. */
+void mp_tm_finish(struct mp_tm *tm);
+
+/* Name the entities and group them anew if names or entities came in
+ * since the last time: before reading a live model. */
+void mp_tm_refresh(struct mp_tm *tm);
+
+/* The entity an event of @source belongs to, or -1 (none, or not seen). */
+int mp_tm_lookup(const struct mp_tm *tm, unsigned int source,
+		 const struct mplane_event_hdr *h);
+
+/* Node of a source: "l0" of "fabric/f/l0/...", "ns4026531840" of the
+ * kmod relay "dev/4026531840/...", else the label's last component. */
+const char *mp_tm_node(const struct mp_tm *tm, unsigned int source,
+		       char *buf, size_t size);
+
+/* Bandwidth in bits per second, or -1 when it cannot be told (one
+ * sample; no failure for BEFORE and AFTER). */
+enum mp_tm_bw {
+	MP_TM_BW_MEAN,			/* first to last sample */
+	MP_TM_BW_WINDOW,		/* the last complete window */
+	MP_TM_BW_BEFORE,		/* up to the first failure */
+	MP_TM_BW_AFTER,			/* from the first failure */
+	__MP_TM_BW_MAX,
+};
+
+double mp_tm_rate(const struct mp_tm_series *s, enum mp_tm_bw which);
+double mp_tm_bw(const struct mp_tm_entity *e, enum mp_tm_bw which);
+
+/*
+ * The symmetry index of group @g over the members' bandwidth: max/mean
+ * and the coefficient of variation (population standard deviation over
+ * mean).  A member is slow when the mean is more than the threshold
+ * times its bandwidth; the group is flagged when max/mean is above the
+ * threshold or any member is slow.
+ */
+struct mp_tm_symmetry {
+	unsigned int members;
+	double mean_bps, max_bps, min_bps;
+	double max_mean, cv;
+	bool flagged;
+	unsigned int slow;		/* how many members are slow */
+};
+
+void mp_tm_symmetry(const struct mp_tm *tm, unsigned int g,
+		    enum mp_tm_bw which, struct mp_tm_symmetry *sym);
+bool mp_tm_slow(const struct mp_tm *tm, const struct mp_tm_symmetry *sym,
+		const struct mp_tm_entity *e, enum mp_tm_bw which);
+
+const char *mp_tm_kind_name(enum mp_tm_kind kind);
+const char *mp_tm_anomaly_name(enum mp_tm_anomaly_type type);
+/* "up", "down", ...; "-" when not known. */
+const char *mp_tm_state_name(const struct mp_tm_entity *e);
+
+#endif /* MP_TM_H */

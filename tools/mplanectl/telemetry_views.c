@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers of the telemetry views: see telemetry_views.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "mp_capture.h"
+#include "mp_cmd.h"
+#include "mp_out.h"
+#include "telemetry_views.h"
+
+const unsigned int tv_q_ppm[TV_NQ] = { 500000, 900000, 990000, 999000 };
+const char *const tv_q_name[TV_NQ] = { "p50", "p90", "p99", "p999" };
+
+int tv_load(const char *path, struct mp_tm *tm,
+	    struct mplane_capture_hdr *hdr)
+{
+	struct mplane_capture_frame fr;
+	struct mp_capture_reader r;
+	const void *payload;
+	int err;
+
+	err = mp_capture_open(&r, path);
+	if (err) {
+		mp_err("%s: %s", path, err == -EPROTO ?
+		       "not an mplane capture (or of a newer version)" :
+		       strerror(-err));
+		return MP_EXIT_ERR;
+	}
+	*hdr = r.hdr;
+	while ((err = mp_capture_next(&r, &fr, &payload)) > 0) {
+		err = mp_tm_frame(tm, fr.kind, fr.source, payload, fr.len);
+		if (err)
+			break;
+	}
+	mp_capture_close(&r);
+	mp_tm_finish(tm);
+	if (err == -EBADMSG) {
+		/* A recorder that was killed leaves a cut frame: what came
+		 * before it is still worth showing. */
+		mp_err("%s: cut short inside a frame; showing what precedes it",
+		       path);
+		return MP_EXIT_OK;
+	}
+	if (err) {
+		mp_err("%s: %s", path, strerror(-err));
+		return MP_EXIT_ERR;
+	}
+	return MP_EXIT_OK;
+}
+
+struct json_object *tv_hist_json(const struct mp_hist *h, double div)
+{
+	struct json_object *o = json_object_new_object();
+	unsigned int i;
+
+	json_object_object_add(o, "count", json_object_new_uint64(h->count));
+	for (i = 0; i < TV_NQ; i++)
+		json_object_object_add(o, tv_q_name[i], json_object_new_double(
+			mp_hist_quantile_ppm(h, tv_q_ppm[i]) / div));
+	json_object_object_add(o, "max", json_object_new_double(h->max / div));
+	json_object_object_add(o, "mean", json_object_new_double(
+		h->count ? (double)h->sum / h->count / div : 0));
+	return o;
+}
+
+static const char *scaled(double v, const char *const *units,
+			  unsigned int n, double step, char *buf, size_t size)
+{
+	unsigned int u = 0;
+
+	while (u + 1 < n && v >= step) {
+		v /= step;
+		u++;
+	}
+	snprintf(buf, size, v < 10 && u ? "%.2f %s" : v < 100 && u ?
+		 "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
+const char *tv_bps(double bps, char *buf, size_t size)
+{
+	static const char *const u[] = { "bit/s", "kbit/s", "Mbit/s",
+					 "Gbit/s", "Tbit/s" };
+
+	if (bps < 0) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	return scaled(bps, u, 5, 1000, buf, size);
+}
+
+const char *tv_bytes(double bytes, char *buf, size_t size)
+{
+	static const char *const u[] = { "B", "kB", "MB", "GB", "TB" };
+
+	return scaled(bytes, u, 5, 1000, buf, size);
+}
+
+const char *tv_dur(double ns, char *buf, size_t size)
+{
+	static const char *const u[] = { "ns", "us", "ms", "s" };
+
+	return scaled(ns, u, 4, 1000, buf, size);
+}
+
+struct json_object *tv_json_rate(double v)
+{
+	return v < 0 ? NULL : json_object_new_double(v);
+}

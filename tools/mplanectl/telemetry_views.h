@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the telemetry views (report, hist, export) share: loading a
+ * capture into the model and showing its histograms and rates.
+ */
+#ifndef MPLANECTL_TELEMETRY_VIEWS_H
+#define MPLANECTL_TELEMETRY_VIEWS_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "mp_tm.h"
+
+/* Feed every frame of the capture @path to @tm, then finish it; @hdr
+ * gets the file's header.  MP_EXIT_OK, or MP_EXIT_ERR (reported). */
+int tv_load(const char *path, struct mp_tm *tm,
+	    struct mplane_capture_hdr *hdr);
+
+/* The percentiles the views show, in parts per million. */
+#define TV_NQ	4
+extern const unsigned int tv_q_ppm[TV_NQ];	/* p50 p90 p99 p999 */
+extern const char *const tv_q_name[TV_NQ];
+
+/* {count, p50, p90, p99, p999, max} of @h, each value divided by @div
+ * (1000 for ns shown in us). */
+struct json_object *tv_hist_json(const struct mp_hist *h, double div);
+
+/* "12.3 Gbit/s", "-" when negative (not known). */
+const char *tv_bps(double bps, char *buf, size_t size);
+/* "1.50 MB", "980 B". */
+const char *tv_bytes(double bytes, char *buf, size_t size);
+/* A duration in ns as "850 ns", "12.5 us", "3.20 ms", "1.50 s". */
+const char *tv_dur(double ns, char *buf, size_t size);
+
+/* A double for JSON, or null when negative (not known). */
+struct json_object *tv_json_rate(double v);
+
+#endif /* MPLANECTL_TELEMETRY_VIEWS_H */
