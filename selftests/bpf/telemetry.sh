@@ -5,7 +5,8 @@
 # mark, the counter pollers (link statistics of a veth carrying paced
 # traffic, its ethtool -S counters, RDMA hw_counters where there is a
 # device), events of three sources merged on one timeline, and the exact
-# drop count of a throttled reader facing a burst larger than the ring.
+# drop count of a throttled reader facing a burst larger than the ring,
+# and the kmod relay's source naming the namespaces of /run/netns.
 
 # a and b (the namespaces) are set by setup_ns, called from veth_hosts.
 # shellcheck disable=SC2154
@@ -17,6 +18,11 @@ MARKS=/sys/fs/bpf/mplane/marks
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-telemetry.XXXXXX")
 remove_pins() {
 	local dir
+	if [ -f "$TMPD/mounts" ]; then
+		while read -r dir; do
+			umount "$dir"
+		done <"$TMPD/mounts"
+	fi
 	[ -f "$TMPD/pins" ] || return 0
 	while read -r dir; do
 		rm -rf "$dir"
@@ -217,6 +223,55 @@ test_rdma_counters() {
 		"$(jq -s '[.[] | select(.frame == "counter_name" and .kind == "rdma")] | length' "$f.jsonl")" "$n"
 }
 
+# (g) The kmod relay's events name devices of every namespace (hdr.flags
+# is the namespace inode), so its source names them all: CF_NETNS for
+# ours ("") and each one under /run/netns, CF_IFNAME with the inode.  The
+# relay needs mplane.ko; any ring pinned as kmod/mp_events below a
+# scratch pin root is that source to the feed, so the marks ring is.  The
+# scratch root is a bpffs of its own: nobody else's feed walks it.
+test_kmod_netns_names() {
+	local f=$TMPD/netns.cap scr id ino1 ino2 home n1 n2
+	drain_marks
+	scr=$TMPD/bpffs
+	mkdir "$scr"
+	mount -t bpf bpf "$scr" || fail "mount a scratch bpffs"
+	echo "$scr" >>"$TMPD/mounts"
+	mkdir "$scr/kmod"
+	id=$(bpftool -j map show pinned "$MARKS/mp_events" | jq .id)
+	bpftool map pin id "$id" "$scr/kmod/mp_events" || fail "pin the marks ring as kmod"
+	setup_ns n1 n2
+	veth_pair "$n1" nsa0 "$n2" nsb0 || fail "veth between $n1 and $n2"
+	ino1=$(stat -L -c %i "/run/netns/$n1")
+	ino2=$(stat -L -c %i "/run/netns/$n2")
+	home=$(stat -L -c %i /proc/self/ns/net)
+	record "$f" --pin "$scr" --poll-hz 0
+	"$MPLANECTL" mark step 9 || fail "mark step 9"
+	rec_stop "$f"
+	dump "$f"
+	jq -c 'select(.frame == "netns")' "$f.jsonl" >"$TMPD/netns"
+	log "$(wc -l <"$TMPD/netns") netns frames; ours $home, $n1 $ino1, $n2 $ino2"
+	jq -s -e 'all(.[]; .label == "kmod")' "$TMPD/netns" >/dev/null ||
+		fail "netns frames of another source: $(cat "$TMPD/netns")"
+	assert_eq "netns frames naming ours" 		"$(jq -s --argjson i "$home" '[.[] | select(.inode == $i and .name == "")] | length' "$TMPD/netns")" 1
+	assert_eq "netns frames naming $n1" 		"$(jq -s --arg n "$n1" '[.[] | select(.name == $n) | .inode]' -c "$TMPD/netns")" "[$ino1]"
+	assert_eq "netns frames naming $n2" 		"$(jq -s --arg n "$n2" '[.[] | select(.name == $n) | .inode]' -c "$TMPD/netns")" "[$ino2]"
+	assert_eq "inodes named twice" 		"$(jq -s '[.[].inode] | length - (unique | length)' "$TMPD/netns")" 0
+	# Each namespace's links, with its inode; lo is ifindex 1 in both.
+	assert_eq "nsa0 of $n1" "$(jq -s -c '[.[] | select(.frame == "ifname" and
+		.label == "kmod" and .name == "nsa0") | .netns]' "$f.jsonl")" "[$ino1]"
+	assert_eq "nsb0 of $n2" "$(jq -s -c '[.[] | select(.frame == "ifname" and
+		.label == "kmod" and .name == "nsb0") | .netns]' "$f.jsonl")" "[$ino2]"
+	assert_eq "lo of both, and of ours as 0" "$(jq -s -c --argjson a "$ino1" \
+		--argjson b "$ino2" '[.[] | select(.frame == "ifname" and
+		.label == "kmod" and .name == "lo" and .ifindex == 1 and
+		(.netns == $a or .netns == $b or .netns == 0)) | .netns] | sort' \
+		"$f.jsonl")" "$(printf '%s\n' 0 "$ino1" "$ino2" | sort -n | jq -s -c .)"
+	# The rest of the source is as before: its events are there.
+	jq -s -e 'any(.[]; .frame == "event" and .label == "kmod" and
+		.type == "step_mark" and .step == 9)' "$f.jsonl" >/dev/null ||
+		fail "no step 9 from the kmod-pinned ring"
+}
+
 test_refusals() {
 	expect_fail_msg "no -o" "no output file" "$MPLANECTL" telemetry record
 	expect_fail_msg "bad iface" "--poll-ifaces 'nosuch0'" \
@@ -232,4 +287,5 @@ test_refusals() {
 
 [ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
 ktap_run ${TESTS:-test_step_mark_recorded test_poller_series test_ethtool_counters \
-	test_sources_merge test_drops_exact test_rdma_counters test_refusals}
+	test_sources_merge test_drops_exact test_rdma_counters \
+	test_kmod_netns_names test_refusals}

@@ -76,6 +76,47 @@ for src in range(3):
 PYEOF
 }
 
+# A capture of the kmod relay seeing three namespaces, as a fabric's
+# hosts make: ours (inode 1000, mp0 ifindex 5) and tv-h1, tv-h2 (2001,
+# 2002), whose mp0 are both ifindex 7; hdr.flags of the plane events is
+# the namespace.  100 samples 1 ms apart: our mp0/plane0 sends 1000
+# bytes a sample, tv-h1's planes 1000 and 500, tv-h2's 2000 and 2000.
+# At 50 ms tv-h1's plane1 goes down.
+gen_netns_capture() {
+	"$PY" - "$1" <<'PYEOF'
+import struct, sys
+out = open(sys.argv[1], 'wb')
+T0, MS = 1_000_000_000, 1_000_000
+out.write(struct.pack('<IHHQQ64s', 0x5043504d, 1, 88, T0,
+                      1_700_000_000_000_000_000, b'genhost'))
+def frame(kind, src, payload):
+    out.write(struct.pack('<IHH', len(payload), kind, src))
+    out.write(payload + b'\0' * (-len(payload) % 8))
+EVENT, SOURCE, IFNAME, STATS, NETNS = 1, 2, 3, 5, 6
+PLANE_STATE, PLANE_SAMPLE = 7, 12
+def ev(typ, netns, ifindex, plane, ts, v):
+    frame(EVENT, 0, struct.pack('<BBHHHIIQ4Q', 1, typ, 56, 0, plane,
+                                ifindex, netns, ts, *v))
+frame(SOURCE, 0, b'kmod\0')
+for ino, name in [(1000, b''), (2001, b'tv-h1'), (2002, b'tv-h2')]:
+    frame(NETNS, 0, struct.pack('<I', ino) + name + b'\0')
+for ino, ifindex, name in [(0, 5, b'mp0'), (0, 7, b'rail0'),
+                           (2001, 7, b'mp0'), (2002, 7, b'mp0')]:
+    frame(IFNAME, 0, struct.pack('<I16sI', ifindex, name, ino))
+planes = [(1000, 5, 0, 1000), (2001, 7, 0, 1000), (2001, 7, 1, 500),
+          (2002, 7, 0, 2000), (2002, 7, 1, 2000)]
+n = 0
+for i in range(101):
+    if i == 50:
+        ev(PLANE_STATE, 2001, 7, 1, T0 + i * MS + 1, (1, 0, 1, 8))
+        n += 1
+    for ino, ifindex, plane, per in planes:
+        ev(PLANE_SAMPLE, ino, ifindex, plane, T0 + i * MS, (0, i * per, 0, 0))
+        n += 1
+frame(STATS, 0, struct.pack('<4Q', n, 0, n, 0))
+PYEOF
+}
+
 # jq_eq WHAT FILTER WANT FILE
 jq_eq() { assert_eq "$1" "$(jq -c "$2" "$4")" "$3"; }
 
@@ -236,6 +277,35 @@ test_export_from_file() {
 	stop_export
 }
 
+# Planes of three namespaces, two sharing an ifindex: named and grouped
+# per namespace in the report, and told apart by node in /metrics.
+test_netns_names() {
+	local j=$TMPD/netns.json cap=$TMPD/netns.cap port m=$TMPD/netns.metrics
+	gen_netns_capture "$cap"
+	"$MPLANECTL" -j telemetry report "$cap" >"$j" || fail "report --json"
+	jq_eq "planes" '[.entities[] | select(.kind == "plane") | .name] | sort' \
+		'["mp0/plane0","tv-h1:mp0/plane0","tv-h1:mp0/plane1","tv-h2:mp0/plane0","tv-h2:mp0/plane1"]' "$j"
+	jq_eq "tv-h1 plane1 bytes" '.entities[] | select(.name == "tv-h1:mp0/plane1") | [.tx_bytes, .state]' \
+		'[50000,"down"]' "$j"
+	jq_eq "groups" '[.symmetry[] | select(.kind == "plane") | [.group, .members]] | sort' \
+		'[["mp0",1],["tv-h1:mp0",2],["tv-h2:mp0",2]]' "$j"
+	jq_eq "anomaly" '[.anomalies[] | [.type, .entity]]' '[["plane_down","tv-h1:mp0/plane1"]]' "$j"
+	"$MPLANECTL" telemetry report "$cap" >"$TMPD/netns.txt" || fail "report"
+	grep -Eq '^tv-h2:mp0/plane1 ' "$TMPD/netns.txt" || fail "text: $(cat "$TMPD/netns.txt")"
+	"$MPLANECTL" -j telemetry hist --what queue "$cap" >"$TMPD/netns.hist" || fail "hist"
+	port=$(free_port)
+	start_export "$port" --from "$cap"
+	curl -sf -o "$m" "http://127.0.0.1:$port/metrics" || fail "curl"
+	stop_export
+	check_metrics "$m" >"$TMPD/netns.samples" || fail "/metrics does not parse"
+	s() { grep -F "$1 " "$TMPD/netns.samples" | awk '{ print $2 }'; }
+	assert_eq "ours" "$(s 'mplane_plane_tx_bytes_total{dev=mp0,node=kmod,plane=0}')" 100000.0
+	assert_eq "tv-h1 plane1" "$(s 'mplane_plane_tx_bytes_total{dev=mp0,node=tv-h1,plane=1}')" 50000.0
+	assert_eq "tv-h2 plane0" "$(s 'mplane_plane_tx_bytes_total{dev=mp0,node=tv-h2,plane=0}')" 200000.0
+	# No series twice: a Prometheus server would reject the scrape.
+	assert_eq "duplicate series" "$(awk '{ print $1 }' "$TMPD/netns.samples" | sort | uniq -d)" ""
+}
+
 test_export_errors() {
 	local port
 	gen_capture "$CAP"
@@ -292,4 +362,4 @@ test_export_live() {
 }
 
 ktap_run test_report_json test_report_text test_hist test_export_from_file \
-	test_export_errors test_export_live
+	test_netns_names test_export_errors test_export_live

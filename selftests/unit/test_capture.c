@@ -3,7 +3,8 @@
  * Unit tests for tools/lib/mp_capture.c: frames written are read back
  * as written (kinds, sources, payloads, padding), frame kinds a reader
  * does not know are handed over for it to skip, a file cut inside a
- * frame is -EBADMSG and a file that is no capture is -EPROTO.
+ * frame is -EBADMSG and a file that is no capture is -EPROTO; namespace
+ * names and the netns of interface names round-trip.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -237,6 +238,43 @@ static void test_not_a_capture(TEST_ARGS)
 }
 
 /* A write error is kept and returned by finish. */
+/* CF_NETNS carries inode and name (padded like any frame); CF_IFNAME has
+ * the interface's namespace, 0 through the older helper. */
+static void test_netns(TEST_ARGS)
+{
+	const struct mplane_capture_netns *ns;
+	const struct mplane_capture_ifname *in;
+	struct mp_capture_writer w;
+	struct mp_capture_reader r;
+	struct mplane_capture_frame fr;
+
+	assert_int_equal(mp_capture_create(&w, path), 0);
+	assert_int_equal(mp_capture_put_netns(&w, 1, 4026531840U, ""), 0);
+	assert_int_equal(mp_capture_put_netns(&w, 1, 4026532001U, "mpf-h1"), 0);
+	assert_int_equal(mp_capture_put_ifname_ns(&w, 1, 4026532001U, 7,
+						  "mp0"), 0);
+	assert_int_equal(mp_capture_put_ifname(&w, 1, 5, "rail0"), 0);
+	assert_int_equal(mp_capture_finish(&w), 0);
+
+	assert_int_equal(mp_capture_open(&r, path), 0);
+	ns = next(&r, &fr, MPLANE_CF_NETNS, 1, sizeof(*ns) + 1);
+	assert_int_equal(ns->inode, 4026531840U);
+	assert_string_equal(ns->name, "");
+	ns = next(&r, &fr, MPLANE_CF_NETNS, 1, sizeof(*ns) + 7);
+	assert_int_equal(ns->inode, 4026532001U);
+	assert_string_equal(ns->name, "mpf-h1");
+	in = next(&r, &fr, MPLANE_CF_IFNAME, 1, 24);
+	assert_int_equal(in->ifindex, 7);
+	assert_int_equal(in->netns, 4026532001U);
+	assert_string_equal(in->name, "mp0");
+	in = next(&r, &fr, MPLANE_CF_IFNAME, 1, 24);
+	assert_int_equal(in->ifindex, 5);
+	assert_int_equal(in->netns, 0);
+	assert_string_equal(in->name, "rail0");
+	assert_int_equal(mp_capture_next(&r, &fr, (const void **)&ns), 0);
+	mp_capture_close(&r);
+}
+
 static void test_write_error(TEST_ARGS)
 {
 	struct mp_capture_writer w;
@@ -263,6 +301,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncated, make_path,
 						remove_path),
 		cmocka_unit_test_setup_teardown(test_not_a_capture, make_path,
+						remove_path),
+		cmocka_unit_test_setup_teardown(test_netns, make_path,
 						remove_path),
 		cmocka_unit_test(test_write_error),
 	};

@@ -4,7 +4,8 @@
  * report', 'hist', 'top' and 'export', fed with synthetic capture frames:
  * bandwidth, symmetry (max/mean and CV worked out by hand), the slow
  * member's name, step times, a delivery gap, a failover and its phases,
- * an ECN storm and the sources' drop counts.
+ * an ECN storm, the sources' drop counts, and planes of mplane devices
+ * in several network namespaces seen by one relay (the kmod source).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -375,6 +376,165 @@ static void test_sources_names(TEST_ARGS)
 	mp_tm_free(&tm);
 }
 
+/* Frames of the kmod relay's source: its label, namespaces, names. */
+static void source_frame(unsigned int source, const char *label)
+{
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_SOURCE, source, label,
+				     strlen(label) + 1), 0);
+}
+
+static void netns_frame(unsigned int source, uint32_t inode,
+			const char *name)
+{
+	char buf[sizeof(struct mplane_capture_netns) + 32] = {};
+	struct mplane_capture_netns *n = (void *)buf;
+
+	n->inode = inode;
+	strcpy(n->name, name);
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_NETNS, source, n,
+				     sizeof(*n) + strlen(name) + 1), 0);
+}
+
+/* @len: sizeof(struct mplane_capture_ifname), or 20 as older writers. */
+static void ifname_frame(unsigned int source, uint32_t netns,
+			 uint32_t ifindex, const char *name, size_t len)
+{
+	struct mplane_capture_ifname ifn = {
+		.ifindex = ifindex, .netns = netns,
+	};
+
+	strcpy(ifn.name, name);
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_IFNAME, source, &ifn, len),
+			 0);
+}
+
+static void plane_sample_ns(unsigned int source, uint32_t netns,
+			    uint32_t ifindex, uint16_t plane, uint64_t ts,
+			    uint64_t bytes)
+{
+	struct mplane_event e = {
+		.hdr = { .version = MPLANE_EVENT_VERSION,
+			 .type = MPLANE_EV_PLANE_SAMPLE, .len = sizeof(e),
+			 .plane = plane, .ifindex = ifindex, .flags = netns,
+			 .ts_ns = ts },
+		.val = { 0, bytes, 0, 0 },
+	};
+
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_EVENT, source, &e,
+				     sizeof(e)), 0);
+}
+
+static unsigned int group_members(const char *name)
+{
+	struct mp_tm_symmetry sym;
+
+	mp_tm_symmetry(&tm, group_of(name), MP_TM_BW_MEAN, &sym);
+	return sym.members;
+}
+
+/*
+ * One relay, four namespaces, mp0 in each: the recorder's own (inode
+ * 1000, ifindex 5), two named ones (2001 and 2002, both ifindex 7: the
+ * same ifindex must not merge them) and two unnamed ones (3003, 3004,
+ * ifindex 7) that fall back to their inode.  Each plane sends its own
+ * rate, so a merged pair would show in the bandwidth.
+ */
+static void test_netns_planes(TEST_ARGS)
+{
+	static const struct {
+		uint32_t netns, ifindex;
+		uint16_t plane;
+		uint64_t per_sample;	/* bytes a 1 ms sample */
+		const char *name;
+	} p[] = {
+		{ 1000, 5, 0, 1000, "mp0/plane0" },
+		{ 2001, 7, 0, 2000, "mpf-h1:mp0/plane0" },
+		{ 2001, 7, 1, 3000, "mpf-h1:mp0/plane1" },
+		{ 2002, 7, 0, 4000, "mpf-h2:mp0/plane0" },
+		{ 2002, 7, 1, 5000, "mpf-h2:mp0/plane1" },
+		{ 3003, 7, 0, 6000, "ns3003:mp0/plane0" },
+		{ 3004, 7, 0, 7000, "ns3004:mp0/plane0" },
+	};
+	const struct mp_tm_entity *e;
+	unsigned int i, k;
+
+	assert_int_equal(mp_tm_init(&tm, NULL), 0);
+	source_frame(0, "kmod");
+	netns_frame(0, 1000, "");
+	netns_frame(0, 2001, "mpf-h1");
+	netns_frame(0, 2002, "mpf-h2");
+	ifname_frame(0, 0, 5, "mp0", sizeof(struct mplane_capture_ifname));
+	ifname_frame(0, 0, 7, "rail0", sizeof(struct mplane_capture_ifname));
+	ifname_frame(0, 2001, 7, "mp0", sizeof(struct mplane_capture_ifname));
+	ifname_frame(0, 2002, 7, "mp0", sizeof(struct mplane_capture_ifname));
+	ifname_frame(0, 3003, 7, "mp0", sizeof(struct mplane_capture_ifname));
+	ifname_frame(0, 3004, 7, "mp0", sizeof(struct mplane_capture_ifname));
+	for (k = 0; k <= 1000; k++)
+		for (i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+			plane_sample_ns(0, p[i].netns, p[i].ifindex, p[i].plane,
+					k * MS, k * p[i].per_sample);
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nents, sizeof(p) / sizeof(p[0]));
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		e = find(p[i].name);
+		assert_int_equal(e->netns, p[i].netns);
+		assert_string_equal(e->dev, "mp0");
+		/* The node is the namespace: export's labels stay unique. */
+		if (i)
+			assert_int_equal(strncmp(e->node, p[i].name,
+						 strlen(e->node)), 0);
+		else
+			assert_string_equal(e->node, "kmod");
+		/* bytes per ms * 8000: bits per second */
+		assert_near(mp_tm_bw(e, MP_TM_BW_MEAN), p[i].per_sample * 8000.,
+			    1e-9);
+	}
+	/* One group per device: (netns, ifindex), not the ifindex alone. */
+	assert_int_equal(tm.ngroups, 5);
+	assert_int_equal(group_members("mp0"), 1);
+	assert_int_equal(group_members("mpf-h1:mp0"), 2);
+	assert_int_equal(group_members("mpf-h2:mp0"), 2);
+	assert_int_equal(group_members("ns3003:mp0"), 1);
+	assert_int_equal(group_members("ns3004:mp0"), 1);
+	assert_int_not_equal(find("mpf-h1:mp0/plane0")->group,
+			     find("mpf-h2:mp0/plane0")->group);
+	mp_tm_free(&tm);
+}
+
+/*
+ * An older capture: 20-byte ifname frames and no CF_NETNS.  hdr.flags
+ * then is no namespace (older relays put the load score there): planes
+ * are keyed and named as before, one entity however flags varies.
+ */
+static void test_old_capture_names(TEST_ARGS)
+{
+	const struct mp_tm_entity *e;
+	uint64_t k;
+
+	assert_int_equal(mp_tm_init(&tm, NULL), 0);
+	source_frame(0, "kmod");
+	ifname_frame(0, 0, 5, "mp0", 20);
+	ifname_frame(0, 0, 6, "rail0", 20);
+	for (k = 0; k <= 100; k++) {
+		plane_sample_ns(0, k % 7, 5, 0, k * MS, k * 1000);
+		plane_sample_ns(0, k % 5, 5, 1, k * MS, k * 1000);
+	}
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nents, 2);
+	e = find("mp0/plane0");
+	assert_int_equal(e->netns, 0);
+	assert_near(mp_tm_bw(e, MP_TM_BW_MEAN), 8e6, 1e-9);
+	find("mp0/plane1");
+	assert_int_equal(tm.ngroups, 1);
+	assert_int_equal(group_members("mp0"), 2);
+	/* A frame cut shorter than ifindex and name is no name. */
+	ifname_frame(0, 0, 5, "bad", 19);
+	tm.dirty = true;
+	mp_tm_refresh(&tm);
+	find("mp0/plane0");
+	mp_tm_free(&tm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +545,8 @@ int main(void)
 		cmocka_unit_test(test_failover),
 		cmocka_unit_test(test_ecn_storm),
 		cmocka_unit_test(test_sources_names),
+		cmocka_unit_test(test_netns_planes),
+		cmocka_unit_test(test_old_capture_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,10 +77,35 @@ int mp_capture_put_source(struct mp_capture_writer *w, unsigned int source,
 int mp_capture_put_ifname(struct mp_capture_writer *w, unsigned int source,
 			  uint32_t ifindex, const char *name)
 {
-	struct mplane_capture_ifname n = { .ifindex = ifindex };
+	return mp_capture_put_ifname_ns(w, source, 0, ifindex, name);
+}
+
+int mp_capture_put_ifname_ns(struct mp_capture_writer *w, unsigned int source,
+			     uint32_t netns, uint32_t ifindex,
+			     const char *name)
+{
+	struct mplane_capture_ifname n = {
+		.ifindex = ifindex, .netns = netns,
+	};
 
 	snprintf(n.name, sizeof(n.name), "%s", name);
 	return mp_capture_put(w, MPLANE_CF_IFNAME, source, &n, sizeof(n));
+}
+
+int mp_capture_put_netns(struct mp_capture_writer *w, unsigned int source,
+			 uint32_t inode, const char *name)
+{
+	size_t len = sizeof(struct mplane_capture_netns) + strlen(name) + 1;
+	struct mplane_capture_netns *n = calloc(1, len);
+	int err;
+
+	if (!n)
+		return -ENOMEM;
+	n->inode = inode;
+	strcpy(n->name, name);
+	err = mp_capture_put(w, MPLANE_CF_NETNS, source, n, len);
+	free(n);
+	return err;
 }
 
 int mp_capture_put_counter_name(struct mp_capture_writer *w,

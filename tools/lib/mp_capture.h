@@ -26,8 +26,16 @@ int mp_capture_put(struct mp_capture_writer *w, unsigned int kind,
 		   unsigned int source, const void *payload, size_t len);
 int mp_capture_put_source(struct mp_capture_writer *w, unsigned int source,
 			  const char *label);
+/* An interface of the source's own namespace (netns 0). */
 int mp_capture_put_ifname(struct mp_capture_writer *w, unsigned int source,
 			  uint32_t ifindex, const char *name);
+/* An interface of the namespace whose inode is @netns. */
+int mp_capture_put_ifname_ns(struct mp_capture_writer *w, unsigned int source,
+			     uint32_t netns, uint32_t ifindex,
+			     const char *name);
+/* Name the namespace @inode: its /run/netns name, "" for the recorder's. */
+int mp_capture_put_netns(struct mp_capture_writer *w, unsigned int source,
+			 uint32_t inode, const char *name);
 int mp_capture_put_counter_name(struct mp_capture_writer *w,
 				unsigned int source, uint32_t id,
 				uint32_t kind, uint32_t ifindex,

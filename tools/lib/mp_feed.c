@@ -244,22 +244,26 @@ static int netns_of(const char *label)
 struct name_ctx {
 	struct mp_feed *f;
 	unsigned int source;
+	uint32_t netns;			/* as CF_IFNAME says it: 0 is home */
 };
 
 static int name_link(const struct mp_link *l, int type, void *data)
 {
-	struct mplane_capture_ifname n = { .ifindex = l->ifindex };
 	struct name_ctx *c = data;
+	struct mplane_capture_ifname n = {
+		.ifindex = l->ifindex, .netns = c->netns,
+	};
 
 	(void)type;
 	snprintf(n.name, sizeof(n.name), "%s", l->name);
 	return deliver(c->f, MPLANE_CF_IFNAME, c->source, &n, sizeof(n));
 }
 
-/* CF_IFNAME for every link of the thread's namespace. */
-static int name_links(struct mp_feed *f, unsigned int source)
+/* CF_IFNAME for every link of the thread's namespace, said to be @netns. */
+static int name_links_ns(struct mp_feed *f, unsigned int source,
+			 uint32_t netns)
 {
-	struct name_ctx c = { .f = f, .source = source };
+	struct name_ctx c = { .f = f, .source = source, .netns = netns };
 	struct mp_nlerr e;
 	struct mp_rtnl r;
 	int err;
@@ -270,6 +274,11 @@ static int name_links(struct mp_feed *f, unsigned int source)
 	mp_rtnl_close(&r);
 	/* Only the consumer's refusal matters: names are best effort. */
 	return err && f->err ? f->err : 0;
+}
+
+static int name_links(struct mp_feed *f, unsigned int source)
+{
+	return name_links_ns(f, source, 0);
 }
 
 /* Enter @label's namespace (if it has one of its own) to name its links. */
@@ -297,6 +306,111 @@ static int name_links_of(struct mp_feed *f, unsigned int source,
 	return err;
 }
 
+/* CF_NETNS: namespace @inode is called @name ("" for ours). */
+static int name_netns(struct mp_feed *f, unsigned int source, uint32_t inode,
+		      const char *name)
+{
+	size_t len = sizeof(struct mplane_capture_netns) + strlen(name) + 1;
+	struct mplane_capture_netns *n = calloc(1, len);
+	int err;
+
+	if (!n)
+		return -ENOMEM;
+	n->inode = inode;
+	strcpy(n->name, name);
+	err = deliver(f, MPLANE_CF_NETNS, source, n, len);
+	free(n);
+	return err;
+}
+
+/* Name the named namespace @name (inode @ino) and its links, from inside
+ * it; @home takes the thread back.  Only a failed return is an error. */
+static int name_one_netns(struct mp_feed *f, unsigned int source,
+			  const char *name, uint32_t ino, int home)
+{
+	int ns, err, back;
+
+	err = name_netns(f, source, ino, name);
+	if (err)
+		return err;
+	ns = mp_netns_open(name);
+	if (ns < 0)
+		return 0;
+	if (mp_netns_return(ns)) {
+		close(ns);
+		return 0;	/* unnamed links: names are a help */
+	}
+	close(ns);
+	err = name_links_ns(f, source, ino);
+	/* Failing to go back leaves the thread where nothing after would
+	 * be right, so the feed must not go on. */
+	back = mp_netns_return(home);
+	return back ? back : err;
+}
+
+static bool seen_inode(const uint32_t *seen, unsigned int n, uint32_t ino)
+{
+	while (n--)
+		if (seen[n] == ino)
+			return true;
+	return false;
+}
+
+/*
+ * The kmod relay sees the mplane devices of every namespace, and its
+ * events carry the device's namespace inode in hdr.flags: name our own
+ * namespace ("") and every one under /run/netns (a fabric's hosts), each
+ * with its links.  A namespace with two names is named once.
+ */
+static int name_all_netns(struct mp_feed *f, unsigned int source)
+{
+	int home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	uint32_t *seen = NULL, *more;
+	unsigned int nseen = 0;
+	char path[PATH_MAX];
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+	int err;
+
+	if (home < 0 || fstat(home, &st)) {
+		if (home >= 0)
+			close(home);
+		return name_links(f, source);
+	}
+	err = name_netns(f, source, st.st_ino, "");
+	if (!err)
+		err = name_links(f, source);
+	dir = opendir(MP_NETNS_RUN_DIR);
+	seen = calloc(1, sizeof(*seen));
+	if (seen)
+		seen[nseen++] = st.st_ino;
+	while (!err && dir && seen && (d = readdir(dir))) {
+		snprintf(path, sizeof(path), MP_NETNS_RUN_DIR "/%s", d->d_name);
+		if (d->d_name[0] == '.' || stat(path, &st) ||
+		    seen_inode(seen, nseen, st.st_ino))
+			continue;
+		more = realloc(seen, (nseen + 1) * sizeof(*seen));
+		if (!more)
+			break;
+		seen = more;
+		seen[nseen++] = st.st_ino;
+		err = name_one_netns(f, source, d->d_name, st.st_ino, home);
+	}
+	if (dir)
+		closedir(dir);
+	free(seen);
+	close(home);
+	return err;
+}
+
+/* The source whose events name devices of any namespace: the relay of
+ * mplane.ko's tracepoints, pinned under MPLANE_BPF_PIN_ROOT/kmod. */
+static bool all_netns_source(const char *label)
+{
+	return !strcmp(label, "kmod");
+}
+
 /* Announce every source: label, then its interface names. */
 static int announce_rings(struct mp_feed *f)
 {
@@ -307,7 +421,9 @@ static int announce_rings(struct mp_feed *f)
 		const char *label = f->src[i].label;
 
 		err = deliver(f, MPLANE_CF_SOURCE, i, label, strlen(label) + 1);
-		if (!err)
+		if (!err && all_netns_source(label))
+			err = name_all_netns(f, i);
+		else if (!err)
 			err = name_links_of(f, i, label);
 		if (err)
 			return err;

@@ -34,7 +34,14 @@ struct mp_feed_opts {
 
 struct mp_feed;
 
-/* Open every source and announce it (CF_SOURCE, CF_IFNAME, ...). */
+/*
+ * Open every source and announce it (CF_SOURCE, CF_IFNAME, ...).  A
+ * source's interfaces are named in its namespace (a fabric node's, the
+ * one of "dev/<inode>/"), but the kmod relay ("kmod") sees mplane
+ * devices in every namespace: it gets a CF_NETNS for ours ("") and for
+ * each one under /run/netns, and CF_IFNAME with netns set for the links
+ * of each (entered with setns(), then left).
+ */
 int mp_feed_open(struct mp_feed **feed, const struct mp_feed_opts *opts,
 		 mp_frame_cb cb, void *data);
 

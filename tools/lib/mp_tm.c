@@ -10,10 +10,18 @@
 struct mp_tm_name {
 	unsigned int source;
 	uint32_t ifindex;		/* interfaces */
+	uint32_t netns;			/* interfaces: 0 is the source's own */
 	uint32_t id;			/* counters */
 	uint32_t counter_kind;
 	bool counter;
 	char name[80];
+};
+
+/* A namespace a source named: "" is the recorder's own. */
+struct mp_tm_netns {
+	unsigned int source;
+	uint32_t inode;
+	char name[64];
 };
 
 /* Grow @*arr of @*n elements of @size by one, zeroed: the new one. */
@@ -64,6 +72,7 @@ void mp_tm_free(struct mp_tm *tm)
 	free(tm->anoms);
 	free(tm->pids);
 	free(tm->names);
+	free(tm->netns);
 	free(tm->sources);
 	mp_evq_free(&tm->evq);
 	memset(tm, 0, sizeof(*tm));
@@ -71,31 +80,50 @@ void mp_tm_free(struct mp_tm *tm)
 
 /* Entities */
 
-static unsigned int key_hash(enum mp_tm_kind kind, unsigned int source,
-			     uint32_t id, uint16_t plane)
+/* What identifies an entity: (kind, source, netns, id, plane). */
+struct ent_key {
+	enum mp_tm_kind kind;
+	unsigned int source;
+	uint32_t netns;
+	uint32_t id;			/* ifindex, or counters' id */
+	uint16_t plane;
+};
+
+static unsigned int key_hash(const struct ent_key *k)
 {
-	uint64_t h = ((uint64_t)kind << 56) ^ ((uint64_t)source << 40) ^
-		     ((uint64_t)plane << 32) ^ id;
+	uint64_t h = ((uint64_t)k->kind << 56) ^ ((uint64_t)k->source << 40) ^
+		     ((uint64_t)k->plane << 32) ^ k->id ^
+		     ((uint64_t)k->netns * 0xff51afd7ed558ccdULL);
 
 	h *= 0x9e3779b97f4a7c15ULL;
 	return h >> 32;
 }
 
-static bool ent_is(const struct mp_tm_entity *e, enum mp_tm_kind kind,
-		   unsigned int source, uint32_t id, uint16_t plane)
+static void key_of(const struct mp_tm_entity *e, struct ent_key *k)
 {
-	return e->kind == kind && e->source == source && e->plane == plane &&
-	       (kind == MP_TM_COUNTER ? e->counter_id : e->ifindex) == id;
+	k->kind = e->kind;
+	k->source = e->source;
+	k->netns = e->netns;
+	k->id = e->kind == MP_TM_COUNTER ? e->counter_id : e->ifindex;
+	k->plane = e->plane;
+}
+
+static bool ent_is(const struct mp_tm_entity *e, const struct ent_key *k)
+{
+	struct ent_key ek;
+
+	key_of(e, &ek);
+	return ek.kind == k->kind && ek.source == k->source &&
+	       ek.netns == k->netns && ek.id == k->id && ek.plane == k->plane;
 }
 
 static void hash_put(struct mp_tm *tm, unsigned int idx)
 {
-	const struct mp_tm_entity *e = &tm->ents[idx];
+	struct ent_key k;
 	unsigned int h;
 
-	h = key_hash(e->kind, e->source,
-		     e->kind == MP_TM_COUNTER ? e->counter_id : e->ifindex,
-		     e->plane);
+	key_of(&tm->ents[idx], &k);
+	h = key_hash(&k);
 	while (tm->hash[h & (tm->hash_size - 1)])
 		h++;
 	tm->hash[h & (tm->hash_size - 1)] = idx + 1;
@@ -139,36 +167,67 @@ static bool traffic_counter(const struct mp_tm *tm,
 	       !strcmp(slash, "/tx_packets") || !strcmp(slash, "/rx_packets");
 }
 
-static int lookup(const struct mp_tm *tm, enum mp_tm_kind kind,
-		  unsigned int source, uint32_t id, uint16_t plane)
+static int lookup(const struct mp_tm *tm, const struct ent_key *k)
 {
-	unsigned int h = key_hash(kind, source, id, plane), slot;
+	unsigned int h = key_hash(k), slot;
 
 	while ((slot = tm->hash[h & (tm->hash_size - 1)])) {
-		if (ent_is(&tm->ents[slot - 1], kind, source, id, plane))
+		if (ent_is(&tm->ents[slot - 1], k))
 			return slot - 1;
 		h++;
 	}
 	return -1;
 }
 
+/* Whether @source named any namespace (CF_NETNS): the kmod relay does. */
+static bool names_netns(const struct mp_tm *tm, unsigned int source)
+{
+	unsigned int i;
+
+	for (i = 0; i < tm->nnetns; i++)
+		if (tm->netns[i].source == source)
+			return true;
+	return false;
+}
+
+/*
+ * The key of an event's entity.  A plane's hdr.flags is its namespace
+ * only where the source names namespaces: older captures of the relay
+ * carried the load score there, and must not split a plane by it.
+ */
+static void key_for(const struct mp_tm *tm, unsigned int source,
+		    const struct mplane_event_hdr *h, struct ent_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->source = source;
+	k->plane = MPLANE_EVENT_NO_PLANE;
+	k->id = h->ifindex;
+	if (h->type == MPLANE_EV_COUNTER) {
+		k->kind = MP_TM_COUNTER;
+		k->id = h->flags;
+	} else if (h->plane != MPLANE_EVENT_NO_PLANE) {
+		k->kind = MP_TM_PLANE;
+		k->plane = h->plane;
+		if (names_netns(tm, source))
+			k->netns = h->flags;
+	} else {
+		k->kind = MP_TM_PORT;
+	}
+}
+
 int mp_tm_lookup(const struct mp_tm *tm, unsigned int source,
 		 const struct mplane_event_hdr *h)
 {
-	if (h->type == MPLANE_EV_COUNTER)
-		return lookup(tm, MP_TM_COUNTER, source, h->flags,
-			      MPLANE_EVENT_NO_PLANE);
-	if (h->plane != MPLANE_EVENT_NO_PLANE)
-		return lookup(tm, MP_TM_PLANE, source, h->ifindex, h->plane);
-	return lookup(tm, MP_TM_PORT, source, h->ifindex,
-		      MPLANE_EVENT_NO_PLANE);
+	struct ent_key k;
+
+	key_for(tm, source, h, &k);
+	return lookup(tm, &k);
 }
 
 /* The entity of this key, created when new: its index, or -1. */
-static int entity(struct mp_tm *tm, enum mp_tm_kind kind, unsigned int source,
-		  uint32_t id, uint16_t plane)
+static int entity(struct mp_tm *tm, const struct ent_key *k)
 {
-	int found = lookup(tm, kind, source, id, plane);
+	int found = lookup(tm, k);
 	struct mp_tm_entity *e;
 
 	if (found >= 0)
@@ -178,16 +237,17 @@ static int entity(struct mp_tm *tm, enum mp_tm_kind kind, unsigned int source,
 	e = grow(&tm->ents, &tm->nents, sizeof(*e));
 	if (!e)
 		return -1;
-	e->kind = kind;
-	e->source = source;
-	e->plane = plane;
-	if (kind == MP_TM_COUNTER)
-		e->counter_id = id;
+	e->kind = k->kind;
+	e->source = k->source;
+	e->plane = k->plane;
+	e->netns = k->netns;
+	if (k->kind == MP_TM_COUNTER)
+		e->counter_id = k->id;
 	else
-		e->ifindex = id;
+		e->ifindex = k->id;
 	e->group = -1;
 	e->state = -1;
-	e->tx_bytes.gaps = kind != MP_TM_COUNTER || traffic_counter(tm, e);
+	e->tx_bytes.gaps = k->kind != MP_TM_COUNTER || traffic_counter(tm, e);
 	hash_put(tm, tm->nents - 1);
 	tm->dirty = true;
 	return tm->nents - 1;
@@ -386,10 +446,10 @@ static void step_mark(struct mp_tm *tm, const struct mplane_event *ev)
 static int entity_of(struct mp_tm *tm, unsigned int source,
 		     const struct mplane_event_hdr *h)
 {
-	if (h->plane != MPLANE_EVENT_NO_PLANE)
-		return entity(tm, MP_TM_PLANE, source, h->ifindex, h->plane);
-	return entity(tm, MP_TM_PORT, source, h->ifindex,
-		      MPLANE_EVENT_NO_PLANE);
+	struct ent_key k;
+
+	key_for(tm, source, h, &k);
+	return entity(tm, &k);
 }
 
 static void apply(struct mp_tm *tm, unsigned int source,
@@ -409,11 +469,8 @@ static void apply(struct mp_tm *tm, unsigned int source,
 	case MPLANE_EV_PORT_STATE:
 	case MPLANE_EV_PLANE_STATE:
 	case MPLANE_EV_FAILOVER:
-		i = entity_of(tm, source, h);
-		break;
 	case MPLANE_EV_COUNTER:
-		i = entity(tm, MP_TM_COUNTER, source, h->flags,
-			   MPLANE_EVENT_NO_PLANE);
+		i = entity_of(tm, source, h);
 		break;
 	case MPLANE_EV_STEP_MARK:
 		step_mark(tm, ev);
@@ -530,7 +587,10 @@ static int name_frame(struct mp_tm *tm, unsigned int kind,
 	const struct mplane_capture_ifname *ifn = payload;
 	struct mp_tm_name *n;
 
-	if (kind == MPLANE_CF_IFNAME ? len < sizeof(*ifn) : len <= sizeof(*cn))
+	/* An ifname without netns (20 bytes, older captures) is netns 0. */
+	if (kind == MPLANE_CF_IFNAME ?
+	    len < offsetof(struct mplane_capture_ifname, netns) :
+	    len <= sizeof(*cn))
 		return 0;
 	n = grow(&tm->names, &tm->nnames, sizeof(*n));
 	if (!n)
@@ -538,6 +598,8 @@ static int name_frame(struct mp_tm *tm, unsigned int kind,
 	n->source = source;
 	if (kind == MPLANE_CF_IFNAME) {
 		n->ifindex = ifn->ifindex;
+		if (len >= sizeof(*ifn))
+			n->netns = ifn->netns;
 		snprintf(n->name, sizeof(n->name), "%.*s",
 			 (int)sizeof(ifn->name), ifn->name);
 	} else {
@@ -548,6 +610,25 @@ static int name_frame(struct mp_tm *tm, unsigned int kind,
 		snprintf(n->name, sizeof(n->name), "%.*s",
 			 (int)(len - sizeof(*cn)), cn->name);
 	}
+	tm->dirty = true;
+	return 0;
+}
+
+static int netns_frame(struct mp_tm *tm, unsigned int source,
+		       const void *payload, size_t len)
+{
+	const struct mplane_capture_netns *cn = payload;
+	struct mp_tm_netns *n;
+
+	if (len < sizeof(*cn))
+		return 0;
+	n = grow(&tm->netns, &tm->nnetns, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->source = source;
+	n->inode = cn->inode;
+	snprintf(n->name, sizeof(n->name), "%.*s", (int)(len - sizeof(*cn)),
+		 cn->name);
 	tm->dirty = true;
 	return 0;
 }
@@ -570,6 +651,8 @@ int mp_tm_frame(struct mp_tm *tm, unsigned int kind, unsigned int source,
 	case MPLANE_CF_IFNAME:
 	case MPLANE_CF_COUNTER_NAME:
 		return name_frame(tm, kind, source, payload, len);
+	case MPLANE_CF_NETNS:
+		return netns_frame(tm, source, payload, len);
 	case MPLANE_CF_STATS:
 		if (len >= sizeof(src->stats)) {
 			memcpy(&src->stats, payload, sizeof(src->stats));
@@ -632,10 +715,54 @@ static const struct mp_tm_name *find_name(const struct mp_tm *tm,
 	return NULL;
 }
 
-static void ifname(const struct mp_tm *tm, unsigned int source,
-		   uint32_t ifindex, char *buf, size_t size)
+/* The newest name @source gave namespace @inode, or NULL. */
+static const char *netns_name(const struct mp_tm *tm, unsigned int source,
+			      uint32_t inode)
 {
-	const struct mp_tm_name *n = find_name(tm, source, false, ifindex);
+	unsigned int i;
+
+	for (i = tm->nnetns; i--; )
+		if (tm->netns[i].source == source &&
+		    tm->netns[i].inode == inode)
+			return tm->netns[i].name;
+	return NULL;
+}
+
+/* A namespace as CF_IFNAME says it: 0 for the source's own (named ""). */
+static uint32_t canon_netns(const struct mp_tm *tm, unsigned int source,
+			    uint32_t inode)
+{
+	const char *name = inode ? netns_name(tm, source, inode) : NULL;
+
+	return name && !*name ? 0 : inode;
+}
+
+/*
+ * The name of interface (@netns, @ifindex) of @source.  A source that
+ * names no namespace (older captures) has one: netns 0.
+ */
+static const struct mp_tm_name *find_ifname(const struct mp_tm *tm,
+					    unsigned int source,
+					    uint32_t netns, uint32_t ifindex)
+{
+	uint32_t want = canon_netns(tm, source, netns);
+	const struct mp_tm_name *n;
+	unsigned int i;
+
+	for (i = tm->nnames; i--; ) {
+		n = &tm->names[i];
+		if (n->source == source && !n->counter &&
+		    n->ifindex == ifindex &&
+		    canon_netns(tm, source, n->netns) == want)
+			return n;
+	}
+	return NULL;
+}
+
+static void ifname(const struct mp_tm *tm, unsigned int source,
+		   uint32_t netns, uint32_t ifindex, char *buf, size_t size)
+{
+	const struct mp_tm_name *n = find_ifname(tm, source, netns, ifindex);
 
 	if (n)
 		snprintf(buf, size, "%s", n->name);
@@ -647,18 +774,30 @@ static void name_entity(const struct mp_tm *tm, struct mp_tm_entity *e)
 {
 	const struct mp_tm_name *n;
 	char node[64], dev[80];
+	const char *ns;
 
 	mp_tm_node(tm, e->source, node, sizeof(node));
 	snprintf(e->node, sizeof(e->node), "%.31s", node);
 	e->dev[0] = 0;
 	if (e->kind != MP_TM_COUNTER) {
-		ifname(tm, e->source, e->ifindex, dev, sizeof(dev));
+		ifname(tm, e->source, e->netns, e->ifindex, dev, sizeof(dev));
 		snprintf(e->dev, sizeof(e->dev), "%.31s", dev);
 	}
 	switch (e->kind) {
 	case MP_TM_PLANE:
-		snprintf(e->name, sizeof(e->name), "%.79s/plane%u", dev,
-			 e->plane);
+		/* A fabric's host is its namespace: "mpf-h1:mp0/plane0", and
+		 * the plane's node is the host, not the relay all share. */
+		ns = e->netns ? netns_name(tm, e->source, e->netns) : NULL;
+		if (ns && *ns)
+			snprintf(e->node, sizeof(e->node), "%.31s", ns);
+		else if (canon_netns(tm, e->source, e->netns))
+			snprintf(e->node, sizeof(e->node), "ns%u", e->netns);
+		if (ns && *ns)
+			snprintf(e->name, sizeof(e->name), "%.47s:%.31s/plane%u",
+				 ns, dev, e->plane);
+		else
+			snprintf(e->name, sizeof(e->name), "%.79s/plane%u", dev,
+				 e->plane);
 		break;
 	case MP_TM_PORT:
 		snprintf(e->name, sizeof(e->name), "%.31s/%.63s", node, dev);
@@ -674,6 +813,75 @@ static void name_entity(const struct mp_tm *tm, struct mp_tm_entity *e)
 	}
 }
 
+/* The device part of a plane's name: "h1:mp0" of "h1:mp0/plane0". */
+static int dev_len(const struct mp_tm_entity *e)
+{
+	const char *slash = strrchr(e->name, '/');
+
+	return slash ? slash - e->name : (int)strlen(e->name);
+}
+
+static bool same_dev(const struct mp_tm_entity *a,
+		     const struct mp_tm_entity *b)
+{
+	return a->source == b->source && a->netns == b->netns &&
+	       a->ifindex == b->ifindex;
+}
+
+enum { BY_NODE = 1, BY_NETNS = 2 };
+
+/* Why plane @i needs more in its name: another device has its name. */
+static int plane_clash(const struct mp_tm *tm, unsigned int i)
+{
+	const struct mp_tm_entity *e = &tm->ents[i], *o;
+	int len = dev_len(e), why = 0;
+	unsigned int j;
+
+	for (j = 0; j < tm->nents; j++) {
+		o = &tm->ents[j];
+		if (o->kind != MP_TM_PLANE || same_dev(e, o) ||
+		    dev_len(o) != len || strncmp(e->name, o->name, len))
+			continue;
+		why |= o->source != e->source ? BY_NODE : BY_NETNS;
+	}
+	return why;
+}
+
+/*
+ * Two devices whose planes would share a device name (the mp0 of two
+ * hosts) are told apart: by the node of their sources, and within one
+ * source by the inode of an unnamed namespace (the recorder's own stays
+ * bare).  Decided for all first, so that renaming one does not hide the
+ * clash from the other.
+ */
+static void disambiguate_planes(struct mp_tm *tm)
+{
+	int *why = calloc(tm->nents ? tm->nents : 1, sizeof(*why));
+	char node[64], ns[32], old[96];
+	struct mp_tm_entity *e;
+	unsigned int i;
+
+	if (!why)
+		return;
+	for (i = 0; i < tm->nents; i++)
+		if (tm->ents[i].kind == MP_TM_PLANE)
+			why[i] = plane_clash(tm, i);
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (!why[i])
+			continue;
+		node[0] = ns[0] = 0;
+		if (why[i] & BY_NODE)
+			mp_tm_node(tm, e->source, node, sizeof(node));
+		if ((why[i] & BY_NETNS) && canon_netns(tm, e->source, e->netns))
+			snprintf(ns, sizeof(ns), "ns%u", e->netns);
+		snprintf(old, sizeof(old), "%s", e->name);
+		snprintf(e->name, sizeof(e->name), "%.15s%s%.15s%s%.60s", node,
+			 *node ? ":" : "", ns, *ns ? ":" : "", old);
+	}
+	free(why);
+}
+
 /* The same name for two entities: put each one's node in front. */
 static void disambiguate(struct mp_tm *tm)
 {
@@ -681,12 +889,15 @@ static void disambiguate(struct mp_tm *tm)
 	unsigned int i, j;
 	bool dup;
 
+	disambiguate_planes(tm);
 	for (i = 0; i < tm->nents; i++) {
+		if (tm->ents[i].kind != MP_TM_COUNTER)
+			continue;
 		for (dup = false, j = 0; j < tm->nents && !dup; j++)
 			dup = j != i && !strcmp(tm->ents[i].name,
 						tm->ents[j].name) &&
 			      tm->ents[i].source != tm->ents[j].source;
-		if (!dup || tm->ents[i].kind == MP_TM_PORT)
+		if (!dup)
 			continue;
 		/* Every copy is renamed in its turn: compare old names. */
 		snprintf(old, sizeof(old), "%s", tm->ents[i].name);
@@ -715,14 +926,17 @@ static bool rail_tx(const struct mp_tm *tm, const struct mp_tm_entity *e,
 	if (!slash || strcmp(slash, "/tx_bytes"))
 		return false;
 	snprintf(dev, size, "%.*s", (int)(slash - n->name), n->name);
-	/* An mplane device is the sum of its rails, not one of them. */
+	/* An mplane device is the sum of its rails, not one of them; the
+	 * pollers read the recorder's namespace only. */
 	for (i = 0; i < tm->nents; i++) {
 		const struct mp_tm_entity *p = &tm->ents[i];
 		char pdev[80];
 
-		if (p->kind != MP_TM_PLANE)
+		if (p->kind != MP_TM_PLANE ||
+		    canon_netns(tm, p->source, p->netns))
 			continue;
-		ifname(tm, p->source, p->ifindex, pdev, sizeof(pdev));
+		ifname(tm, p->source, p->netns, p->ifindex, pdev,
+		       sizeof(pdev));
 		if (!strcmp(pdev, dev))
 			return false;
 	}

@@ -6,16 +6,20 @@
  *
  * Entities:
  *  - planes: events with hdr.plane != MPLANE_EVENT_NO_PLANE (mplane.ko,
- *    relayed by BPF), keyed by source, mplane device and plane, named
- *    "<mp dev>/plane<N>";
+ *    relayed by BPF), keyed by source, network namespace (hdr.flags, when
+ *    the source names namespaces with CF_NETNS frames; else 0), mplane
+ *    device and plane, named "<ns name>:<mp dev>/plane<N>" in a named
+ *    namespace and "<mp dev>/plane<N>" in the recorder's own;
  *  - ports: PORT_SAMPLE, QUEUE_SAMPLE, ECN_MARK, PORT_STATE and CNP
  *    events without a plane, keyed by source and ifindex, named
  *    "<node>/<ifname>" ("l0/s1"), the node being the source's;
  *  - counters: COUNTER events, named by the capture's CF_COUNTER_NAME.
  *  Two entities that would share a name (the mp0 of two hosts) get the
- *  node of their source in front: "h1:mp0/plane0".
+ *  node of their source in front: "h1:mp0/plane0"; two devices of one
+ *  source in unnamed namespaces get the namespace: "ns4026532001:mp0".
  *
- * Groups for the symmetry index: the planes of one mplane device, the
+ * Groups for the symmetry index: the planes of one mplane device (one
+ * source, namespace and ifindex), the
  * ports of one switch, the rails of one host (its polled netdev
  * "<if>/tx_bytes" counters, mplane devices left out).
  *
@@ -83,9 +87,12 @@ struct mp_tm_entity {
 	unsigned int source;
 	uint32_t ifindex;		/* the mplane device's, or the port's */
 	uint16_t plane;			/* MPLANE_EVENT_NO_PLANE but planes */
+	uint32_t netns;			/* planes: the namespace inode; 0 */
 	uint32_t counter_id;		/* counters: hdr.flags */
 	char name[96];
-	char node[32];			/* the source's node ("l0") */
+	char node[32];			/* the source's node ("l0"); planes
+					 * of another namespace: its name
+					 * ("mpf-h1") or "ns<inode>" */
 	char dev[32];			/* planes: the mplane device; ports:
 					 * the port; counters: "" */
 	int group;			/* index in mp_tm.groups, or -1 */
@@ -136,6 +143,7 @@ struct mp_tm_step_pid {
 };
 
 struct mp_tm_name;			/* interface and counter names */
+struct mp_tm_netns;			/* namespace names (CF_NETNS) */
 
 struct mp_tm {
 	struct mp_tm_opts o;
@@ -158,6 +166,8 @@ struct mp_tm {
 	unsigned int npids;
 	struct mp_tm_name *names;
 	unsigned int nnames;
+	struct mp_tm_netns *netns;
+	unsigned int nnetns;
 	struct mp_hist queue;		/* every entity's q_bytes */
 	struct mp_hist gaps;		/* delivery gaps, ns */
 	struct mp_hist steps;		/* step times, ns */

@@ -132,13 +132,31 @@ static void print_ifname(const struct dumper *d, unsigned int source,
 			 const void *p, size_t len)
 {
 	const struct mplane_capture_ifname *n = p;
-	struct json_object *o = frame_obj("ifname", source, d);
+	struct json_object *o;
 
-	if (len < sizeof(*n))
+	/* Older captures wrote no netns: 20 bytes, netns 0. */
+	if (len < offsetof(struct mplane_capture_ifname, netns))
 		return;
+	o = frame_obj("ifname", source, d);
 	add_u64(o, "ifindex", n->ifindex);
 	json_object_object_add(o, "name", json_object_new_string_len(n->name,
 			       strnlen(n->name, sizeof(n->name))));
+	add_u64(o, "netns", len >= sizeof(*n) ? n->netns : 0);
+	mp_json_print(o);
+}
+
+static void print_netns(const struct dumper *d, unsigned int source,
+			const void *p, size_t len)
+{
+	const struct mplane_capture_netns *n = p;
+	struct json_object *o;
+
+	if (len < sizeof(*n))
+		return;
+	o = frame_obj("netns", source, d);
+	add_u64(o, "inode", n->inode);
+	json_object_object_add(o, "name", json_object_new_string_len(n->name,
+			       strnlen(n->name, len - sizeof(*n))));
 	mp_json_print(o);
 }
 
@@ -186,6 +204,9 @@ static int on_frame(struct dumper *d, const struct mplane_capture_frame *fr,
 	case MPLANE_CF_IFNAME:
 		print_ifname(d, fr->source, p, fr->len);
 		break;
+	case MPLANE_CF_NETNS:
+		print_netns(d, fr->source, p, fr->len);
+		break;
 	case MPLANE_CF_COUNTER_NAME:
 		if (keep_counter_name(s, p, fr->len))
 			return -EBADMSG;
@@ -211,11 +232,19 @@ static void dump_help(void)
 "\n"
 "Print every frame of a capture made by 'mplanectl telemetry record' as one\n"
 "JSON object per line, in file order, for scripts (jq) and tests.  Each has\n"
-"\"frame\" (source, ifname, counter_name, event or stats), \"source\" (the\n"
-"source's number in the file) and \"label\" (its name: the pin directory\n"
-"such as \"fabric/mpf/p0l0\" or \"marks\", or \"poll\" for the pollers):\n"
+"\"frame\" (source, netns, ifname, counter_name, event or stats), \"source\"\n"
+"(the source's number in the file) and \"label\" (its name: the pin\n"
+"directory such as \"fabric/mpf/p0l0\", \"kmod\" or \"marks\", or \"poll\"\n"
+"for the pollers):\n"
 "\n"
 "  source        a source begins; ifname lines name its interfaces\n"
+"  netns         a namespace the source's events may name: inode (as\n"
+"                'stat -L -c %%i /run/netns/NAME' shows) and name (under\n"
+"                /run/netns; \"\" for the recorder's own); the kmod relay\n"
+"                names every one, and its plane events carry the inode\n"
+"                in flags\n"
+"  ifname        ifindex, name and netns (the inode of the interface's\n"
+"                namespace; 0: the source's own)\n"
 "  counter_name  a polled counter: id, kind (netdev, ethtool, rdma),\n"
 "                ifindex and name (\"va/tx_packets\")\n"
 "  event         ts_ns (CLOCK_MONOTONIC), type, cpu, ifindex, plane,\n"
