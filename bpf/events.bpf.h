@@ -38,9 +38,12 @@ static __always_inline bool mp_event_wanted(__u32 type)
 	return ev_mask & (1U << type);
 }
 
-static __always_inline void mp_event_emit(__u32 type, __u32 ifindex,
-					  __u16 plane, __u64 v0, __u64 v1,
-					  __u64 v2, __u64 v3)
+/* As mp_event_emit(), with hdr.flags set: for the types whose flags carry
+ * a value (PLANE_SAMPLE's load score, COUNTER's id). */
+static __always_inline void mp_event_emit_flags(__u32 type, __u32 ifindex,
+						__u16 plane, __u32 hdr_flags,
+						__u64 v0, __u64 v1,
+						__u64 v2, __u64 v3)
 {
 	struct mplane_event_stats *st;
 	struct mplane_event *e;
@@ -64,7 +67,7 @@ static __always_inline void mp_event_emit(__u32 type, __u32 ifindex,
 	e->hdr.cpu = bpf_get_smp_processor_id();
 	e->hdr.plane = plane;
 	e->hdr.ifindex = ifindex;
-	e->hdr.flags = 0;
+	e->hdr.flags = hdr_flags;
 	e->hdr.ts_ns = bpf_ktime_get_ns();
 	e->val[0] = v0;
 	e->val[1] = v1;
@@ -76,6 +79,13 @@ static __always_inline void mp_event_emit(__u32 type, __u32 ifindex,
 	else
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(e, flags);
+}
+
+static __always_inline void mp_event_emit(__u32 type, __u32 ifindex,
+					  __u16 plane, __u64 v0, __u64 v1,
+					  __u64 v2, __u64 v3)
+{
+	mp_event_emit_flags(type, ifindex, plane, 0, v0, v1, v2, v3);
 }
 
 #endif /* MPLANE_EVENTS_BPF_H */

@@ -1,12 +1,315 @@
 // SPDX-License-Identifier: GPL-2.0
-/* mplanectl telemetry attach: not written yet (a placeholder for the build). */
+/*
+ * mplanectl telemetry attach: relay mplane.ko's tracepoints into an event
+ * ring.  bpf/kmtrace.bpf.c holds one raw tracepoint program per
+ * tracepoint; they are attached, and their links pinned next to the ring
+ * under KMOD_PIN_DIR, so that the relay outlives this command and every
+ * reader of MPLANE_BPF_PIN_ROOT ('mplanectl events', 'telemetry record')
+ * finds it.  Unpinning the links ('telemetry detach') stops it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <linux/mplane.h>
+
+#include "kmtrace.skel.h"
+#include "mp_arg.h"
+#include "mp_cmd.h"
 #include "mp_out.h"
+#include "mp_pin.h"
 #include "telemetry.h"
+
+#define KMOD_PIN_DIR	MPLANE_BPF_PIN_ROOT "/kmod"
+#define KMOD_SYSFS	"/sys/module/mplane"
+
+/* The tracepoints, as named in kmod/trace.h and in the pin directory. */
+enum { TP_STATE, TP_FAILOVER, TP_SAMPLE, TP_SELECT, TP_COUNT };
+
+static const char *const tp_names[TP_COUNT] = {
+	[TP_STATE]	= "plane_state",
+	[TP_FAILOVER]	= "failover",
+	[TP_SAMPLE]	= "plane_sample",
+	[TP_SELECT]	= "plane_select",
+};
+
+struct attach_opts {
+	uint64_t sel_every;
+	uint64_t wakeup_bytes;
+	bool replace;
+};
+
+struct attach_result {
+	bool relayed[TP_COUNT];
+};
+
+static void attach_help(void)
+{
+	printf(
+"Usage: mplanectl [GLOBAL OPTIONS] telemetry attach [OPTIONS]\n"
+"\n"
+"Relay mplane.ko's tracepoints into the mplane event stream, next to the\n"
+"BPF programs' events and on the same clock:\n"
+"  mplane:plane_state   -> plane_state  (state, old state, reason, rail)\n"
+"  mplane:failover      -> failover     (reason, planes still usable)\n"
+"  mplane:plane_sample  -> plane_sample (the module's per-plane sampler:\n"
+"                          queue bytes, tx bytes, ECN-CE, CNPs; its load\n"
+"                          score in the header's flags)\n"
+"  mplane:plane_select  -> plane_select (one plane choice in N, per CPU)\n"
+"Each is a BPF raw tracepoint program (bpf/kmtrace.bpf.c) that writes one\n"
+"56-byte record per relayed event.  The programs, their ring mp_events and\n"
+"its counters mp_event_stats are pinned under " KMOD_PIN_DIR "/, so the\n"
+"relay keeps running after this command exits, for every mplane device\n"
+"of every network namespace (ifindex is the device's, in its own\n"
+"namespace), until 'mplanectl telemetry detach'.  Read it with\n"
+"'mplanectl events' or 'mplanectl telemetry record'.  'perf record -e\n"
+"mplane:*' keeps working alongside.\n"
+"\n"
+"The cost: nothing while no plane changes state; one record per sample\n"
+"of the module's sampler; and, on every packet whose plane is chosen\n"
+"afresh, a per-CPU count, plus a record for one in --sel-sample of them.\n"
+"The ring holds 256 KiB, about 4,000 records: when no reader drains it,\n"
+"further events are dropped and counted ('mplanectl events' prints the\n"
+"count), so leave --sel-sample high unless a reader keeps up.\n"
+"\n"
+"mplane.ko must be loaded: its tracepoints exist only while it is.  While\n"
+"the relay is attached it holds a reference on the module, so 'rmmod\n"
+"mplane' fails with \"in use\": detach first.  mplane:plane_sample is\n"
+"left out, with a note, when the loaded module does not have it.\n"
+"\n"
+"Options:\n"
+"  -s, --sel-sample N     relay one plane_select in N per CPU (default 64;\n"
+"                         1 relays every choice, 0 none)\n"
+"  -w, --wakeup-bytes N   wake readers only once N bytes wait in the ring\n"
+"                         (default 0: on every record, so that a rare\n"
+"                         failover is seen at once; raise it for a fast\n"
+"                         sampler, to save wakeups)\n"
+"  -r, --replace          if the relay is attached already, detach it\n"
+"                         first (its unread events are lost) and attach\n"
+"                         anew with these options; without it, attach says\n"
+"                         so and fails, changing nothing\n"
+"  -h, --help             show this help\n"
+"\n"
+"Examples:\n"
+"  mplanectl telemetry attach\n"
+"  mplanectl telemetry attach --replace --sel-sample 1\n"
+"  mplanectl events --type plane_state,failover\n");
+}
+
+static const struct option attach_long[] = {
+	{ "sel-sample",		required_argument,	NULL, 's' },
+	{ "wakeup-bytes",	required_argument,	NULL, 'w' },
+	{ "replace",		no_argument,		NULL, 'r' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{}
+};
+
+static struct bpf_program *tp_prog(struct kmtrace *skel, int tp)
+{
+	switch (tp) {
+	case TP_STATE:
+		return skel->progs.mp_plane_state;
+	case TP_FAILOVER:
+		return skel->progs.mp_failover;
+	case TP_SAMPLE:
+		return skel->progs.mp_plane_sample;
+	default:
+		return skel->progs.mp_plane_select;
+	}
+}
+
+/* Whether any link of a relay is pinned. */
+static bool relay_attached(void)
+{
+	char path[256];
+	int tp;
+
+	for (tp = 0; tp < TP_COUNT; tp++) {
+		snprintf(path, sizeof(path), KMOD_PIN_DIR "/%s", tp_names[tp]);
+		if (!access(path, F_OK))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Attach program @tp and pin its link.  A tracepoint the module lacks is
+ * -ENOENT; the caller decides whether that is fatal.
+ */
+static int attach_one(struct kmtrace *skel, int tp)
+{
+	struct bpf_link *link;
+	char path[256];
+	int err;
+
+	link = bpf_program__attach(tp_prog(skel, tp));
+	if (!link)
+		return -errno;
+	snprintf(path, sizeof(path), KMOD_PIN_DIR "/%s", tp_names[tp]);
+	err = bpf_link__pin(link, path);
+	if (!err)
+		mp_pin_protect(path);
+	/* Closing our fd leaves the pinned link, and so the relay, running. */
+	bpf_link__destroy(link);
+	return err;
+}
+
+static int attach_all(struct kmtrace *skel, struct attach_result *res)
+{
+	int tp, err;
+
+	for (tp = 0; tp < TP_COUNT; tp++) {
+		err = attach_one(skel, tp);
+		/* plane_sample came with the module's sampler: an older
+		 * module relays the other three. */
+		if (err == -ENOENT && tp == TP_SAMPLE) {
+			mp_err("note: the loaded mplane.ko has no mplane:%s tracepoint (an older module): its samples are not relayed",
+			       tp_names[tp]);
+			continue;
+		}
+		if (err) {
+			mp_err("attaching to mplane:%s: %s%s", tp_names[tp],
+			       strerror(-err), err == -ENOENT ?
+			       " (is the loaded mplane.ko too old, or was it just unloaded?)" : "");
+			return err;
+		}
+		res->relayed[tp] = true;
+	}
+	return 0;
+}
+
+static int load_and_attach(const struct attach_opts *o,
+			   struct attach_result *res)
+{
+	struct kmtrace *skel;
+	int err;
+
+	err = mp_pin_mkdir(KMOD_PIN_DIR);
+	if (err) {
+		mp_err("%s: %s", KMOD_PIN_DIR, strerror(-err));
+		return err;
+	}
+	skel = kmtrace__open();
+	if (!skel) {
+		err = -errno;
+		mp_err("opening the kmtrace program: %s", strerror(-err));
+		return err;
+	}
+	skel->rodata->sel_sample_every = o->sel_every;
+	skel->rodata->ev_wakeup_bytes = o->wakeup_bytes;
+	bpf_map__set_pin_path(skel->maps.mp_events, KMOD_PIN_DIR "/mp_events");
+	bpf_map__set_pin_path(skel->maps.mp_event_stats,
+			      KMOD_PIN_DIR "/mp_event_stats");
+	err = kmtrace__load(skel);
+	if (err)
+		mp_err("loading the kmtrace program: %s", strerror(-err));
+	else
+		err = attach_all(skel, res);
+	if (!err) {
+		mp_pin_protect(KMOD_PIN_DIR "/mp_events");
+		mp_pin_protect(KMOD_PIN_DIR "/mp_event_stats");
+	}
+	kmtrace__destroy(skel);
+	/* Half a relay is none: take back what was pinned. */
+	if (err)
+		mp_pin_remove_dir(KMOD_PIN_DIR);
+	return err;
+}
+
+static void print_result(const struct attach_opts *o,
+			 const struct attach_result *res)
+{
+	struct json_object *obj, *list;
+	int tp;
+
+	if (!mp_json) {
+		printf("relaying");
+		for (tp = 0; tp < TP_COUNT; tp++)
+			if (res->relayed[tp])
+				printf(" mplane:%s", tp_names[tp]);
+		printf(" into " KMOD_PIN_DIR "/mp_events");
+		if (o->sel_every)
+			printf(" (plane_select: 1 in %llu)\n",
+			       (unsigned long long)o->sel_every);
+		else
+			printf(" (plane_select: none)\n");
+		return;
+	}
+	obj = json_object_new_object();
+	list = json_object_new_array();
+	for (tp = 0; tp < TP_COUNT; tp++)
+		if (res->relayed[tp])
+			json_object_array_add(list,
+					      json_object_new_string(tp_names[tp]));
+	json_object_object_add(obj, "pin_dir",
+			       json_object_new_string(KMOD_PIN_DIR));
+	json_object_object_add(obj, "relayed", list);
+	json_object_object_add(obj, "sel_sample",
+			       json_object_new_uint64(o->sel_every));
+	json_object_object_add(obj, "wakeup_bytes",
+			       json_object_new_uint64(o->wakeup_bytes));
+	mp_json_print(obj);
+}
+
+static int parse_opts(int argc, char **argv, struct attach_opts *o)
+{
+	int c;
+
+	while ((c = mp_getopt(argc, argv, ":s:w:rh", attach_long)) != -1) {
+		switch (c) {
+		case 's':
+			if (mp_arg_u64("--sel-sample", optarg, 0, UINT32_MAX,
+				       &o->sel_every))
+				return MP_EXIT_USAGE;
+			break;
+		case 'w':
+			if (mp_arg_u64("--wakeup-bytes", optarg, 0, UINT32_MAX,
+				       &o->wakeup_bytes))
+				return MP_EXIT_USAGE;
+			break;
+		case 'r':
+			o->replace = true;
+			break;
+		case 'h':
+			attach_help();
+			return -1;
+		default:
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
 
 int telemetry_attach_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	mp_err("not implemented yet");
-	return 1;
+	struct attach_opts o = { .sel_every = 64 };
+	struct attach_result res = {};
+	int ret;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? MP_EXIT_OK : ret;
+	if (access(KMOD_SYSFS, F_OK)) {
+		mp_err("mplane.ko is not loaded, so its tracepoints (mplane:*) do not exist: load it first ('modprobe mplane' or 'insmod mplane.ko')");
+		return MP_EXIT_ERR;
+	}
+	if (relay_attached()) {
+		if (!o.replace) {
+			mp_err("already attached (pinned under " KMOD_PIN_DIR "); use --replace to attach again with new options, or 'mplanectl telemetry detach'");
+			return MP_EXIT_ERR;
+		}
+	}
+	/* Leftovers of a relay that is not running are stale: start clean. */
+	ret = mp_pin_remove_dir(KMOD_PIN_DIR);
+	if (ret) {
+		mp_err("removing %s: %s", KMOD_PIN_DIR, strerror(-ret));
+		return MP_EXIT_ERR;
+	}
+	if (load_and_attach(&o, &res))
+		return MP_EXIT_ERR;
+	print_result(&o, &res);
+	return MP_EXIT_OK;
 }
