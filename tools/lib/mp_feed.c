@@ -415,20 +415,20 @@ static bool all_netns_source(const char *label)
 static int announce_rings(struct mp_feed *f)
 {
 	unsigned int i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < f->nsrc; i++) {
+	for (i = 0; i < f->nsrc && !err; i++) {
 		const char *label = f->src[i].label;
 
 		err = deliver(f, MPLANE_CF_SOURCE, i, label, strlen(label) + 1);
-		if (!err && all_netns_source(label))
+		if (err || f->o.no_names)
+			continue;
+		if (all_netns_source(label))
 			err = name_all_netns(f, i);
-		else if (!err)
+		else
 			err = name_links_of(f, i, label);
-		if (err)
-			return err;
 	}
-	return 0;
+	return err;
 }
 
 /* The rings */

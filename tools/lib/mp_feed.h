@@ -30,6 +30,7 @@ struct mp_feed_opts {
 	bool poll_ethtool;	/* ethtool -S of those links */
 	bool poll_rdma;		/* hw_counters of every RDMA port */
 	unsigned int throttle_us; /* sleep after each batch (tests) */
+	bool no_names;		/* announce sources, not their interfaces */
 };
 
 struct mp_feed;

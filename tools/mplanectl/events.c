@@ -2,12 +2,13 @@
 /*
  * mplanectl events: read the event rings of every mplane BPF object
  * pinned under MPLANE_BPF_PIN_ROOT and print the records in timestamp
- * order, as text or JSON lines.  The producers batch their wakeups, so
- * the reader polls with a short timeout rather than waiting for one.
+ * order, as text or JSON lines.  The rings come from the telemetry feed
+ * (tools/lib/mp_feed.h), as for 'telemetry record'.  The producers batch
+ * their wakeups, so the reader polls with a short timeout rather than
+ * waiting for one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,36 +16,28 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_event.h"
+#include "mp_feed.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 
-#define MAX_SOURCES	512
+#define MAX_SOURCES	1024
 #define POLL_MS		20
 
-struct source {
-	char label[128];	/* the pin directory, below the root */
-	int ring_fd;
-	int stats_fd;		/* -1 when the object pins none */
-};
-
 struct reader {
-	const char *root;
-	struct source src[MAX_SOURCES];
-	unsigned int nsrc;
-	unsigned int type_mask;	/* 1 << type; 0 for every type */
-	uint64_t count;		/* stop after this many; 0: never */
+	char *label[MAX_SOURCES];	/* the pin directory, below the root */
+	struct mplane_capture_stats st[MAX_SOURCES];
+	bool has_stats[MAX_SOURCES];
+	unsigned int nsrc;		/* the highest source + 1 */
+	uint64_t count;			/* stop after this many; 0: never */
 	uint64_t printed;
-	uint64_t bad;		/* records that did not decode */
+	uint64_t bad;			/* records that did not decode */
 	struct mp_evq q;
 };
 
-static struct reader *walk_reader;	/* nftw() passes no context */
 static volatile sig_atomic_t stopping;
 
 static void on_signal(int sig)
@@ -61,43 +54,6 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static int add_source(const char *path, const struct stat *sb, int type,
-		      struct FTW *ftw)
-{
-	struct reader *r = walk_reader;
-	const char *base = path + ftw->base;
-	char stats[PATH_MAX];
-	struct source *s;
-	int rootlen = strlen(r->root), start, len;
-
-	(void)sb;
-	if (type != FTW_F || strcmp(base, "mp_events") || r->nsrc >= MAX_SOURCES)
-		return 0;
-	s = &r->src[r->nsrc];
-	s->ring_fd = bpf_obj_get(path);
-	if (s->ring_fd < 0)
-		return 0;
-	/* "fabric/mpf/p0l0": the directory, below the root. */
-	start = rootlen + 1;
-	len = ftw->base - 1 - start;
-	if (len > 0)
-		snprintf(s->label, sizeof(s->label), "%.*s", len, path + start);
-	else
-		snprintf(s->label, sizeof(s->label), ".");
-	snprintf(stats, sizeof(stats), "%.*smp_event_stats", ftw->base, path);
-	s->stats_fd = bpf_obj_get(stats);
-	r->nsrc++;
-	return 0;
-}
-
-static int find_sources(struct reader *r)
-{
-	walk_reader = r;
-	if (nftw(r->root, add_source, 16, FTW_PHYS) && errno != ENOENT)
-		return -errno;
-	return r->nsrc ? 0 : -ENOENT;
-}
-
 static void print_text(const struct mp_event_item *it, const char *label)
 {
 	const struct mplane_event *e = &it->ev;
@@ -110,6 +66,8 @@ static void print_text(const struct mp_event_item *it, const char *label)
 	       e->hdr.cpu, label, type ? type : "?", e->hdr.ifindex);
 	if (e->hdr.plane != MPLANE_EVENT_NO_PLANE)
 		printf(" plane %u", e->hdr.plane);
+	if (e->hdr.flags)
+		printf(" flags=%u", e->hdr.flags);
 	for (i = 0; i < 4; i++) {
 		vn = mp_event_val_name(e->hdr.type, i);
 		if (vn)
@@ -136,6 +94,9 @@ static struct json_object *event_json(const struct mp_event_item *it,
 	json_object_object_add(o, "cpu", json_object_new_int(e->hdr.cpu));
 	json_object_object_add(o, "ifindex",
 			       json_object_new_uint64(e->hdr.ifindex));
+	if (e->hdr.flags)
+		json_object_object_add(o, "flags",
+				       json_object_new_uint64(e->hdr.flags));
 	if (e->hdr.plane != MPLANE_EVENT_NO_PLANE)
 		json_object_object_add(o, "plane",
 				       json_object_new_int(e->hdr.plane));
@@ -157,7 +118,7 @@ static struct json_object *event_json(const struct mp_event_item *it,
 static void print_event(const struct mp_event_item *it, void *data)
 {
 	struct reader *r = data;
-	const char *label = r->src[it->source].label;
+	const char *label = r->label[it->source] ? r->label[it->source] : "?";
 
 	if (r->count && r->printed >= r->count)
 		return;
@@ -168,58 +129,60 @@ static void print_event(const struct mp_event_item *it, void *data)
 		print_text(it, label);
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+/* The feed's frames: sources are named, events held for reordering,
+ * and each ring's counts over the run kept for the summary. */
+static int on_frame(void *data, unsigned int kind, unsigned int source,
+		    const void *payload, size_t len)
 {
-	struct source *s = ctx;
-	struct reader *r = walk_reader;
+	struct reader *r = data;
 	struct mplane_event e;
 
-	if (mp_event_decode(data, size, &e)) {
-		r->bad++;
+	if (source >= MAX_SOURCES)
 		return 0;
-	}
-	if (r->type_mask && !(r->type_mask & (1U << e.hdr.type)))
+	if (source >= r->nsrc)
+		r->nsrc = source + 1;
+	switch (kind) {
+	case MPLANE_CF_SOURCE:
+		free(r->label[source]);
+		r->label[source] = strndup(payload, len);
 		return 0;
-	return mp_evq_push(&r->q, &e, s - r->src);
-}
-
-/* What every producer tried, and what its full ring refused, since it
- * was loaded: per-CPU counters summed. */
-static void read_stats(const struct source *s, uint64_t *produced,
-		       uint64_t *dropped)
-{
-	int ncpu = libbpf_num_possible_cpus(), c;
-	struct mplane_event_stats st[ncpu > 0 ? ncpu : 1];
-	__u32 zero = 0;
-
-	*produced = *dropped = 0;
-	if (s->stats_fd < 0 || ncpu <= 0 ||
-	    bpf_map_lookup_elem(s->stats_fd, &zero, st))
-		return;
-	for (c = 0; c < ncpu; c++) {
-		*produced += st[c].produced;
-		*dropped += st[c].dropped;
+	case MPLANE_CF_STATS:
+		if (len < sizeof(r->st[source]))
+			return 0;
+		memcpy(&r->st[source], payload, sizeof(r->st[source]));
+		r->has_stats[source] = true;
+		return 0;
+	case MPLANE_CF_EVENT:
+		if (mp_event_decode(payload, len, &e)) {
+			r->bad++;
+			return 0;
+		}
+		return mp_evq_push(&r->q, &e, source);
+	default:
+		return 0;
 	}
 }
 
 static void print_summary(const struct reader *r)
 {
-	uint64_t produced, dropped, tp = 0, td = 0;
+	uint64_t tp = 0, td = 0;
 	struct json_object *o, *srcs, *so;
-	unsigned int i;
+	unsigned int i, rings = 0;
 
 	srcs = json_object_new_array();
 	for (i = 0; i < r->nsrc; i++) {
-		read_stats(&r->src[i], &produced, &dropped);
-		tp += produced;
-		td += dropped;
+		if (!r->label[i])
+			continue;
+		rings++;
+		tp += r->st[i].produced;
+		td += r->st[i].dropped;
 		so = json_object_new_object();
 		json_object_object_add(so, "source",
-				       json_object_new_string(r->src[i].label));
+				       json_object_new_string(r->label[i]));
 		json_object_object_add(so, "produced",
-				       json_object_new_uint64(produced));
+				       json_object_new_uint64(r->st[i].produced));
 		json_object_object_add(so, "dropped",
-				       json_object_new_uint64(dropped));
+				       json_object_new_uint64(r->st[i].dropped));
 		json_object_array_add(srcs, so);
 	}
 	if (mp_json) {
@@ -234,8 +197,8 @@ static void print_summary(const struct reader *r)
 		json_object_put(o);
 		return;
 	}
-	fprintf(stderr, "# %llu events read from %u rings; since load: %llu produced, %llu dropped on a full ring",
-		(unsigned long long)r->printed, r->nsrc,
+	fprintf(stderr, "# %llu events read from %u rings; meanwhile %llu produced, %llu dropped on a full ring",
+		(unsigned long long)r->printed, rings,
 		(unsigned long long)tp, (unsigned long long)td);
 	if (r->bad || r->q.late)
 		fprintf(stderr, "; %llu undecodable, %llu out of order",
@@ -244,37 +207,14 @@ static void print_summary(const struct reader *r)
 	json_object_put(srcs);
 }
 
-static struct ring_buffer *open_rings(struct reader *r)
-{
-	struct ring_buffer *rb = NULL;
-	unsigned int i;
-
-	for (i = 0; i < r->nsrc; i++) {
-		if (!rb)
-			rb = ring_buffer__new(r->src[i].ring_fd, on_record,
-					      &r->src[i], NULL);
-		else if (ring_buffer__add(rb, r->src[i].ring_fd, on_record,
-					  &r->src[i]))
-			mp_err("%s: %s", r->src[i].label, strerror(errno));
-		if (!rb) {
-			mp_err("%s: %s", r->src[i].label, strerror(errno));
-			return NULL;
-		}
-	}
-	return rb;
-}
-
-static int read_loop(struct reader *r, uint64_t duration_ns, uint64_t hold_ns)
+static int read_loop(struct reader *r, struct mp_feed *feed,
+		     uint64_t duration_ns, uint64_t hold_ns)
 {
 	uint64_t start = mono_ns(), now;
-	struct ring_buffer *rb;
 	int err = 0;
 
-	rb = open_rings(r);
-	if (!rb)
-		return -EIO;
 	while (!stopping && (!r->count || r->printed < r->count)) {
-		err = ring_buffer__poll(rb, POLL_MS);
+		err = mp_feed_poll(feed, POLL_MS);
 		if (err == -EINTR) {
 			err = 0;
 			continue;
@@ -289,9 +229,6 @@ static int read_loop(struct reader *r, uint64_t duration_ns, uint64_t hold_ns)
 		if (duration_ns && now - start >= duration_ns)
 			break;
 	}
-	ring_buffer__consume(rb);
-	mp_evq_release(&r->q, ~0ULL, print_event, r);
-	ring_buffer__free(rb);
 	return err;
 }
 
@@ -310,14 +247,17 @@ static void events_help(void)
 "One line per event: time, CPU, source (the pin directory), type, the\n"
 "ifindex in the source's network namespace, and the values.  With -j,\n"
 "one JSON object per line.  On exit a summary goes to stderr: the events\n"
-"read and, since the programs were loaded, how many each tried to emit\n"
-"and how many a full ring refused.\n"
+"read and, while it read, how many each ring's producers tried to emit\n"
+"and how many a full ring refused.  One reader of a ring at a time: two\n"
+"readers ('events', 'telemetry record', 'top') take each other's records.\n"
 "\n"
 "Options:\n"
 "  -f, --fabric PREFIX   only the switches of fabric PREFIX\n"
 "  -p, --pin DIR         only the objects pinned below DIR\n"
-"  -t, --type T[,T...]   only these types (queue_sample, ecn_mark, cnp,\n"
-"                        path_switch, flowlet_switch, port_state, ...)\n"
+"  -t, --type T[,T...]   only these types: queue_sample, ecn_mark, cnp,\n"
+"                        path_switch, flowlet_switch, port_state,\n"
+"                        plane_state, failover, plane_sample,\n"
+"                        plane_select, port_sample, step_mark, counter\n"
 "  -c, --count N         stop after N events\n"
 "  -d, --duration SEC    stop after SEC seconds (e.g. 2 or 0.5)\n"
 "      --hold-ms MS      reorder window, 0..1000 (default 5)\n"
@@ -339,7 +279,7 @@ static const struct option events_opts[] = {
 	{}
 };
 
-static int parse_types(const char *arg, unsigned int *mask)
+static int parse_types(const char *arg, uint32_t *mask)
 {
 	char buf[256], *tok, *save = NULL;
 	int t;
@@ -360,24 +300,26 @@ int events_main(int argc, char **argv)
 {
 	static char root[PATH_MAX];
 	static struct reader r;
+	struct mp_feed_opts o = { .root = MPLANE_BPF_PIN_ROOT, .no_names = true };
 	uint64_t duration = 0, hold_ms = 5;
 	struct sigaction sa = { .sa_handler = on_signal };
-	int c, err;
+	struct mp_feed *feed;
+	unsigned int i;
+	int c, err, ferr;
 
-	r.root = MPLANE_BPF_PIN_ROOT;
 	while ((c = mp_getopt(argc, argv, ":f:p:t:c:d:h", events_opts)) != -1) {
 		switch (c) {
 		case 'f':
 			snprintf(root, sizeof(root), MPLANE_BPF_PIN_ROOT "/fabric/%s",
 				 optarg);
-			r.root = root;
+			o.root = root;
 			break;
 		case 'p':
 			snprintf(root, sizeof(root), "%s", optarg);
-			r.root = root;
+			o.root = root;
 			break;
 		case 't':
-			if (parse_types(optarg, &r.type_mask))
+			if (parse_types(optarg, &o.type_mask))
 				return MP_EXIT_USAGE;
 			break;
 		case 'c':
@@ -401,17 +343,28 @@ int events_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind]);
-	err = find_sources(&r);
-	if (err) {
-		mp_err("no event rings under %s (attach a program first, e.g. 'mplanectl bpf attach --fabric mpf')",
-		       r.root);
-		return MP_EXIT_ERR;
-	}
+	/* No SA_RESTART: a signal ends the wait for the rings at once. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	err = read_loop(&r, duration, hold_ms * 1000000ULL);
+	err = mp_feed_open(&feed, &o, on_frame, &r);
+	if (err == -ENOENT) {
+		mp_err("no event rings under %s (attach a program first, e.g. 'mplanectl bpf attach --fabric mpf')",
+		       o.root);
+		return MP_EXIT_ERR;
+	} else if (err) {
+		mp_err("opening the rings under %s: %s", o.root, strerror(-err));
+		return MP_EXIT_ERR;
+	}
+	err = read_loop(&r, feed, duration, hold_ms * 1000000ULL);
+	/* The rest of the rings, then everything still held. */
+	ferr = mp_feed_finish(feed);
+	mp_evq_release(&r.q, ~0ULL, print_event, &r);
 	print_summary(&r);
 	mp_evq_free(&r.q);
+	for (i = 0; i < r.nsrc; i++)
+		free(r.label[i]);
+	if (!err)
+		err = ferr;
 	if (err)
 		mp_err("reading events: %s", strerror(-err));
 	return err ? MP_EXIT_ERR : MP_EXIT_OK;
