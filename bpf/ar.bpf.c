@@ -19,6 +19,9 @@
  * Egress models each port's queue, whoever chose the port (us or the
  * kernel): q = max(0, q + len - rate * dt) with the rate of the shaped
  * link behind it, and marks ECT packets CE with a RED profile on q.
+ *
+ * A bpf_timer samples every port's queue and counters at a fixed
+ * interval, traffic or not (the sampler, at the end of the file).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -140,22 +143,38 @@ static __always_inline __u64 drained_bytes(__u64 rate_bps, __u64 dt_ns)
 	return (rate_bps / 1000) * dt_ns / 8000000;
 }
 
-/* The queue a packet would find now, without taking the lock: a stale
- * read only makes the choice a little less exact. */
+/* The queue @q, as it was at @last_ns, drained by the link up to @now:
+ * the one drain rule of the model, for egress, the choice and the
+ * sampler alike. */
+static __always_inline __u64 vq_drain(__u64 q, __u64 last, __u64 rate_bps,
+				      __u64 now)
+{
+	__u64 drained = now > last ? drained_bytes(rate_bps, now - last) : 0;
+
+	return q > drained ? q - drained : 0;
+}
+
+/* The level of @e at @now, without taking the lock: a stale read only
+ * makes a choice or a sample a little less exact. */
+static __always_inline __u64 vq_level(const struct vq_entry *e,
+				      const struct mplane_port_cfg *cfg,
+				      __u64 now)
+{
+	return vq_drain(READ_ONCE(e->vq.q_bytes), READ_ONCE(e->vq.last_ns),
+			cfg->rate_bps, now);
+}
+
+/* The queue a packet would find now. */
 static __always_inline __u64 vq_now(__u32 ifindex, __u64 now)
 {
 	struct mplane_port_cfg *cfg;
 	struct vq_entry *e;
-	__u64 q, last, drained;
 
 	e = bpf_map_lookup_elem(&mp_vq, &ifindex);
 	cfg = bpf_map_lookup_elem(&mp_port_cfg, &ifindex);
 	if (!e || !cfg)
 		return 0;
-	q = READ_ONCE(e->vq.q_bytes);
-	last = READ_ONCE(e->vq.last_ns);
-	drained = now > last ? drained_bytes(cfg->rate_bps, now - last) : 0;
-	return q > drained ? q - drained : 0;
+	return vq_level(e, cfg, now);
 }
 
 static __always_inline bool port_up(__u32 ifindex)
@@ -405,12 +424,12 @@ static __always_inline void vq_enqueue(struct vq_entry *e,
 				       __u32 len, __u64 now,
 				       struct vq_result *res)
 {
-	__u64 dt, drained;
+	__u64 dt;
 
 	bpf_spin_lock(&e->lock);
 	dt = now > e->vq.last_ns ? now - e->vq.last_ns : 0;
-	drained = drained_bytes(cfg->rate_bps, dt);
-	e->vq.q_bytes = e->vq.q_bytes > drained ? e->vq.q_bytes - drained : 0;
+	e->vq.q_bytes = vq_drain(e->vq.q_bytes, e->vq.last_ns, cfg->rate_bps,
+				 now);
 	if (!cfg->limit_bytes || e->vq.q_bytes + len <= cfg->limit_bytes)
 		e->vq.q_bytes += len;
 	e->vq.dre_bytes = dre_decay(e->vq.dre_bytes, dt) + len;
@@ -535,6 +554,155 @@ int mp_ar_port_state(struct port_state_args *args)
 		mp_event_emit(MPLANE_EV_PORT_STATE, ifindex,
 			      MPLANE_EVENT_NO_PLANE, args->up, old, 0, 0);
 	return 0;
+}
+
+/*
+ * The sampler: a bpf_timer that, every interval_ns, reports each port of
+ * this switch as a PORT_SAMPLE event (the virtual queue at that instant
+ * and the cumulative counters), whether or not packets flow.  The ports'
+ * queues and counters are this object's maps, so the timer lives here
+ * too: it needs no module and runs wherever ar runs.
+ *
+ * The timer's map is pinned with the others; when detach removes the
+ * last pin, the kernel cancels the timer with the map's last user
+ * reference, so a detached switch stops sampling by itself.
+ */
+#define CLOCK_MONOTONIC		1
+#define EBUSY			16
+#define EINVAL			22
+#define ENOENT			2
+/* Below this the timer's own softirq load crowds out the datapath;
+ * mplanectl refuses shorter intervals with a message, this is the net. */
+#define SAMPLER_MIN_NS		(10 * 1000ULL)
+/* Bound of the walk over possible CPUs; the walk stops at the first CPU
+ * the kernel does not have, so only the verifier sees this number. */
+#define SAMPLER_MAX_CPUS	512
+
+struct sampler {
+	struct bpf_timer timer;
+	__u64 interval_ns;	/* 0: stopped, the callback does not re-arm */
+	__u64 due_ns;		/* when the pending tick should fire */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sampler);
+} mp_sampler SEC(".maps");
+
+/* What one sample needs of a port's per-CPU counters. */
+struct port_sum {
+	__u64 tx_bytes;
+	__u64 tx_packets;
+	__u64 ce_marked;
+};
+
+static __always_inline void port_stats_sum(__u32 ifindex, struct port_sum *s)
+{
+	struct mplane_port_stats *st;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < SAMPLER_MAX_CPUS; cpu++) {
+		st = bpf_map_lookup_percpu_elem(&mp_port_stats, &ifindex, cpu);
+		if (!st)
+			break;	/* no such CPU, or the port never sent */
+		s->tx_bytes += st->tx_bytes;
+		s->tx_packets += st->tx_packets;
+		s->ce_marked += st->ce_marked;
+	}
+}
+
+struct sample_ctx {
+	__u64 now;
+};
+
+static long sample_port(struct bpf_map *map, __u32 *key,
+			struct mplane_port_cfg *cfg, struct sample_ctx *ctx)
+{
+	__u32 ifindex = *key;
+	struct port_sum sum = {};
+	struct vq_entry *e;
+	__u64 q = 0;
+
+	e = bpf_map_lookup_elem(&mp_vq, &ifindex);
+	if (e)
+		q = vq_level(e, cfg, ctx->now);
+	port_stats_sum(ifindex, &sum);
+	mp_event_emit(MPLANE_EV_PORT_SAMPLE, ifindex, MPLANE_EVENT_NO_PLANE,
+		      q, sum.tx_bytes, sum.ce_marked, sum.tx_packets);
+	return 0;
+}
+
+/*
+ * A soft hrtimer fires some tens of microseconds after it is due, and a
+ * timer re-armed "interval from now" would add that to every interval.
+ * So the next tick is due one interval after this one was due (older
+ * kernels have no absolute mode, hence the relative wait to it), and a
+ * sampler that fell behind skips ahead rather than firing in a burst.
+ * Re-armed before the walk, so that the walk's own time does not count.
+ * A zero interval means sampling was stopped meanwhile.
+ */
+static int sampler_fire(void *map, __u32 *key, struct sampler *s)
+{
+	struct sample_ctx ctx = { .now = bpf_ktime_get_ns() };
+	__u64 interval = READ_ONCE(s->interval_ns);
+	__u64 due;
+
+	if (!interval)
+		return 0;
+	due = s->due_ns + interval;
+	if (due <= ctx.now)
+		due = ctx.now + interval;
+	s->due_ns = due;
+	bpf_timer_start(&s->timer, due - ctx.now, 0);
+	bpf_for_each_map_elem(&mp_port_cfg, sample_port, &ctx, 0);
+	return 0;
+}
+
+/*
+ * Run by 'mplanectl telemetry sample' through BPF_PROG_TEST_RUN, never
+ * attached: the "packet" is struct sampler_args.  A tc program, not a
+ * syscall one like mp_ar_port_state: syscall programs are sleepable, and
+ * before 6.2 a sleepable program may not use a map with a bpf_spin_lock,
+ * which the callback's mp_vq has.
+ */
+struct sampler_args {
+	__u64 interval_ns;	/* 0 stops the sampler */
+};
+
+SEC("tc")
+int mp_ar_sampler(struct __sk_buff *skb)
+{
+	struct sampler_args args;
+	struct sampler *s;
+	__u64 interval;
+	__u32 zero = 0;
+	long err;
+
+	if (bpf_skb_load_bytes(skb, 0, &args, sizeof(args)))
+		return -EINVAL;
+	interval = args.interval_ns;
+	if (interval && interval < SAMPLER_MIN_NS)
+		return -EINVAL;
+	s = bpf_map_lookup_elem(&mp_sampler, &zero);
+	if (!s)
+		return -ENOENT;
+	/* Zero first: a callback running now on another CPU then does not
+	 * re-arm behind the cancel. */
+	s->interval_ns = interval;
+	if (!interval) {
+		bpf_timer_cancel(&s->timer);	/* -EINVAL if never started */
+		return 0;
+	}
+	err = bpf_timer_init(&s->timer, &mp_sampler, CLOCK_MONOTONIC);
+	if (err && err != -EBUSY)
+		return err;
+	err = bpf_timer_set_callback(&s->timer, sampler_fire);
+	if (err)
+		return err;
+	s->due_ns = bpf_ktime_get_ns() + interval;
+	return bpf_timer_start(&s->timer, interval, 0);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -23,6 +23,20 @@
 #define AR_PROG_INGRESS		"mp_ar_ingress"
 #define AR_PROG_EGRESS		"mp_ar_egress"
 #define AR_PROG_PORT_STATE	"mp_ar_port_state"
+#define AR_PROG_SAMPLER		"mp_ar_sampler"
+
+/*
+ * AR_PROG_SAMPLER is a tc program run with BPF_PROG_TEST_RUN, never
+ * attached; its packet starts with struct sampler_args of bpf/ar.bpf.c,
+ * padded to the shortest Ethernet frame test runs accept.
+ */
+struct ar_sampler_args {
+	__u64 interval_ns;		/* 0 stops the sampler */
+	__u8 pad[56];
+};
+
+/* The shortest interval the program accepts (SAMPLER_MIN_NS there). */
+#define AR_SAMPLER_MIN_NS	(10 * 1000ULL)
 
 /* What attach sets in the program's rodata. */
 struct ar_settings {

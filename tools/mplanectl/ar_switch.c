@@ -320,16 +320,32 @@ static int attach_ports(struct ar *skel, const struct mp_fabric_node *n)
 	return err;
 }
 
-/* The watcher runs this program to change a port's state. */
-static int pin_port_state(struct ar *skel, const char *dir)
+static int pin_prog(struct bpf_program *prog, const char *dir,
+		    const char *name)
 {
 	char path[300];
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, AR_PROG_PORT_STATE) >=
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;
 	unlink(path);
-	return bpf_program__pin(skel->progs.mp_ar_port_state, path);
+	return bpf_program__pin(prog, path);
+}
+
+/*
+ * The programs user space runs: the watcher changes a port's state with
+ * one, 'telemetry sample' starts and stops the sampler with the other.
+ * The sampler's timer map is pinned with the other maps (set_pins()), so
+ * detach, removing the pins, also stops the timer.
+ */
+static int pin_syscall_progs(struct ar *skel, const char *dir)
+{
+	int err;
+
+	err = pin_prog(skel->progs.mp_ar_port_state, dir, AR_PROG_PORT_STATE);
+	if (!err)
+		err = pin_prog(skel->progs.mp_ar_sampler, dir, AR_PROG_SAMPLER);
+	return err;
 }
 
 int ar_switch_attach(const struct mp_fabric *f,
@@ -356,7 +372,7 @@ int ar_switch_attach(const struct mp_fabric *f,
 	if (!err)
 		err = fill_routes(skel, n, rs);
 	if (!err)
-		err = pin_port_state(skel, dir);
+		err = pin_syscall_progs(skel, dir);
 	if (!err)
 		err = attach_ports(skel, n);
 	ar__destroy(skel);
