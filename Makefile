@@ -72,7 +72,7 @@ kmod-check: kmod
 
 demo: deps-quiet
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(DEMO_KERNEL) kmod
-	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 300 $(DEMO_KERNEL) -- $(ROOT)/scripts/demo.sh
+	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 300 --out $(BUILD)/demo $(DEMO_KERNEL) -- $(ROOT)/scripts/demo.sh
 
 demo-device: deps-quiet
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(DEMO_KERNEL) kmod
@@ -90,6 +90,7 @@ bench: deps-quiet
 	$(Q)$(ROOT)/bench/bpf_progs.sh
 	$(Q)bash $(ROOT)/bench/ar.sh | tee $(BUILD)/bench/ar.txt
 	$(Q)bash $(ROOT)/bench/record.sh
+	$(Q)bash $(ROOT)/bench/sampler_bpf.sh | tee $(BUILD)/bench/sampler_bpf.txt
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
 		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh'
 

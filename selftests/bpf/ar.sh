@@ -39,11 +39,12 @@ port_counter() {	# NODE PORT COUNTER
 # send_flow N RATE [ARGS...]: one UDP flow of N packets from h0 to h3,
 # received and counted there; prints the number received.
 send_flow() {
-	local n=$1 rate=$2 port=$((9000 + RANDOM % 1000))
+	local n=$1 rate=$2 port=$((9000 + RANDOM % 1000)) ready=$TMPD/recv.ready
 	shift 2
+	rm -f "$ready"
 	in_node h3 "$MPLANECTL" -j traffic recv --port $port --count "$n" \
-		--timeout 20 --idle 2 >"$TMPD/recv.json" &
-	sleep 0.2
+		--timeout 20 --idle 2 --ready-file "$ready" >"$TMPD/recv.json" &
+	busywait 5000 test -e "$ready" || fail "traffic recv did not start"
 	in_node h0 "$MPLANECTL" traffic send "$H3:$port" --count "$n" \
 		--rate "$rate" --size 200 "$@" >/dev/null ||
 		fail "traffic send"
