@@ -980,7 +980,13 @@ static void group_entities(struct mp_tm *tm)
 				 (int)(slash - e->name), e->name);
 			break;
 		case MP_TM_PORT:
-			snprintf(gname, sizeof(gname), "%s", node);
+			/* Like with like: a leaf's uplinks ("s0", "s1") apart
+			 * from its host ports ("h0"), by the letters that
+			 * start the port's name: "p0l0/s*". */
+			slash = strrchr(e->name, '/');
+			slash = slash ? slash + 1 : e->name;
+			snprintf(gname, sizeof(gname), "%s/%.*s*", node,
+				 (int)strcspn(slash, "0123456789"), slash);
 			break;
 		default:
 			if (!rail_tx(tm, e, dev, sizeof(dev)))

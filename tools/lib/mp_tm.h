@@ -19,9 +19,10 @@
  *  source in unnamed namespaces get the namespace: "ns4026532001:mp0".
  *
  * Groups for the symmetry index: the planes of one mplane device (one
- * source, namespace and ifindex), the
- * ports of one switch, the rails of one host (its polled netdev
- * "<if>/tx_bytes" counters, mplane devices left out).
+ * source, namespace and ifindex), the ports of one switch that play one
+ * role, told by the letters their names start with ("p0l0/s*": a leaf's
+ * uplinks; "p0l0/h*": its host ports), the rails of one host (its polled
+ * netdev "<if>/tx_bytes" counters, mplane devices left out).
  *
  * Delivery gaps: for every cumulative byte or packet series (tx_bytes of
  * plane and port samples, polled netdev rx/tx bytes and packets), the
