@@ -7,6 +7,7 @@
 #ifndef _MPLANE_COMPAT_H
 #define _MPLANE_COMPAT_H
 
+#include <linux/hrtimer.h>
 #include <linux/netdevice.h>
 #include <linux/version.h>
 
@@ -46,6 +47,24 @@ static inline void mplane_compat_set_netns_local(struct net_device *dev)
 	dev->netns_local = true;
 #else
 	dev->features |= NETIF_F_NETNS_LOCAL;
+#endif
+}
+
+/*
+ * 6.13 added hrtimer_setup(), which sets the callback with the clock and
+ * mode, and deprecated hrtimer_init() (removed in 6.16) with a separate
+ * assignment of ->function.
+ */
+static inline void
+mplane_compat_hrtimer_setup(struct hrtimer *timer,
+			    enum hrtimer_restart (*fn)(struct hrtimer *),
+			    clockid_t clock, enum hrtimer_mode mode)
+{
+#if MPLANE_KERNEL_AT_LEAST(6, 13, 0)
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
 #endif
 }
 

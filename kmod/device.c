@@ -52,6 +52,7 @@ static void mplane_dev_uninit(struct net_device *dev)
 {
 	struct mplane_dev *mp = netdev_priv(dev);
 
+	mplane_sampler_uninit(mp);
 	mplane_probe_uninit(mp);
 	mplane_plane_release_all(mp);
 	mplane_peers_free(mp);
@@ -165,4 +166,5 @@ void mplane_setup(struct net_device *dev)
 	mp->cong_halflife_ns = mp->cong_halflife_us * NSEC_PER_USEC;
 	mplane_state_init(mp);
 	mplane_probe_init(mp);
+	mplane_sampler_init(mp);
 }

@@ -35,6 +35,12 @@
 #define MPLANE_REFUSED_NS	(10 * NSEC_PER_MSEC)
 /* Half-life of the rate estimate (DRE) that joins queue bytes in the load. */
 #define MPLANE_DRE_HALFLIFE_NS	(100 * NSEC_PER_USEC)
+/*
+ * Sampler period limits (IFLA_MPLANE_SAMPLE_INTERVAL_US; 0 is off): finer
+ * than 10 us, the ticks alone would take most of a CPU.
+ */
+#define MPLANE_SAMPLE_INTERVAL_US_MIN	10
+#define MPLANE_SAMPLE_INTERVAL_US_MAX	1000000
 /* Congestion scores count events in 1/256ths, for a smooth decay. */
 #define MPLANE_CONG_UNIT	256
 
@@ -124,6 +130,8 @@ struct mplane_dev {
 	struct delayed_work notify_work;
 	struct hrtimer probe_timer;
 	u64 probe_seq;
+	u32 sample_interval_us;	/* RTNL writes, the sampler READ_ONCE */
+	struct hrtimer sample_timer;
 };
 
 static inline u64 mplane_pstat_read(const struct mplane_plane *plane,
@@ -181,6 +189,7 @@ bool mplane_is_mplane_dev(const struct net_device *dev);
 netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev);
 int mplane_xmit_on_plane(struct mplane_plane *plane, struct sk_buff *skb);
 u32 mplane_plane_load_now(struct mplane_plane *plane);
+u32 mplane_plane_load_queued(struct mplane_plane *plane, u64 *queued);
 
 /* receive.c */
 rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb);
@@ -217,6 +226,11 @@ int mplane_peers_set(struct mplane_dev *mp, const struct nlattr *nest,
 int mplane_peers_fill(struct sk_buff *skb, struct mplane_dev *mp);
 size_t mplane_peers_size(struct mplane_dev *mp);
 void mplane_peers_free(struct mplane_dev *mp);
+
+/* sampler.c */
+void mplane_sampler_init(struct mplane_dev *mp);
+void mplane_sampler_uninit(struct mplane_dev *mp);
+void mplane_sampler_restart(struct mplane_dev *mp);
 
 /* stats.c */
 extern const struct ethtool_ops mplane_ethtool_ops;

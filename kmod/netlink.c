@@ -56,6 +56,12 @@ static const struct mplane_range mplane_dev_ranges[IFLA_MPLANE_MAX + 1] = {
 		"mplane: GSO mode (IFLA_MPLANE_GSO_MODE) must be 0..1: whole or segment" },
 };
 
+/* The sample interval's range has a hole: 0 (off), then MIN..MAX. */
+static const char mplane_sample_msg[] =
+	"mplane: sample interval (IFLA_MPLANE_SAMPLE_INTERVAL_US) must be 0 (off) or "
+	__stringify(MPLANE_SAMPLE_INTERVAL_US_MIN) ".."
+	__stringify(MPLANE_SAMPLE_INTERVAL_US_MAX) " us";
+
 static const struct mplane_range mplane_plane_ranges[IFLA_MPLANE_PLANE_MAX + 1] = {
 	[IFLA_MPLANE_PLANE_WEIGHT] = { 0, MPLANE_WEIGHT_MAX,
 		MPLANE_RANGE_MSG("plane weight", IFLA_MPLANE_PLANE_WEIGHT,
@@ -110,6 +116,8 @@ static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
 	[IFLA_MPLANE_CONG_HALFLIFE_US] = { .type = NLA_U32 },
 	[IFLA_MPLANE_GSO_MODE] = { .type = NLA_U8 },
 	[IFLA_MPLANE_PEERS] = { .type = NLA_NESTED },
+	/* Its range, with a hole at 1..9, is checked in validate. */
+	[IFLA_MPLANE_SAMPLE_INTERVAL_US] = { .type = NLA_U32 },
 };
 
 static const struct nla_policy mplane_slave_policy[IFLA_MPLANE_PLANE_MAX + 1] = {
@@ -145,6 +153,23 @@ static const struct nla_policy mplane_slave_policy[IFLA_MPLANE_PLANE_MAX + 1] = 
 	[IFLA_MPLANE_PLANE_PAD] = { .type = NLA_REJECT },
 };
 
+static int mplane_check_sample_interval(struct nlattr *data[],
+					struct netlink_ext_ack *extack)
+{
+	struct nlattr *attr = data ? data[IFLA_MPLANE_SAMPLE_INTERVAL_US] : NULL;
+	u32 us;
+
+	if (!attr)
+		return 0;
+	us = nla_get_u32(attr);
+	if (us && (us < MPLANE_SAMPLE_INTERVAL_US_MIN ||
+		   us > MPLANE_SAMPLE_INTERVAL_US_MAX)) {
+		mplane_extack_msg(extack, attr, mplane_sample_msg);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 static int mplane_validate(struct nlattr *tb[], struct nlattr *data[],
 			   struct netlink_ext_ack *extack)
 {
@@ -162,7 +187,9 @@ static int mplane_validate(struct nlattr *tb[], struct nlattr *data[],
 	}
 	err = mplane_check_ranges(mplane_dev_ranges, IFLA_MPLANE_MAX, data,
 				  extack);
-	return err;
+	if (err)
+		return err;
+	return mplane_check_sample_interval(data, extack);
 }
 
 /* Apply validated settings.  Under RTNL; the datapath sees each at once. */
@@ -209,6 +236,13 @@ static int mplane_apply(struct mplane_dev *mp, struct nlattr *data[],
 	}
 	if (data[IFLA_MPLANE_PROBE_INTERVAL_US])
 		mplane_probe_restart(mp);
+	if (data[IFLA_MPLANE_SAMPLE_INTERVAL_US]) {
+		WRITE_ONCE(mp->sample_interval_us,
+			   nla_get_u32(data[IFLA_MPLANE_SAMPLE_INTERVAL_US]));
+		/* A new device starts sampling once registered (newlink). */
+		if (mp->dev->reg_state == NETREG_REGISTERED)
+			mplane_sampler_restart(mp);
+	}
 	return 0;
 }
 
@@ -216,12 +250,18 @@ static int mplane_newlink(struct net *src_net, struct net_device *dev,
 			  struct nlattr *tb[], struct nlattr *data[],
 			  struct netlink_ext_ack *extack)
 {
+	struct mplane_dev *mp = netdev_priv(dev);
 	int err;
 
-	err = mplane_apply(netdev_priv(dev), data, extack);
+	err = mplane_apply(mp, data, extack);
 	if (err)
 		return err;
-	return register_netdevice(dev);
+	err = register_netdevice(dev);
+	if (err)
+		return err;
+	/* Stopped again by ndo_uninit if the rest of newlink fails. */
+	mplane_sampler_restart(mp);
+	return 0;
 }
 
 static int mplane_changelink(struct net_device *dev, struct nlattr *tb[],
@@ -266,7 +306,7 @@ static size_t mplane_get_size(const struct net_device *dev)
 {
 	struct mplane_dev *mp = netdev_priv(dev);
 
-	return 7 * nla_total_size(sizeof(u32)) +	/* count, u32 settings */
+	return 8 * nla_total_size(sizeof(u32)) +	/* count, u32 settings */
 	       2 * nla_total_size(sizeof(u8)) +		/* policy, gso mode */
 	       mplane_peers_size(mp);
 }
@@ -284,6 +324,8 @@ static int mplane_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	    nla_put_u32(skb, IFLA_MPLANE_CONG_THRESHOLD, mp->cong_threshold_events) ||
 	    nla_put_u32(skb, IFLA_MPLANE_CONG_HALFLIFE_US, mp->cong_halflife_us) ||
 	    nla_put_u8(skb, IFLA_MPLANE_GSO_MODE, READ_ONCE(mp->gso_mode)) ||
+	    nla_put_u32(skb, IFLA_MPLANE_SAMPLE_INTERVAL_US,
+			READ_ONCE(mp->sample_interval_us)) ||
 	    mplane_peers_fill(skb, mp))
 		return -EMSGSIZE;
 	return 0;

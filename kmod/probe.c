@@ -22,6 +22,7 @@
 #include <net/ipv6.h>
 #include <net/netlink.h>
 
+#include "compat.h"
 #include "mplane.h"
 
 struct mplane_probe_addrs {
@@ -413,8 +414,8 @@ int mplane_peers_fill(struct sk_buff *skb, struct mplane_dev *mp)
 
 void mplane_probe_init(struct mplane_dev *mp)
 {
-	hrtimer_init(&mp->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	mp->probe_timer.function = mplane_probe_tick;
+	mplane_compat_hrtimer_setup(&mp->probe_timer, mplane_probe_tick,
+				    CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 }
 
 void mplane_probe_uninit(struct mplane_dev *mp)

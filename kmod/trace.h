@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of mplane.ko: mplane:plane_state, mplane:failover and
- * mplane:plane_select.  plane_select fires per packet, so it costs a
- * patched-out branch when nobody listens.  Names are copied into fixed
- * arrays, not __string(), whose helpers changed arguments in 6.10.
+ * Tracepoints of mplane.ko: mplane:plane_state, mplane:failover,
+ * mplane:plane_select and mplane:plane_sample.  plane_select fires per
+ * packet, so it costs a patched-out branch when nobody listens.  Names
+ * are copied into fixed arrays, not __string(), whose helpers changed
+ * arguments in 6.10.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM mplane
@@ -96,6 +97,37 @@ TRACE_EVENT(plane_select,
 	    TP_printk("ifindex=%d plane=%u policy=%u hash=%#x load=%u new=%d",
 		      __entry->ifindex, __entry->plane, __entry->policy,
 		      __entry->hash, __entry->load, __entry->new_flowlet)
+);
+
+/*
+ * The sampler's view of one plane (sampler.c), every sample interval:
+ * q_bytes is the rail's qdisc backlog plus BQL bytes in flight, load the
+ * score the balancer compares, and the counters are the cumulative
+ * IFLA_MPLANE_PSTAT_* values.  bpf/kmtrace.bpf.c reads the arguments by
+ * position: append, never reorder.
+ */
+TRACE_EVENT(plane_sample,
+	    TP_PROTO(const struct net_device *dev, u32 plane, u64 q_bytes,
+		     u64 tx_bytes, u64 ecn_ce, u64 cnp, u32 load),
+	    TP_ARGS(dev, plane, q_bytes, tx_bytes, ecn_ce, cnp, load),
+	    TP_STRUCT__entry(__array(char, dev, IFNAMSIZ)
+			     __field(u32, plane)
+			     __field(u32, load)
+			     __field(u64, q_bytes)
+			     __field(u64, tx_bytes)
+			     __field(u64, ecn_ce)
+			     __field(u64, cnp)),
+	    TP_fast_assign(memcpy(__entry->dev, dev->name, IFNAMSIZ);
+			   __entry->plane = plane;
+			   __entry->load = load;
+			   __entry->q_bytes = q_bytes;
+			   __entry->tx_bytes = tx_bytes;
+			   __entry->ecn_ce = ecn_ce;
+			   __entry->cnp = cnp),
+	    TP_printk("dev=%s plane=%u q_bytes=%llu tx_bytes=%llu ecn_ce=%llu cnp=%llu load=%u",
+		      __entry->dev, __entry->plane, __entry->q_bytes,
+		      __entry->tx_bytes, __entry->ecn_ce, __entry->cnp,
+		      __entry->load)
 );
 
 #endif /* _MPLANE_TRACE_H */

@@ -50,21 +50,38 @@ static u64 mplane_rail_queued(struct net_device *rail)
 	return bytes;
 }
 
-static u32 mplane_plane_load(struct mplane_plane *plane, u64 now)
+static u32 mplane_plane_load_of(struct mplane_plane *plane, u64 now,
+				u64 queued)
 {
 	u64 sent = mplane_decay(READ_ONCE(plane->dre_bytes),
 				now - READ_ONCE(plane->dre_stamp),
 				MPLANE_DRE_HALFLIFE_NS);
 
-	return mplane_load_score(mplane_rail_queued(plane->rail), sent,
-				 READ_ONCE(plane->capacity),
+	return mplane_load_score(queued, sent, READ_ONCE(plane->capacity),
 				 READ_ONCE(plane->congested));
+}
+
+static u32 mplane_plane_load(struct mplane_plane *plane, u64 now)
+{
+	return mplane_plane_load_of(plane, now,
+				    mplane_rail_queued(plane->rail));
 }
 
 /* For rtnetlink dumps, outside the transmit path. */
 u32 mplane_plane_load_now(struct mplane_plane *plane)
 {
 	return mplane_plane_load(plane, ktime_get_ns());
+}
+
+/*
+ * For the sampler: the load score and, in @queued, the rail's queue it
+ * was computed from, read once so that the two agree.  Under
+ * rcu_read_lock_bh().
+ */
+u32 mplane_plane_load_queued(struct mplane_plane *plane, u64 *queued)
+{
+	*queued = mplane_rail_queued(plane->rail);
+	return mplane_plane_load_of(plane, ktime_get_ns(), *queued);
 }
 
 static void mplane_plane_loads(struct mplane_dev *mp, u32 eligible,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* mplanectl link: the group of commands that read and set mplane devices. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
 
@@ -66,11 +68,69 @@ int link_dev_arg(const char *what, const char *dev)
 	return MP_EXIT_OK;
 }
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The sampler's period.  Its keyword lives here rather than in tools/lib's
+ * mp_link_settings until that table takes it; "off" is read as 0.
+ */
+static const struct mp_setting sample_setting = {
+	"sample-interval", "US|off", IFLA_MPLANE_SAMPLE_INTERVAL_US, 4, NULL,
+	10, 1000000, 0, true,
+	"microseconds between samples of each plane; 0 or off: no sampler"
+};
+
+const struct mp_setting *link_dev_settings(void)
+{
+	static struct mp_setting table[32];
+	const struct mp_setting *st;
+	size_t n = 0;
+
+	if (table[0].keyword)
+		return table;
+	for (st = mp_link_settings; st->keyword; st++) {
+		if (st->attr == sample_setting.attr)
+			return mp_link_settings;	/* tools/lib has it now */
+		if (n < ARRAY_SIZE(table) - 2)
+			table[n++] = *st;
+	}
+	table[n] = sample_setting;
+	return table;
+}
+
+/*
+ * "sample-interval off" is "sample-interval 0": @words is a copy of
+ * @argv that says so.  A value that is neither gets its own message,
+ * which names "off" too.  0, or -EINVAL with @err set.
+ */
+static int settings_words(int argc, char **argv, char **words, char *err,
+			  size_t errlen)
+{
+	uint32_t v;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		words[i] = argv[i];
+		if (!(i % 2) || strcmp(argv[i - 1], sample_setting.keyword))
+			continue;
+		if (!strcmp(argv[i], "off")) {
+			words[i] = "0";
+		} else if (mp_parse_u32(argv[i], &v)) {
+			snprintf(err, errlen,
+				 "bad %s '%s': want microseconds (%u to %u) or off",
+				 sample_setting.keyword, argv[i],
+				 sample_setting.min, sample_setting.max);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int link_settings_args(int argc, char **argv, const char *what,
 		       const struct mp_setting *table, const char **dev,
 		       struct mp_settings *s)
 {
-	char err[256];
+	char err[256], **words;
 	int ret;
 
 	if (optind >= argc)
@@ -79,8 +139,18 @@ int link_settings_args(int argc, char **argv, const char *what,
 	ret = link_dev_arg(what, *dev);
 	if (ret)
 		return ret;
-	if (mp_settings_parse(table, argc - optind - 1, argv + optind + 1, s,
-			      err, sizeof(err)))
+	words = calloc(argc - optind, sizeof(*words));
+	if (!words) {
+		mp_err("%s", strerror(ENOMEM));
+		return MP_EXIT_ERR;
+	}
+	ret = settings_words(argc - optind - 1, argv + optind + 1, words, err,
+			     sizeof(err));
+	if (!ret)
+		ret = mp_settings_parse(table, argc - optind - 1, words, s, err,
+					sizeof(err));
+	free(words);
+	if (ret)
 		return mp_usage_err("%s", err);
 	return MP_EXIT_OK;
 }

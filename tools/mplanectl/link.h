@@ -26,6 +26,12 @@ int link_open(struct mp_rtnl *r, unsigned int groups);
 /* @dev as a device name: MP_EXIT_OK, or MP_EXIT_USAGE (reported). */
 int link_dev_arg(const char *what, const char *dev);
 
+/*
+ * The settings of an mplane device: tools/lib's mp_link_settings and
+ * those only mplanectl knows so far (sample-interval).
+ */
+const struct mp_setting *link_dev_settings(void);
+
 /* The operand and the settings after it: "DEV [KEYWORD VALUE]...". */
 int link_settings_args(int argc, char **argv, const char *what,
 		       const struct mp_setting *table, const char **dev,

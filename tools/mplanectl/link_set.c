@@ -20,15 +20,25 @@ static void settings_help(void)
 {
 	printf(
 "Settings (KEYWORD VALUE, in any order; numbers are plain decimal):\n");
-	link_settings_help(mp_link_settings);
+	link_settings_help(link_dev_settings());
 	printf(
 "\n"
 "Policies: flowlet sends each burst of a flow (a flowlet) on the least\n"
 "loaded plane and may move the flow after an idle gap of flowlet-gap;\n"
 "hash keeps a flow on one plane by its hash (the ECMP baseline); rr sends\n"
 "packet after packet round the planes; spray sends each packet on the\n"
-"least loaded plane.  Only the syntax is checked here: the kernel checks\n"
-"the ranges and says which value it refused and why.\n");
+"least loaded plane.\n"
+"\n"
+"The sampler (sample-interval) fires the tracepoint mplane:plane_sample\n"
+"once per plane every interval, with the rail's queue (qdisc backlog and\n"
+"BQL bytes in flight), the plane's load score and its tx_bytes, ecn_ce and\n"
+"cnp counters.  'mplanectl telemetry attach' relays it into the event\n"
+"ring; 'perf record -e mplane:plane_sample' sees it too.  While nobody\n"
+"listens it costs a timer tick; at 10 us the ticks alone take a good part\n"
+"of a CPU, so sample finely only while you look.\n"
+"\n"
+"Only the syntax is checked here: the kernel checks the ranges and says\n"
+"which value it refused and why.\n");
 }
 
 static void add_help(void)
@@ -74,7 +84,9 @@ static void set_help(void)
 "  mplanectl link set mp0 policy hash\n"
 "  mplanectl link set mp0 flowlet-gap 50 holddown 200\n"
 "  mplanectl link set mp0 peers 10.0.0.2,fd00::2\n"
-"  mplanectl link set mp0 peers none\n");
+"  mplanectl link set mp0 peers none\n"
+"  mplanectl link set mp0 sample-interval 100\n"
+"  mplanectl link set mp0 sample-interval off\n");
 }
 
 static const struct option opts[] = {
@@ -153,7 +165,8 @@ static int run(int argc, char **argv, bool create)
 		mp_err("%s", strerror(ENOMEM));
 		return MP_EXIT_ERR;
 	}
-	ret = link_settings_args(argc, argv, "DEV", mp_link_settings, &dev, s);
+	ret = link_settings_args(argc, argv, "DEV", link_dev_settings(), &dev,
+				 s);
 	if (!ret && !create && !s->set)
 		ret = mp_usage_err("nothing to set: give at least one setting");
 	if (!ret)

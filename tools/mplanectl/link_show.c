@@ -45,6 +45,7 @@ static void show_help(void)
 "    \"plane_count\":2,\"policy\":\"flowlet\",\"flowlet_gap_us\":100,\n"
 "    \"probe_interval_us\":1000,\"probe_misses\":3,\"holddown_ms\":50,\n"
 "    \"cong_threshold\":64,\"cong_halflife_us\":1000,\"gso_mode\":\"whole\",\n"
+"    \"sample_interval_us\":0,\n"
 "    \"peers\":[\"10.0.0.2\"],\n"
 "    \"stats64\":{\"rx_packets\":0,\"tx_packets\":0,\"rx_bytes\":0,...},\n"
 "    \"planes\":[{\"index\":0,\"rail\":\"a0\",\"ifindex\":3,\"operstate\":\"up\",\n"
@@ -178,6 +179,7 @@ static const struct field dev_fields[] = {
 	{ IFLA_MPLANE_CONG_THRESHOLD,	"cong_threshold", NULL },
 	{ IFLA_MPLANE_CONG_HALFLIFE_US,	"cong_halflife_us", NULL },
 	{ IFLA_MPLANE_GSO_MODE,		"gso_mode", &mp_gso_names },
+	{ IFLA_MPLANE_SAMPLE_INTERVAL_US, "sample_interval_us", NULL },
 };
 
 static const struct field plane_fields[] = {
@@ -336,7 +338,9 @@ static const char *unit(const struct mp_setting *st)
 {
 	if (!st->arg || !strcmp(st->arg, "N"))
 		return "";
-	return !strcmp(st->arg, "US") ? "us" : !strcmp(st->arg, "MS") ? "ms" : "";
+	/* "US|off": the number is in microseconds. */
+	return !strncmp(st->arg, "US", 2) ? "us" :
+	       !strncmp(st->arg, "MS", 2) ? "ms" : "";
 }
 
 static void print_settings(const struct mp_link *d)
@@ -346,10 +350,13 @@ static void print_settings(const struct mp_link *d)
 	struct words w = {};
 	unsigned int i;
 
-	for (st = mp_link_settings; st->keyword; st++) {
+	for (st = link_dev_settings(); st->keyword; st++) {
 		if (!st->width || !(d->present & (1u << st->attr)))
 			continue;
-		if (st->names)
+		if (st->attr == IFLA_MPLANE_SAMPLE_INTERVAL_US &&
+		    !d->val[st->attr])
+			word(&w, "%s off", st->keyword);
+		else if (st->names)
 			word(&w, "%s %s", st->keyword,
 			     link_enum_str(st->names, d->val[st->attr], num,
 					   sizeof(num)));

@@ -38,6 +38,7 @@ enum {
 	IFLA_MPLANE_CONG_HALFLIFE_US,	/* u32: decay of the congestion score */
 	IFLA_MPLANE_GSO_MODE,		/* u8: enum mplane_gso_mode */
 	IFLA_MPLANE_PEERS,		/* nest of IFLA_MPLANE_PEER: probe targets */
+	IFLA_MPLANE_SAMPLE_INTERVAL_US,	/* u32: mplane:plane_sample period, 0 = off */
 	__IFLA_MPLANE_MAX,
 };
 #define IFLA_MPLANE_MAX (__IFLA_MPLANE_MAX - 1)
@@ -391,13 +392,16 @@ struct mplane_event_stats {
  *               CLOCK_MONOTONIC time of the mark, 0 if it gave none */
 /*
  * From mplane.ko's tracepoints, relayed by bpf/kmtrace.bpf.c; hdr.ifindex
- * is the mplane device's, hdr.plane the plane's index:
+ * is the mplane device's, hdr.plane the plane's index, hdr.flags the inode
+ * number of the device's network namespace (as 'stat -L -c %i' shows it
+ * for /proc/PID/ns/net; 0 when unknown): ifindexes are per namespace, and
+ * one relay sees the mplane devices of every namespace.
  * PLANE_STATE:  [0] state, [1] old state (enum mplane_plane_state),
  *               [2] reason (enum mplane_plane_reason), [3] rail ifindex
  * FAILOVER:     [0] reason, [1] planes still usable (bitmask)
  * PLANE_SAMPLE: [0] q_bytes (the rail's qdisc backlog and BQL in flight),
  *               [1] tx_bytes, [2] ecn_ce, [3] cnp (all three cumulative,
- *               as IFLA_MPLANE_PSTAT_*); hdr.flags is the load score
+ *               as IFLA_MPLANE_PSTAT_*)
  * PLANE_SELECT: [0] policy, [1] flow hash, [2] load score, [3] 1 when
  *               a new flowlet began; one choice in sel_sample_every
  * From the switch sampler (bpf/ar.bpf.c's timer); hdr.ifindex is the port:
@@ -440,6 +444,7 @@ enum mplane_capture_frame_kind {
 	MPLANE_CF_IFNAME,	/* struct mplane_capture_ifname */
 	MPLANE_CF_COUNTER_NAME,	/* struct mplane_capture_counter_name */
 	MPLANE_CF_STATS,	/* struct mplane_capture_stats, at the end */
+	MPLANE_CF_NETNS,	/* struct mplane_capture_netns */
 	__MPLANE_CF_MAX,
 };
 
@@ -449,10 +454,24 @@ struct mplane_capture_frame {
 	__u16	source;		/* which ring or poller; named by CF_SOURCE */
 };
 
-/* The name of an interface of a source (its network namespace). */
+/*
+ * The name of an interface of a source.  @netns was added later: a
+ * payload of 20 bytes (without it) means netns 0.
+ */
 struct mplane_capture_ifname {
 	__u32	ifindex;
 	char	name[16];
+	__u32	netns;		/* its namespace's inode; 0: the source's */
+};
+
+/*
+ * A network namespace the source's events may name (in hdr.flags of the
+ * kmod relay's events, in CF_IFNAME's netns): its inode and its name
+ * under /run/netns, "" for the recorder's own namespace.
+ */
+struct mplane_capture_netns {
+	__u32	inode;
+	char	name[];		/* NUL-terminated */
 };
 
 /* The name of a polled counter: "rail0/tx_bytes", "rxe0/1/rcvd_pkts". */
