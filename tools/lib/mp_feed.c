@@ -29,6 +29,16 @@
 #include "mp_poll.h"
 #include "mp_rtnl.h"
 
+/*
+ * libbpf reads a ring until it finds it empty, so producers that write
+ * as fast as a slow reader reads would keep one read going for ever, and
+ * a signal or the end of a recording would never be seen.  A read stops
+ * after this many records (a few MB): the callback returns BATCH_FULL,
+ * which libbpf passes back once the record is consumed.
+ */
+#define BATCH_MAX	65536
+#define BATCH_FULL	(-EXFULL)
+
 #define MAX_RINGS	512
 
 struct ring_src {
@@ -57,6 +67,7 @@ struct mp_feed {
 	bool thread_running;
 	volatile bool stop;
 	uint64_t batch;			/* frames of the current mp_feed_poll */
+	uint64_t batch_limit;		/* then the rings wait for the next */
 };
 
 static struct mp_feed *walk_feed;	/* nftw() passes no context */
@@ -448,7 +459,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		return err < 0 ? err : -ECANCELED;
 	s->recorded++;
 	f->batch++;
-	return 0;
+	return f->batch >= f->batch_limit ? BATCH_FULL : 0;
 }
 
 static int open_rings(struct mp_feed *f)
@@ -641,6 +652,7 @@ int mp_feed_poll(struct mp_feed *feed, int timeout_ms)
 	int n, err;
 
 	feed->batch = 0;
+	feed->batch_limit = BATCH_MAX;
 	if (feed->rb) {
 		/* Producers batch their wakeups: a quiet ring never signals,
 		 * so every ring is read after each wait. */
@@ -648,7 +660,7 @@ int mp_feed_poll(struct mp_feed *feed, int timeout_ms)
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		err = ring_buffer__consume(feed->rb);
-		if (err < 0 && err != -EINTR)
+		if (err < 0 && err != -EINTR && err != BATCH_FULL)
 			return stopped(feed) ?: err;
 	} else if (timeout_ms > 0) {
 		usleep(timeout_ms * 1000);
@@ -693,6 +705,10 @@ int mp_feed_finish(struct mp_feed *f)
 	 * in the ring by now and gets read. */
 	for (i = 0; i < f->nsrc; i++)
 		read_stats(&f->src[i], &after[i]);
+	/* Up to what every ring can hold: producers that go on writing
+	 * must not keep the drain going. */
+	f->batch = 0;
+	f->batch_limit = (uint64_t)BATCH_MAX * (f->nsrc ? f->nsrc : 1);
 	if (f->rb)
 		ring_buffer__consume(f->rb);
 	/* Every counter once at the end, so each series spans the capture. */

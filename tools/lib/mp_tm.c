@@ -273,6 +273,9 @@ static uint64_t series_add(struct mp_tm *tm, struct mp_tm_series *s,
 			s->split_ts = ts;
 	} else if (v > s->last) {
 		inc = v - s->last;
+		if (!s->act_to_ts)
+			s->act_from_ts = s->last_ts;
+		s->act_to_ts = ts;
 	}
 	s->last = v;
 	s->last_ts = ts;
@@ -300,30 +303,28 @@ double mp_tm_rate(const struct mp_tm_series *s, enum mp_tm_bw which)
 
 	if (!s->seen)
 		return -1;
-	from_ts = s->first_ts;
-	from = 0;
-	to_ts = s->last_ts;
-	to = s->total;
-	switch (which) {
-	case MP_TM_BW_WINDOW:
+	if (which == MP_TM_BW_WINDOW)
 		return s->win_ts > s->first_ts ? s->win_rate : -1;
-	case MP_TM_BW_BEFORE:
-		if (!s->split_ts)
-			return -1;
-		to_ts = s->split_ts;
+	if (which == MP_TM_BW_MEAN)
+		return s->last_ts > s->first_ts ?
+		       (double)s->total * 1e9 / (s->last_ts - s->first_ts) : -1;
+	if (!s->split_ts)
+		return -1;
+	if (!s->act_to_ts)
+		return s->last_ts > s->first_ts ? 0 : -1;
+	from_ts = s->act_from_ts;
+	from = 0;
+	to_ts = s->act_to_ts;
+	to = s->total;
+	if (which == MP_TM_BW_BEFORE) {
+		to_ts = s->split_ts < to_ts ? s->split_ts : to_ts;
 		to = s->split_total;
-		break;
-	case MP_TM_BW_AFTER:
-		if (!s->split_ts)
-			return -1;
-		from_ts = s->split_ts;
+	} else if (which == MP_TM_BW_AFTER) {
+		from_ts = s->split_ts > from_ts ? s->split_ts : from_ts;
 		from = s->split_total;
-		break;
-	default:
-		break;
 	}
 	if (to_ts <= from_ts)
-		return -1;
+		return to == from ? 0 : -1;
 	return (double)(to - from) * 1e9 / (double)(to_ts - from_ts);
 }
 

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# demo.sh: a link fails under load, and mplane's telemetry tells the story.
+#
+# A 2-plane leaf-spine fabric (mplanectl fabric) with adaptive routing on
+# every switch and mp0 on every host; each host streams to the next one.
+# Halfway through, host h0's rail in plane 1 loses its link.  h0's mp0
+# sees the carrier go and moves its flows to plane 0 at once; h3, which
+# sends to h0, learns it from its liveness probes a few milliseconds
+# later.  Everything is recorded on one timeline (kmod tracepoints, the
+# plane and port samplers, AR's events), and the report shows per-plane
+# throughput before and after, the gap and the loss, ECN and the queues.
+#
+# `make demo` runs it as root in a VM booted on a Debian kernel (this
+# host's kernel cannot load modules); it runs as well on any host that can
+# insmod, with MPLANE_KO pointing at mplane.ko.
+set -euo pipefail
+ROOT=${MPLANE_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+KO=${MPLANE_KO:?set MPLANE_KO to the mplane.ko built for this kernel}
+MPLANECTL=${MPLANE_BUILD:-$ROOT/.build}/mplanectl
+OUT=${MPLANE_DEMO_OUT:-$([ -d /tmp/results ] && echo /tmp/results || echo /tmp)}
+FAB=demo HOSTS=4
+RATE=${MPLANE_DEMO_PPS:-500}		# packets/s of each stream
+SIZE=1000				# UDP payload bytes
+SECONDS_RUN=4 FAIL_AT=2			# the run, and when the link fails
+CAPTURE=$OUT/demo.mpcap
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+show() { printf '$ %s\n' "$*"; "$@"; }
+mpx() { "$MPLANECTL" "$@"; }
+host() { echo "$FAB-h$1"; }
+
+cleanup() {
+	mpx telemetry detach >/dev/null 2>&1 || true
+	mpx fabric down --prefix "$FAB" >/dev/null 2>&1 || true
+	rmmod mplane 2>/dev/null || true
+}
+trap cleanup EXIT
+
+step "load mplane.ko on $(uname -r)"
+insmod "$KO"
+
+# Links of 5 Mbit/s: a stream (4 Mbit/s) fits one plane only just, so
+# the plane left to h0 queues after the failure.  Slow links keep the
+# packet rate within what an emulated (TCG) guest forwards.
+step "the fabric: 2 planes x (2 leaves, 2 spines), 4 hosts, 5 Mbit/s links"
+show mpx fabric up --prefix "$FAB" --planes 2 --leaves 2 --spines 2 \
+	--hosts $HOSTS --rate 5mbit --quiet
+# flowlet: a flow moves between spines only after an idle gap, so the
+# switches' events are flowlet moves and samples, not one per packet.
+show mpx bpf attach --fabric "$FAB" --policy flowlet --ring-bytes 1048576
+
+step "mp0 on every host: one plane per rail, probing every other host"
+for ((h = 0; h < HOSTS; h++)); do
+	ns=$(host $h) peers=
+	for ((o = 0; o < HOSTS; o++)); do
+		[ $o -ne $h ] && peers+=${peers:+,}10.99.$o.1
+	done
+	ip -n "$ns" link add mp0 type mplane
+	ip -n "$ns" addr add 10.99.$h.1/32 dev mp0
+	ip -n "$ns" link set mp0 up
+	for p in 0 1; do
+		ip -n "$ns" link set r$p master mp0
+		ip -n "$ns" route add 10.99.0.0/16 via 10.$((100 + p)).$h.1 \
+			dev r$p metric $((100 + p))
+	done
+	ip -n "$ns" route add 10.99.0.0/16 dev mp0 src 10.99.$h.1 metric 10
+	# Probes every 10 ms, 3 misses: a dead path is left within 30 ms.
+	mpx -n "$ns" link set mp0 peers "$peers" probe-interval 10000 \
+		probe-misses 3
+done
+show mpx -n "$(host 0)" link show mp0
+
+step "telemetry: record everything; sample every plane each 1 ms, every switch port each 2 ms"
+show mpx telemetry attach
+rm -f "$OUT/demo-record.ready"
+echo "\$ mplanectl telemetry record -o $CAPTURE --fabric $FAB &"
+"$MPLANECTL" telemetry record -o "$CAPTURE" --fabric "$FAB" --poll-hz 0 \
+	--ready-file "$OUT/demo-record.ready" 2>"$OUT/demo-record.txt" &
+record=$!
+while [ ! -e "$OUT/demo-record.ready" ]; do sleep 0.05; done
+for ((h = 0; h < HOSTS; h++)); do
+	mpx -n "$(host $h)" link set mp0 sample-interval 1000
+done
+show mpx telemetry sample --fabric "$FAB" --interval 2ms
+
+step "traffic: h0->h1->h2->h3->h0, $RATE pkt/s of $SIZE bytes, 4 flows each, ${SECONDS_RUN} s"
+streams=()
+for ((h = 0; h < HOSTS; h++)); do
+	rm -f "$OUT/demo-ready-h$h"
+	"$MPLANECTL" -n "$(host $h)" -j traffic recv --idle 1 --timeout $((SECONDS_RUN + 3)) \
+		--expect $((RATE * SECONDS_RUN / 4)) \
+		--ready-file "$OUT/demo-ready-h$h" >"$OUT/demo-recv-h$h.json" &
+	streams+=($!)
+done
+for ((h = 0; h < HOSTS; h++)); do
+	while [ ! -e "$OUT/demo-ready-h$h" ]; do sleep 0.05; done
+done
+for ((h = 0; h < HOSTS; h++)); do
+	to=10.99.$(((h + 1) % HOSTS)).1
+	"$MPLANECTL" -n "$(host $h)" -j traffic send "$to" --flows 4 --rate $RATE \
+		--size $SIZE --count $((RATE * SECONDS_RUN)) \
+		>"$OUT/demo-send-h$h.json" 2>"$OUT/demo-send-h$h.err" &
+	streams+=($!)
+done
+sleep $FAIL_AT
+step "t=${FAIL_AT}s: the link between h0 and its plane-1 leaf goes down"
+show ip -n "$FAB-p1l0" link set h0 down
+wait "${streams[@]}" || true
+# Samplers off first, so that the capture's counts close exactly.
+for ((h = 0; h < HOSTS; h++)); do
+	mpx -n "$(host $h)" link set mp0 sample-interval 0
+done
+mpx telemetry sample --fabric "$FAB" --interval off >/dev/null
+kill -INT "$record"
+wait "$record" || true
+
+step "what the receivers saw"
+for ((h = 0; h < HOSTS; h++)); do
+	from=$(((h + HOSTS - 1) % HOSTS))
+	jq -r --arg p "h$from -> h$h" \
+		'"\($p): \(.received) received, \(.lost) lost, longest gap \(.max_gap_us | floor) us, p99 gap \(.gap_p99_us | floor) us"' \
+		"$OUT/demo-recv-h$h.json"
+done
+
+step "the telemetry report"
+show mpx telemetry report "$CAPTURE"
+echo
+echo "The capture is $CAPTURE: 'mplanectl telemetry report|hist|dump' read it."
