@@ -72,7 +72,8 @@ kmod-check: kmod
 
 demo: deps-quiet
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(DEMO_KERNEL) kmod
-	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 300 --out $(BUILD)/demo $(DEMO_KERNEL) -- $(ROOT)/scripts/demo.sh
+	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 300 --out $(BUILD)/demo $(DEMO_KERNEL) -- \
+		env MPLANE_DEMO_SHOWN_OUT=$(BUILD)/demo $(ROOT)/scripts/demo.sh
 
 demo-device: deps-quiet
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(DEMO_KERNEL) kmod

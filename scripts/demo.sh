@@ -72,18 +72,16 @@ for ((h = 0; h < HOSTS; h++)); do
 done
 show mpx -n "$(host 0)" link show mp0
 
-step "telemetry: record everything; sample every plane each 1 ms, every switch port each 2 ms"
+step "telemetry: record everything; with the traffic, sample every plane each 1 ms, every switch port each 2 ms"
 show mpx telemetry attach
 rm -f "$OUT/demo-record.ready"
+# What the rings hold from the setup is not part of the story.
+mpx events --duration 0.1 >/dev/null 2>&1 || true
 echo "\$ mplanectl telemetry record -o $CAPTURE --fabric $FAB &"
 "$MPLANECTL" telemetry record -o "$CAPTURE" --fabric "$FAB" --poll-hz 0 \
 	--ready-file "$OUT/demo-record.ready" 2>"$OUT/demo-record.txt" &
 record=$!
 while [ ! -e "$OUT/demo-record.ready" ]; do sleep 0.05; done
-for ((h = 0; h < HOSTS; h++)); do
-	mpx -n "$(host $h)" link set mp0 sample-interval 1000
-done
-show mpx telemetry sample --fabric "$FAB" --interval 2ms
 
 step "traffic: h0->h1->h2->h3->h0, $RATE pkt/s of $SIZE bytes, 4 flows each, ${SECONDS_RUN} s"
 streams=()
@@ -97,6 +95,12 @@ done
 for ((h = 0; h < HOSTS; h++)); do
 	while [ ! -e "$OUT/demo-ready-h$h" ]; do sleep 0.05; done
 done
+# The samplers start with the traffic, so that "before the failure" is
+# all traffic.
+for ((h = 0; h < HOSTS; h++)); do
+	mpx -n "$(host $h)" link set mp0 sample-interval 1000
+done
+mpx telemetry sample --fabric "$FAB" --interval 2ms >/dev/null
 for ((h = 0; h < HOSTS; h++)); do
 	to=10.99.$(((h + 1) % HOSTS)).1
 	"$MPLANECTL" -n "$(host $h)" -j traffic send "$to" --flows 4 --rate $RATE \
@@ -116,15 +120,36 @@ mpx telemetry sample --fabric "$FAB" --interval off >/dev/null
 kill -INT "$record"
 wait "$record" || true
 
-step "what the receivers saw"
+step "the story in numbers"
+echo "What each receiver saw (its own count of the sender's numbered packets):"
 for ((h = 0; h < HOSTS; h++)); do
 	from=$(((h + HOSTS - 1) % HOSTS))
 	jq -r --arg p "h$from -> h$h" \
-		'"\($p): \(.received) received, \(.lost) lost, longest gap \(.max_gap_us | floor) us, p99 gap \(.gap_p99_us | floor) us"' \
+		'"  \($p): \(.received) received, \(.lost) lost, longest delivery gap \(.max_gap_us / 1000 * 10 | floor / 10) ms"' \
 		"$OUT/demo-recv-h$h.json"
 done
-
-step "the telemetry report"
-show mpx telemetry report "$CAPTURE"
+mpx -j telemetry report --around 1 "$CAPTURE" >"$OUT/demo-report.json"
+jq -r '
+  def mbit: if . == null then "-" else (. / 1e5 | floor / 10 | tostring) end;
+  def at(t): [.anomalies[] | select(.type == t)][0];
+  "Each host'"'"'s planes (mp0), Mbit/s before -> after the failure:",
+  (.entities[] | select(.kind == "plane") |
+   "  \(.name | sub("^demo-"; ""))  \(.bw_before_bps | mbit) -> \(.bw_after_bps | mbit)"),
+  "The failure, on one timeline (ms from the start of the capture):",
+  (.anomalies[] | "  +\(.t_ms * 1000 | floor / 1000) ms  \(.type)  \(.entity)"),
+  (if at("plane_down") and at("failover") then
+   "  mp0 moved h0'"'"'s flows \((at("failover").t_ms - at("plane_down").t_ms) * 1000 | floor) us after its carrier went" else empty end),
+  "ECN-CE marks: \([.entities[].ecn_ce] | add), CNPs: \([.entities[].cnp] | add) (no DCQCN yet: endpoints send none)",
+  "Queue depth over every plane and port sample: p99 \(.queue_bytes.p99) B, max \(.queue_bytes.max) B",
+  "Events recorded: \(.events), dropped: \(.dropped)"
+' "$OUT/demo-report.json"
 echo
-echo "The capture is $CAPTURE: 'mplanectl telemetry report|hist|dump' read it."
+echo "h3 loses what it sent to h0 over plane 1 until its probes (every 10 ms,"
+echo "3 misses) tell it that h0 is gone from that plane; h0 itself loses at"
+echo "most a packet, since mp0 sees the carrier.  Unaffected streams show the"
+echo "emulated guest's own stalls in their longest gaps."
+
+step "the timeline around the failure (mplanectl telemetry report --around 1)"
+mpx telemetry report --around 1 "$CAPTURE" | sed -n '/^anomalies/,$p'
+echo
+echo "The capture: ${MPLANE_DEMO_SHOWN_OUT:-$OUT}/demo.mpcap ('mplanectl telemetry report|hist|dump FILE')."

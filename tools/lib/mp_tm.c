@@ -260,6 +260,8 @@ static int entity(struct mp_tm *tm, const struct ent_key *k)
  * first, or when the counter went back), after accounting the gap since
  * the previous increase.
  */
+static uint64_t after_end(const struct mp_tm *tm);
+
 static uint64_t series_add(struct mp_tm *tm, struct mp_tm_series *s,
 			   uint64_t ts, uint64_t v)
 {
@@ -269,17 +271,21 @@ static uint64_t series_add(struct mp_tm *tm, struct mp_tm_series *s,
 		s->seen = true;
 		s->first_ts = s->win_ts = ts;
 		/* Born after the failure: all of it is "after". */
-		if (tm->fail_ts)
+		if (tm->fail_ts) {
 			s->split_ts = ts;
+			s->after_end_ts = after_end(tm);
+		}
 	} else if (v > s->last) {
 		inc = v - s->last;
-		if (!s->act_to_ts)
-			s->act_from_ts = s->last_ts;
-		s->act_to_ts = ts;
 	}
 	s->last = v;
 	s->last_ts = ts;
 	s->total += inc;
+	if (s->split_ts && !s->after_closed && ts >= s->after_end_ts) {
+		s->after_closed = true;
+		s->after_end_ts = ts;
+		s->after_total = s->total;
+	}
 	if (inc && s->gaps) {
 		if (s->inc_ts && ts >= s->inc_ts) {
 			mp_hist_add(&tm->gaps, ts - s->inc_ts);
@@ -305,26 +311,25 @@ double mp_tm_rate(const struct mp_tm_series *s, enum mp_tm_bw which)
 		return -1;
 	if (which == MP_TM_BW_WINDOW)
 		return s->win_ts > s->first_ts ? s->win_rate : -1;
-	if (which == MP_TM_BW_MEAN)
-		return s->last_ts > s->first_ts ?
-		       (double)s->total * 1e9 / (s->last_ts - s->first_ts) : -1;
-	if (!s->split_ts)
-		return -1;
-	if (!s->act_to_ts)
-		return s->last_ts > s->first_ts ? 0 : -1;
-	from_ts = s->act_from_ts;
+	from_ts = s->first_ts;
 	from = 0;
-	to_ts = s->act_to_ts;
+	to_ts = s->last_ts;
 	to = s->total;
+	if (which != MP_TM_BW_MEAN && !s->split_ts)
+		return -1;
 	if (which == MP_TM_BW_BEFORE) {
-		to_ts = s->split_ts < to_ts ? s->split_ts : to_ts;
+		to_ts = s->split_ts;
 		to = s->split_total;
 	} else if (which == MP_TM_BW_AFTER) {
-		from_ts = s->split_ts > from_ts ? s->split_ts : from_ts;
+		from_ts = s->split_ts;
 		from = s->split_total;
+		if (s->after_closed) {
+			to_ts = s->after_end_ts;
+			to = s->after_total;
+		}
 	}
 	if (to_ts <= from_ts)
-		return to == from ? 0 : -1;
+		return -1;
 	return (double)(to - from) * 1e9 / (double)(to_ts - from_ts);
 }
 
@@ -339,6 +344,16 @@ double mp_tm_bw(const struct mp_tm_entity *e, enum mp_tm_bw which)
 
 /* Anomalies and phases */
 
+/* Where "after" ends: as long after the failure as the capture ran
+ * before it. */
+static uint64_t after_end(const struct mp_tm *tm)
+{
+	uint64_t before = tm->fail_ts > tm->first_ts ?
+			  tm->fail_ts - tm->first_ts : 0;
+
+	return tm->fail_ts + before;
+}
+
 static void split_all(struct mp_tm *tm)
 {
 	struct mp_tm_series *s;
@@ -349,6 +364,7 @@ static void split_all(struct mp_tm *tm)
 		if (s->seen) {
 			s->split_ts = s->last_ts;
 			s->split_total = s->total;
+			s->after_end_ts = after_end(tm);
 		}
 	}
 }

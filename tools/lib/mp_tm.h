@@ -77,9 +77,10 @@ struct mp_tm_series {
 	uint64_t last;			/* the raw value last seen */
 	uint64_t total;			/* increases since the first sample */
 	uint64_t inc_ts;		/* the last increase; 0: none yet */
-	/* Active: from the sample before the first increase to the last
-	 * increase (0: none), so idle ends do not dilute the rates. */
-	uint64_t act_from_ts, act_to_ts;
+	/* "After" ends as long after the failure as the capture ran before
+	 * it: the total when a sample first reached that time. */
+	uint64_t after_end_ts, after_total;
+	bool after_closed;
 	uint64_t max_gap_ns;
 	uint64_t split_ts, split_total;	/* at the first failure */
 	uint64_t win_ts, win_total;	/* where the current window began */
@@ -213,11 +214,11 @@ const char *mp_tm_node(const struct mp_tm *tm, unsigned int source,
 		       char *buf, size_t size);
 
 /* Bandwidth in bits per second, or -1 when it cannot be told (one
- * sample; no failure for BEFORE and AFTER).  MEAN is over the whole
- * series, so that members of a group compare over the same time; BEFORE
- * and AFTER are over the time the series was active on that side of the
- * failure (from just before its first increase, to its last), so that
- * idle ends do not dilute them: one that did not move there has 0. */
+ * sample; no failure for BEFORE and AFTER).  BEFORE runs from the series'
+ * first sample to the first failure, AFTER from the failure for as long
+ * as the capture ran before it (or to the series' last sample): two
+ * windows of one length, so that idle time at the capture's two ends
+ * weighs alike on both. */
 enum mp_tm_bw {
 	MP_TM_BW_MEAN,			/* first to last sample */
 	MP_TM_BW_WINDOW,		/* the last complete window */

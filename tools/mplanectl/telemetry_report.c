@@ -414,6 +414,7 @@ static void print_json(struct report *r)
 	json_object_object_add(o, "steps", tv_hist_json(&tm->steps, 1e3));
 	json_object_object_add(o, "step_pids", json_object_new_int(tm->npids));
 	json_object_object_add(o, "gaps", tv_hist_json(&tm->gaps, 1e3));
+	json_object_object_add(o, "queue_bytes", tv_hist_json(&tm->queue, 1));
 	json_object_object_add(o, "first_failure_ms", tm->fail_ts ?
 		json_object_new_double(rel_ms(r, tm->fail_ts)) : NULL);
 	json_object_object_add(o, "anomalies", anomalies_json(r));
@@ -636,6 +637,13 @@ static void print_text(struct report *r)
 		 tm->npids == 1 ? "" : "es");
 	print_hist_line("step time", &tm->steps, extra);
 	print_hist_line("delivery gaps", &tm->gaps, "");
+	if (tm->queue.count) {
+		char p[2][24];
+
+		printf("queue depth over every sample: p99 %s, max %s\n",
+		       tv_bytes(mp_hist_quantile(&tm->queue, 0.99), p[0], 24),
+		       tv_bytes(tm->queue.max, p[1], 24));
+	}
 	if (!tm->nanoms) {
 		printf("no anomalies (failovers, links down, ECN storms)\n");
 		return;
