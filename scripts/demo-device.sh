@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# demo.sh: mp0 over two veth rails, shown with the kernel's own tools.
-# `make demo` runs it as root in a VM booted on a Debian kernel (this
+# demo-device.sh: mp0 over two veth rails, shown with the kernel's own tools.
+# `make demo-device` runs it as root in a VM booted on a Debian kernel (this
 # host's kernel cannot load modules); it runs as well on any host that can
 # insmod, with MPLANE_KO pointing at mplane.ko.
 set -euo pipefail

@@ -22,6 +22,7 @@
 #include "mp_event.h"
 #include "mp_feed.h"
 #include "mp_out.h"
+#include "mp_run.h"
 #include "mplanectl.h"
 
 #define MAX_SOURCES	1024
@@ -32,27 +33,12 @@ struct reader {
 	struct mplane_capture_stats st[MAX_SOURCES];
 	bool has_stats[MAX_SOURCES];
 	unsigned int nsrc;		/* the highest source + 1 */
+	const char *strip;		/* the root, below the pin root, + "/" */
 	uint64_t count;			/* stop after this many; 0: never */
 	uint64_t printed;
 	uint64_t bad;			/* records that did not decode */
 	struct mp_evq q;
 };
-
-static volatile sig_atomic_t stopping;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void print_text(const struct mp_event_item *it, const char *label)
 {
@@ -143,6 +129,12 @@ static int on_frame(void *data, unsigned int kind, unsigned int source,
 		r->nsrc = source + 1;
 	switch (kind) {
 	case MPLANE_CF_SOURCE:
+		/* Labels below --fabric's or --pin's directory, not the
+		 * feed's pin root: "p0l0", not "fabric/mpf/p0l0". */
+		if (r->strip && !strncmp(payload, r->strip, strlen(r->strip))) {
+			payload = (const char *)payload + strlen(r->strip);
+			len -= strlen(r->strip);
+		}
 		free(r->label[source]);
 		r->label[source] = strndup(payload, len);
 		return 0;
@@ -210,10 +202,10 @@ static void print_summary(const struct reader *r)
 static int read_loop(struct reader *r, struct mp_feed *feed,
 		     uint64_t duration_ns, uint64_t hold_ns)
 {
-	uint64_t start = mono_ns(), now;
+	uint64_t start = mp_mono_ns(), now;
 	int err = 0;
 
-	while (!stopping && (!r->count || r->printed < r->count)) {
+	while (!mp_run_stopping && (!r->count || r->printed < r->count)) {
 		err = mp_feed_poll(feed, POLL_MS);
 		if (err == -EINTR) {
 			err = 0;
@@ -222,7 +214,7 @@ static int read_loop(struct reader *r, struct mp_feed *feed,
 		if (err < 0)
 			break;
 		err = 0;
-		now = mono_ns();
+		now = mp_mono_ns();
 		mp_evq_release(&r->q, now > hold_ns ? now - hold_ns : 0,
 			       print_event, r);
 		fflush(stdout);
@@ -279,30 +271,28 @@ static const struct option events_opts[] = {
 	{}
 };
 
-static int parse_types(const char *arg, uint32_t *mask)
+/* "fabric/mpf/" of "/sys/fs/bpf/mplane/fabric/mpf"; NULL for the pin
+ * root itself or a directory elsewhere. */
+static const char *root_below_pin_root(const char *root, char *buf,
+				       size_t size)
 {
-	char buf[256], *tok, *save = NULL;
-	int t;
+	static const char pin_root[] = MPLANE_BPF_PIN_ROOT "/";
+	size_t n = strlen(root);
 
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		t = mp_event_type_parse(tok);
-		if (t < 0)
-			return mp_usage_err("bad --type '%s': unknown event type (see --help)",
-					    tok);
-		*mask |= 1U << t;
-	}
-	return 0;
+	if (strncmp(root, pin_root, sizeof(pin_root) - 1) ||
+	    n < sizeof(pin_root))
+		return NULL;
+	snprintf(buf, size, "%s%s", root + sizeof(pin_root) - 1,
+		 root[n - 1] == '/' ? "" : "/");
+	return buf;
 }
 
 int events_main(int argc, char **argv)
 {
-	static char root[PATH_MAX];
+	static char root[PATH_MAX], strip[PATH_MAX];
 	static struct reader r;
 	struct mp_feed_opts o = { .root = MPLANE_BPF_PIN_ROOT, .no_names = true };
 	uint64_t duration = 0, hold_ms = 5;
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct mp_feed *feed;
 	unsigned int i;
 	int c, err, ferr;
@@ -319,7 +309,7 @@ int events_main(int argc, char **argv)
 			o.root = root;
 			break;
 		case 't':
-			if (parse_types(optarg, &o.type_mask))
+			if (mp_run_event_types("--type", optarg, &o.type_mask))
 				return MP_EXIT_USAGE;
 			break;
 		case 'c':
@@ -343,9 +333,8 @@ int events_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind]);
-	/* No SA_RESTART: a signal ends the wait for the rings at once. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	r.strip = root_below_pin_root(o.root, strip, sizeof(strip));
+	mp_run_stop_on_signals();
 	err = mp_feed_open(&feed, &o, on_frame, &r);
 	if (err == -ENOENT) {
 		mp_err("no event rings under %s (attach a program first, e.g. 'mplanectl bpf attach --fabric mpf')",

@@ -24,6 +24,7 @@
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_out.h"
+#include "mp_run.h"
 #include "mp_pin.h"
 #include "mplane_mark.h"
 #include "mplanectl.h"
@@ -201,14 +202,6 @@ static int mark_step_main(int argc, char **argv)
 
 /* mark serve */
 
-static volatile sig_atomic_t stopping;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
-
 static void serve_help(void)
 {
 	printf(
@@ -288,7 +281,6 @@ static int read_mark(int fd, struct mplane_mark_msg *m, pid_t *pid)
 
 static int mark_serve_main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	const char *path = MPLANE_MARK_SOCKET;
 	uint64_t relayed = 0, refused = 0;
 	unsigned long mode = 0666;
@@ -329,11 +321,9 @@ static int mark_serve_main(int argc, char **argv)
 		close(prog);
 		return MP_EXIT_ERR;
 	}
-	/* No SA_RESTART: a signal ends the blocking recvmsg(). */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	mp_run_stop_on_signals();
 	fprintf(stderr, "mark serve: listening on %s\n", path);
-	while (!stopping) {
+	while (!mp_run_stopping) {
 		got = read_mark(sock, &m, &pid);
 		if (got <= 0) {
 			refused += !got;

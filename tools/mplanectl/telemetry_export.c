@@ -24,6 +24,7 @@
 #include "mp_cmd.h"
 #include "mp_feed.h"
 #include "mp_out.h"
+#include "mp_run.h"
 #include "mplanectl.h"
 #include "telemetry.h"
 #include "telemetry_views.h"
@@ -457,14 +458,6 @@ static int listen_on(const char *arg, char *where, size_t size)
 	return fd;
 }
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static int to_model(void *data, unsigned int kind, unsigned int source,
 		    const void *payload, size_t len)
 {
@@ -477,14 +470,6 @@ static int to_model(void *data, unsigned int kind, unsigned int source,
 	return err;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static int run_live(struct exporter *x, const struct mp_feed_opts *fo)
 {
 	struct mp_feed *feed;
@@ -495,7 +480,7 @@ static int run_live(struct exporter *x, const struct mp_feed_opts *fo)
 		mp_err("opening the live feed: %s", strerror(-err));
 		return MP_EXIT_ERR;
 	}
-	while (!stop) {
+	while (!mp_run_stopping) {
 		err = mp_feed_poll(feed, 100);
 		if (err < 0 && err != -EINTR) {
 			mp_err("reading the live feed: %s", strerror(-err));
@@ -503,7 +488,7 @@ static int run_live(struct exporter *x, const struct mp_feed_opts *fo)
 		}
 		err = 0;
 		pthread_mutex_lock(&x->lock);
-		mp_tm_release(&x->tm, now_ns());
+		mp_tm_release(&x->tm, mp_mono_ns());
 		pthread_mutex_unlock(&x->lock);
 	}
 	mp_feed_finish(feed);
@@ -514,7 +499,7 @@ static void wait_for_signal(void)
 {
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
 
-	while (!stop)
+	while (!mp_run_stopping)
 		nanosleep(&ts, NULL);
 }
 
@@ -587,7 +572,6 @@ int telemetry_export_main(int argc, char **argv)
 {
 	struct export_args a = { .listen = DEFAULT_HOST ":9464" };
 	struct mplane_capture_hdr hdr;
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct exporter x = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	char where[MP_SOCKADDR_STRLEN];
 	struct MHD_Daemon *d;
@@ -614,8 +598,7 @@ int telemetry_export_main(int argc, char **argv)
 			return ret;
 		}
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	mp_run_stop_on_signals();
 	d = start_http(fd, &x);
 	if (!d) {
 		mp_err("--listen %s: libmicrohttpd would not start", a.listen);

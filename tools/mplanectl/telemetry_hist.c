@@ -16,6 +16,7 @@
 #include "mp_cmd.h"
 #include "mp_feed.h"
 #include "mp_out.h"
+#include "mp_run.h"
 #include "mplanectl.h"
 #include "telemetry.h"
 #include "telemetry_views.h"
@@ -107,26 +108,10 @@ static int parse_what(const char *arg, unsigned int *what)
 
 /* Live */
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static int to_model(void *data, unsigned int kind, unsigned int source,
 		    const void *payload, size_t len)
 {
 	return mp_tm_frame(data, kind, source, payload, len);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static int listen_live(struct hist_args *a, struct mp_tm *tm)
@@ -141,15 +126,14 @@ static int listen_live(struct hist_args *a, struct mp_tm *tm)
 		       "events under " MPLANE_BPF_PIN_ROOT "?)", strerror(-err));
 		return MP_EXIT_ERR;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	end = now_ns() + a->duration_ns;
-	while (!stop && now_ns() < end) {
+	mp_run_stop_on_signals();
+	end = mp_mono_ns() + a->duration_ns;
+	while (!mp_run_stopping && mp_mono_ns() < end) {
 		err = mp_feed_poll(feed, 100);
 		if (err < 0 && err != -EINTR)
 			break;
 		err = 0;
-		mp_tm_release(tm, now_ns());
+		mp_tm_release(tm, mp_mono_ns());
 	}
 	if (err)
 		mp_err("reading the live feed: %s", strerror(-err));

@@ -21,6 +21,7 @@
 #include "mp_event.h"
 #include "mp_feed.h"
 #include "mp_out.h"
+#include "mp_run.h"
 #include "telemetry.h"
 
 #define MAX_SOURCES	1024
@@ -38,22 +39,6 @@ struct recorder {
 	struct rec_source src[MAX_SOURCES];
 	unsigned int nsrc;		/* highest source number + 1 */
 };
-
-static volatile sig_atomic_t stopping;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* Write every frame; keep what the summary needs. */
 static int on_frame(void *data, unsigned int kind, unsigned int source,
@@ -218,23 +203,6 @@ static const struct option record_opts[] = {
 	{}
 };
 
-static int parse_types(const char *arg, uint32_t *mask)
-{
-	char buf[256], *tok, *save = NULL;
-	int t;
-
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		t = mp_event_type_parse(tok);
-		if (t < 0)
-			return mp_usage_err("bad --type '%s': unknown event type (see 'mplanectl events --help')",
-					    tok);
-		*mask |= 1U << t;
-	}
-	return 0;
-}
-
 static const char *ready_file;
 
 static int parse_opts(int argc, char **argv, struct mp_feed_opts *o,
@@ -259,7 +227,7 @@ static int parse_opts(int argc, char **argv, struct mp_feed_opts *o,
 			o->root = optarg;
 			break;
 		case 't':
-			if (parse_types(optarg, &o->type_mask))
+			if (mp_run_event_types("--type", optarg, &o->type_mask))
 				return MP_EXIT_USAGE;
 			break;
 		case 'H':
@@ -323,17 +291,17 @@ static int mark_ready(const char *path)
 
 static int record_loop(struct mp_feed *feed, uint64_t duration)
 {
-	uint64_t start = mono_ns(), now = start;
+	uint64_t start = mp_mono_ns(), now = start;
 	int n, ms;
 
-	while (!stopping && (!duration || now - start < duration)) {
+	while (!mp_run_stopping && (!duration || now - start < duration)) {
 		ms = POLL_MS;
 		if (duration && (duration - (now - start)) / 1000000 < POLL_MS)
 			ms = (duration - (now - start)) / 1000000 + 1;
 		n = mp_feed_poll(feed, ms);
 		if (n < 0 && n != -EINTR)
 			return n;
-		now = mono_ns();
+		now = mp_mono_ns();
 	}
 	return 0;
 }
@@ -341,7 +309,6 @@ static int record_loop(struct mp_feed *feed, uint64_t duration)
 int telemetry_record_main(int argc, char **argv)
 {
 	struct mp_feed_opts o = { .poll_hz = 1000 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	static struct recorder r;
 	const char *path = NULL;
 	uint64_t duration = 0, t0;
@@ -356,10 +323,8 @@ int telemetry_record_main(int argc, char **argv)
 		mp_err("%s: %s", path, strerror(-err));
 		return MP_EXIT_ERR;
 	}
-	/* No SA_RESTART: a signal ends the wait for the rings at once. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	t0 = mono_ns();
+	mp_run_stop_on_signals();
+	t0 = mp_mono_ns();
 	err = mp_feed_open(&feed, &o, on_frame, &r);
 	if (err) {
 		open_error(&o, r.w.err ? r.w.err : err);
@@ -377,9 +342,9 @@ int telemetry_record_main(int argc, char **argv)
 		err = ferr;
 	ferr = mp_capture_finish(&r.w);
 	if (mp_json)
-		summary_json(&r, path, (mono_ns() - t0) / 1e9);
+		summary_json(&r, path, (mp_mono_ns() - t0) / 1e9);
 	else
-		summary_text(&r, path, (mono_ns() - t0) / 1e9);
+		summary_text(&r, path, (mp_mono_ns() - t0) / 1e9);
 	for (i = 0; i < MAX_SOURCES; i++)
 		free(r.src[i].label);
 	if (ferr)

@@ -20,6 +20,7 @@
 #include "mp_cmd.h"
 #include "mp_feed.h"
 #include "mp_out.h"
+#include "mp_run.h"
 #include "mp_tm.h"
 #include "telemetry.h"
 #include "telemetry_views.h"
@@ -30,22 +31,6 @@ struct top {
 	bool all;		/* idle ports too */
 	bool tty;
 };
-
-static volatile sig_atomic_t stopping;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int to_model(void *data, unsigned int kind, unsigned int source,
 		    const void *payload, size_t len)
@@ -207,7 +192,7 @@ static void show_json(const struct top *t)
 					      entity_json(tm, &tm->ents[i]));
 	for (i = 0; i < tm->ngroups; i++)
 		json_object_array_add(groups, group_json(tm, i));
-	json_object_object_add(o, "ts_ns", json_object_new_uint64(mono_ns()));
+	json_object_object_add(o, "ts_ns", json_object_new_uint64(mp_mono_ns()));
 	json_object_object_add(o, "events", json_object_new_uint64(tm->events));
 	json_object_object_add(o, "entities", ents);
 	json_object_object_add(o, "symmetry", groups);
@@ -331,16 +316,16 @@ static int parse_opts(int argc, char **argv, struct top_args *a, bool *all)
 static int top_loop(struct top *t, struct mp_feed *feed,
 		    const struct top_args *a)
 {
-	uint64_t next = mono_ns() + a->interval_ns, shown_n = 0, now;
+	uint64_t next = mp_mono_ns() + a->interval_ns, shown_n = 0, now;
 	int n;
 
-	while (!stopping) {
-		now = mono_ns();
+	while (!mp_run_stopping) {
+		now = mp_mono_ns();
 		n = mp_feed_poll(feed, now < next ?
 				 (int)((next - now) / 1000000) + 1 : 0);
 		if (n < 0 && n != -EINTR)
 			return n;
-		now = mono_ns();
+		now = mp_mono_ns();
 		if (now < next)
 			continue;
 		next += a->interval_ns;
@@ -361,7 +346,6 @@ static int top_loop(struct top *t, struct mp_feed *feed,
 int telemetry_top_main(int argc, char **argv)
 {
 	struct top_args a = { .interval_ns = 1000000000ULL };
-	struct sigaction sa = { .sa_handler = on_signal };
 	static struct top t;
 	struct mp_feed *feed;
 	int err;
@@ -375,8 +359,7 @@ int telemetry_top_main(int argc, char **argv)
 		mp_err("out of memory");
 		return MP_EXIT_ERR;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	mp_run_stop_on_signals();
 	err = mp_feed_open(&feed, &a.feed, to_model, &t);
 	if (err) {
 		mp_err(err == -ENOENT ?
