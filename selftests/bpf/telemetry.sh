@@ -94,6 +94,33 @@ test_step_mark_recorded() {
 		fail "summary: $(cat "$f.json")"
 }
 
+# record, then report: the report reads back every event the recorder
+# wrote, per source, and the step times of this shell's marks ('mark
+# step' stamps its caller's pid): five 20 ms apart or more, then five
+# back to back, nine steps in all.
+test_record_report_round_trip() {
+	local f=$TMPD/rt.cap i
+	drain_marks
+	record "$f" --poll-hz 0
+	for i in 1 2 3 4 5; do
+		"$MPLANECTL" mark step $i >/dev/null || fail "mark step $i"
+		sleep 0.02
+	done
+	"$MPLANECTL" mark step 9 --repeat 5 >/dev/null || fail "mark --repeat"
+	rec_stop "$f"
+	"$MPLANECTL" -j telemetry report "$f" >"$f.report" || fail "report"
+	assert_eq "events reported" "$(jq .events "$f.report")" \
+		"$(jq '[.sources[].recorded] | add' "$f.json")"
+	assert_eq "marks recorded, as reported" \
+		"$(jq '.sources[] | select(.label == "marks") | .recorded' "$f.report")" \
+		"$(jq '.sources[] | select(.source == "marks") | .recorded' "$f.json")"
+	assert_eq "marks" "$(jq '.sources[] | select(.label == "marks") | .events' "$f.report")" 10
+	assert_eq "dropped" "$(jq .dropped "$f.report")" 0
+	assert_eq "steps" "$(jq .steps.count "$f.report")" 9
+	assert_eq "processes" "$(jq .step_pids "$f.report")" 1
+	assert_ge "p50 step (us)" "$(jq '.steps.p50 | floor' "$f.report")" 20000
+}
+
 # (b) The veth's tx_packets at 1 kHz under 5000 pps: a change every tick
 # or so (median spacing 0.5-2 ms), and never a step back.
 test_poller_series() {
@@ -286,6 +313,6 @@ test_refusals() {
 }
 
 [ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
-ktap_run ${TESTS:-test_step_mark_recorded test_poller_series test_ethtool_counters \
+ktap_run ${TESTS:-test_step_mark_recorded test_record_report_round_trip test_poller_series test_ethtool_counters \
 	test_sources_merge test_drops_exact test_rdma_counters \
 	test_kmod_netns_names test_refusals}

@@ -108,6 +108,9 @@ static void step_help(void)
 MARK_PIN_DIR " on first use); with --socket it goes to a running\n"
 "'mplanectl mark serve', which needs no privilege.\n"
 "\n"
+"The mark carries the pid of the process that ran this command (a\n"
+"training script calling it once a step): step times are the time from\n"
+"one step mark of a pid to its next ('telemetry report', 'hist').\n"
 "Programs stamp their own steps with tools/include/mplane_mark.h: one\n"
 "datagram per mark, no library to link.\n"
 "\n"
@@ -193,7 +196,9 @@ static int mark_step_main(int argc, char **argv)
 	}
 	/* One BPF_PROG_TEST_RUN each: syscall programs take no repeat. */
 	for (i = 0; i < repeat && !err; i++)
-		err = emit(fd, kind, step, getpid(), 0);
+		/* The caller's pid, not ours: a loop that runs this command
+		 * once a step is one process, whose steps make step times. */
+		err = emit(fd, kind, step, getppid(), 0);
 	close(fd);
 	if (err)
 		mp_err("marking: %s", strerror(-err));
