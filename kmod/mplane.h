@@ -35,12 +35,6 @@
 #define MPLANE_REFUSED_NS	(10 * NSEC_PER_MSEC)
 /* Half-life of the rate estimate (DRE) that joins queue bytes in the load. */
 #define MPLANE_DRE_HALFLIFE_NS	(100 * NSEC_PER_USEC)
-/*
- * Sampler period limits (IFLA_MPLANE_SAMPLE_INTERVAL_US; 0 is off): finer
- * than 10 us, the ticks alone would take most of a CPU.
- */
-#define MPLANE_SAMPLE_INTERVAL_US_MIN	10
-#define MPLANE_SAMPLE_INTERVAL_US_MAX	1000000
 /* Congestion scores count events in 1/256ths, for a smooth decay. */
 #define MPLANE_CONG_UNIT	256
 

@@ -68,34 +68,9 @@ int link_dev_arg(const char *what, const char *dev)
 	return MP_EXIT_OK;
 }
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/*
- * The sampler's period.  Its keyword lives here rather than in tools/lib's
- * mp_link_settings until that table takes it; "off" is read as 0.
- */
-static const struct mp_setting sample_setting = {
-	"sample-interval", "US|off", IFLA_MPLANE_SAMPLE_INTERVAL_US, 4, NULL,
-	10, 1000000, 0, true,
-	"microseconds between samples of each plane; 0 or off: no sampler"
-};
-
 const struct mp_setting *link_dev_settings(void)
 {
-	static struct mp_setting table[32];
-	const struct mp_setting *st;
-	size_t n = 0;
-
-	if (table[0].keyword)
-		return table;
-	for (st = mp_link_settings; st->keyword; st++) {
-		if (st->attr == sample_setting.attr)
-			return mp_link_settings;	/* tools/lib has it now */
-		if (n < ARRAY_SIZE(table) - 2)
-			table[n++] = *st;
-	}
-	table[n] = sample_setting;
-	return table;
+	return mp_link_settings;
 }
 
 /*
@@ -111,15 +86,15 @@ static int settings_words(int argc, char **argv, char **words, char *err,
 
 	for (i = 0; i < argc; i++) {
 		words[i] = argv[i];
-		if (!(i % 2) || strcmp(argv[i - 1], sample_setting.keyword))
+		if (!(i % 2) || strcmp(argv[i - 1], "sample-interval"))
 			continue;
 		if (!strcmp(argv[i], "off")) {
 			words[i] = "0";
 		} else if (mp_parse_u32(argv[i], &v)) {
 			snprintf(err, errlen,
-				 "bad %s '%s': want microseconds (%u to %u) or off",
-				 sample_setting.keyword, argv[i],
-				 sample_setting.min, sample_setting.max);
+				 "bad sample-interval '%s': want microseconds (%u to %u) or off",
+				 argv[i], MPLANE_SAMPLE_INTERVAL_US_MIN,
+				 MPLANE_SAMPLE_INTERVAL_US_MAX);
 			return -EINVAL;
 		}
 	}
