@@ -92,17 +92,31 @@ int mp_capture_put_ifname_ns(struct mp_capture_writer *w, unsigned int source,
 	return mp_capture_put(w, MPLANE_CF_IFNAME, source, &n, sizeof(n));
 }
 
+struct mplane_capture_netns *mp_capture_netns_new(uint32_t inode,
+						  const char *name,
+						  size_t *len)
+{
+	struct mplane_capture_netns *n;
+
+	*len = sizeof(*n) + strlen(name) + 1;
+	n = calloc(1, *len);
+	if (n) {
+		n->inode = inode;
+		strcpy(n->name, name);
+	}
+	return n;
+}
+
 int mp_capture_put_netns(struct mp_capture_writer *w, unsigned int source,
 			 uint32_t inode, const char *name)
 {
-	size_t len = sizeof(struct mplane_capture_netns) + strlen(name) + 1;
-	struct mplane_capture_netns *n = calloc(1, len);
+	struct mplane_capture_netns *n;
+	size_t len;
 	int err;
 
+	n = mp_capture_netns_new(inode, name, &len);
 	if (!n)
 		return -ENOMEM;
-	n->inode = inode;
-	strcpy(n->name, name);
 	err = mp_capture_put(w, MPLANE_CF_NETNS, source, n, len);
 	free(n);
 	return err;

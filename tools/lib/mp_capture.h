@@ -41,6 +41,11 @@ int mp_capture_put_counter_name(struct mp_capture_writer *w,
 				uint32_t kind, uint32_t ifindex,
 				const char *name);
 
+/* A CF_NETNS payload (malloc'd, @len bytes) naming namespace @inode. */
+struct mplane_capture_netns *mp_capture_netns_new(uint32_t inode,
+						  const char *name,
+						  size_t *len);
+
 /* Flush and close: 0, or the first error of any write. */
 int mp_capture_finish(struct mp_capture_writer *w);
 

@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "mp_capture.h"
 #include "mp_fabric.h"
 #include "mp_feed.h"
 #include "mp_netns.h"
@@ -321,14 +322,13 @@ static int name_links_of(struct mp_feed *f, unsigned int source,
 static int name_netns(struct mp_feed *f, unsigned int source, uint32_t inode,
 		      const char *name)
 {
-	size_t len = sizeof(struct mplane_capture_netns) + strlen(name) + 1;
-	struct mplane_capture_netns *n = calloc(1, len);
+	struct mplane_capture_netns *n;
+	size_t len;
 	int err;
 
+	n = mp_capture_netns_new(inode, name, &len);
 	if (!n)
 		return -ENOMEM;
-	n->inode = inode;
-	strcpy(n->name, name);
 	err = deliver(f, MPLANE_CF_NETNS, source, n, len);
 	free(n);
 	return err;
