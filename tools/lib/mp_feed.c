@@ -29,6 +29,7 @@
 #include "mp_netns.h"
 #include "mp_poll.h"
 #include "mp_rtnl.h"
+#include "mp_run.h"
 
 /*
  * libbpf reads a ring until it finds it empty, so producers that write
@@ -73,28 +74,27 @@ struct mp_feed {
 
 static struct mp_feed *walk_feed;	/* nftw() passes no context */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* Hand one frame over; the first error of the consumer is kept. */
+/*
+ * Hand one frame over; the first error of the consumer is kept.  The
+ * lock is only needed while the pollers' thread runs: without it, every
+ * record of a busy ring would pay for a lock nobody else takes.
+ */
 static int deliver(struct mp_feed *f, unsigned int kind, unsigned int source,
 		   const void *payload, size_t len)
 {
+	bool shared = f->thread_running;
 	int err;
 
-	pthread_mutex_lock(&f->lock);
+	if (shared)
+		pthread_mutex_lock(&f->lock);
 	err = f->err;
 	if (!err) {
 		err = f->cb(f->data, kind, source, payload, len);
 		if (err)
 			f->err = err;
 	}
-	pthread_mutex_unlock(&f->lock);
+	if (shared)
+		pthread_mutex_unlock(&f->lock);
 	return err;
 }
 
@@ -536,7 +536,7 @@ static void *poll_thread(void *arg)
 		if (f->stop)
 			break;
 		due = next.tv_sec * 1000000000ULL + next.tv_nsec;
-		if (mono_ns() > due + 100 * period)
+		if (mp_mono_ns() > due + 100 * period)
 			clock_gettime(CLOCK_MONOTONIC, &next);
 		if (mp_poll_tick(f->poller, false, poll_event, f))
 			break;
@@ -573,6 +573,9 @@ static int open_pollers(struct mp_feed *f)
 	/* Signals are for the caller's thread, whose waits they cut short. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	/* Set before the thread exists, so that both sides lock from its
+	 * first frame on. */
+	f->thread_running = true;
 	err = -pthread_create(&f->thread, NULL, poll_thread, f);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	f->thread_running = !err;

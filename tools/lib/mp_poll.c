@@ -21,6 +21,7 @@
 
 #include "mp_poll.h"
 #include "mp_rtnl.h"
+#include "mp_run.h"
 
 #define RDMA_GLOB	"/sys/class/infiniband/*/ports/*/hw_counters/*"
 
@@ -74,14 +75,6 @@ struct mp_poller {
 	struct rdma_file *rdma;
 	unsigned int nrdma;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int add_counter(struct mp_poller *p, uint32_t kind, uint32_t ifindex,
 		       const char *name)
@@ -391,7 +384,7 @@ static int on_stats(const struct nlmsghdr *nlh, void *data)
 	const struct rtnl_link_stats64 *s = NULL;
 	struct mp_poller *p = data;
 	const struct nlattr *a;
-	uint64_t ts = mono_ns(), v;
+	uint64_t ts = mp_mono_ns(), v;
 	unsigned int i, f;
 
 	if (nlh->nlmsg_type != RTM_NEWSTATS)
@@ -444,7 +437,7 @@ static void tick_ethtool(struct mp_poller *p)
 		if (ethtool_ioctl(p->ioc_fd, l->name, p->eth) ||
 		    p->eth->n_stats != l->eth_n)
 			continue;
-		ts = mono_ns();
+		ts = mp_mono_ns();
 		for (j = 0; j < l->eth_n; j++)
 			set_value(p, l->eth_id + j, p->eth->data[j], ts);
 	}
@@ -463,7 +456,7 @@ static void tick_rdma(struct mp_poller *p)
 		if (len <= 0)
 			continue;
 		buf[len] = '\0';
-		ts = mono_ns();
+		ts = mp_mono_ns();
 		set_value(p, p->rdma[i].id, strtoull(buf, &end, 10), ts);
 	}
 }
@@ -497,7 +490,7 @@ int mp_poll_tick(struct mp_poller *p, bool all, mp_poll_event_cb cb,
 			continue;
 		e.hdr.ifindex = c->ifindex;
 		e.hdr.flags = i;
-		e.hdr.ts_ns = c->fresh ? c->ts : mono_ns();
+		e.hdr.ts_ns = c->fresh ? c->ts : mp_mono_ns();
 		e.val[0] = c->val;
 		e.val[1] = c->kind;
 		err = cb(data, &e);
