@@ -21,6 +21,10 @@ typedef int (*mp_frame_cb)(void *data, unsigned int kind,
 			   unsigned int source, const void *payload,
 			   size_t len);
 
+/* The pollers' highest rate: a tick every 100 us is already more than a
+ * NIC's counters change. */
+#define MP_FEED_POLL_HZ_MAX	10000
+
 struct mp_feed_opts {
 	const char *root;	/* MPLANE_BPF_PIN_ROOT when NULL */
 	const char *fabric;	/* only fabric/<this>/ of the fabric rings */

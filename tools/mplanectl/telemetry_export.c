@@ -527,7 +527,7 @@ static int parse(int argc, char **argv, struct export_args *a)
 			a->feed.fabric = optarg;
 			break;
 		case 'p':
-			if (mp_arg_u64("--poll-hz", optarg, 0, 100000, &v))
+			if (mp_arg_u64("--poll-hz", optarg, 0, MP_FEED_POLL_HZ_MAX, &v))
 				return MP_EXIT_USAGE;
 			a->feed.poll_hz = v;
 			break;

@@ -231,7 +231,7 @@ static int parse_opts(int argc, char **argv, struct mp_feed_opts *o,
 				return MP_EXIT_USAGE;
 			break;
 		case 'H':
-			if (mp_arg_u64("--poll-hz", optarg, 0, 10000, &v))
+			if (mp_arg_u64("--poll-hz", optarg, 0, MP_FEED_POLL_HZ_MAX, &v))
 				return MP_EXIT_USAGE;
 			o->poll_hz = v;
 			break;

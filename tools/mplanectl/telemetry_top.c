@@ -290,7 +290,7 @@ static int parse_opts(int argc, char **argv, struct top_args *a, bool *all)
 			a->feed.fabric = optarg;
 			break;
 		case 'H':
-			if (mp_arg_u64("--poll-hz", optarg, 0, 10000, &v))
+			if (mp_arg_u64("--poll-hz", optarg, 0, MP_FEED_POLL_HZ_MAX, &v))
 				return MP_EXIT_USAGE;
 			a->feed.poll_hz = v;
 			break;
