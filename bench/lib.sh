@@ -1,12 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# What the VM benchmarks share: a measured stream from $ha to $hb and a
-# results list.  Source after selftests/lib/lib.sh and mplane.sh.
+# What the benchmarks share: CPU time from /proc/stat, medians of rounds,
+# and (in the VM) a measured stream from $ha to $hb and a results list.
+# Source after selftests/lib/lib.sh (and mplane.sh for the stream).
 
 results=()
 
 cpu_busy() { awk '/^cpu / {print $2+$3+$4+$7+$8}' /proc/stat; }
+# The kernel's share only: system + irq + softirq jiffies.
+cpu_kernel() { awk '/^cpu / {print $4 + $7 + $8}' /proc/stat; }
+
+# medians KEYS COL: of lines whose first KEYS fields name a row, the run
+# with the median value in column COL, one per row, in the order first
+# seen (few runs a row: an insertion sort).
+medians() {
+	awk -v keys="$1" -v col="$2" '
+	     { key = $1; for (f = 2; f <= keys; f++) key = key " " $f
+	       if (!(key in n)) order[++k] = key
+	       line[key, ++n[key]] = $0; cpu[key, n[key]] = $col }
+	     END {
+		for (i = 1; i <= k; i++) {
+			key = order[i]; m = n[key]
+			for (a = 1; a <= m; a++) idx[a] = a
+			for (a = 2; a <= m; a++)
+				for (b = a; b > 1 && cpu[key, idx[b]] < cpu[key, idx[b-1]]; b--) {
+					t = idx[b]; idx[b] = idx[b-1]; idx[b-1] = t
+				}
+			print line[key, idx[int((m + 1) / 2)]]
+		}
+	     }'
+}
 
 # run_stream COUNT RATE [FAIL_CMD]: a stream ha -> hb; FAIL_CMD runs in
 # hb a third of the way through.  Prints "recv-json|send-json|cpu-jiffies".

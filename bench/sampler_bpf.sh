@@ -17,6 +17,7 @@
 # Each row is the median of ROUNDS rounds by CPU; the rounds interleave
 # the intervals so that noise from elsewhere hits every row alike.
 source "$(dirname "$0")/../selftests/lib/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 MPLANECTL=${MPLANE_BUILD:-$(dirname "$0")/../.build}/mplanectl
 FAB=mpsb$$
@@ -30,7 +31,6 @@ TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-bench-sampler.XXXXXX")
 trap '"$MPLANECTL" fabric down --prefix $FAB >/dev/null 2>&1; rm -rf "$TMPD"' EXIT
 
 # Kernel-side jiffies of every CPU: system, irq, softirq.
-cpu_kernel() { awk '/^cpu / {print $4 + $7 + $8}' /proc/stat; }
 
 # Events FIELD (produced or dropped) by every switch so far, summed over
 # CPUs.
@@ -82,23 +82,6 @@ row() {
 	}'
 }
 
-# The median of each row's ROUNDS runs (by CPU), in the order first seen.
-medians() {
-	awk '{ if (!($1 in n)) order[++k] = $1
-	       line[$1, ++n[$1]] = $0; cpu[$1, n[$1]] = $6 }
-	     END {
-		for (i = 1; i <= k; i++) {
-			key = order[i]; m = n[key]
-			for (a = 1; a <= m; a++) idx[a] = a
-			for (a = 2; a <= m; a++)
-				for (b = a; b > 1 && cpu[key, idx[b]] < cpu[key, idx[b-1]]; b--) {
-					t = idx[b]; idx[b] = idx[b-1]; idx[b-1] = t
-				}
-			print line[key, idx[int((m + 1) / 2)]]
-		}
-	     }'
-}
-
 "$MPLANECTL" fabric up --prefix $FAB --planes 1 --leaves 2 --spines 1 \
 	--hosts 4 --rate 50mbit >/dev/null 2>&1 || fail "fabric up"
 "$MPLANECTL" bpf attach --fabric $FAB >/dev/null || fail "bpf attach"
@@ -112,7 +95,7 @@ rows=$(for ((r = 0; r < ROUNDS; r++)); do
 	row 1000
 	row 100
 	row 10
-done | medians)
+done | medians 1 6)
 echo "$rows"
 "$MPLANECTL" telemetry sample --fabric $FAB --interval off >/dev/null
 mkdir -p "$(dirname "$OUT")" 2>/dev/null &&

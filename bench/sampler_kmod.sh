@@ -16,6 +16,7 @@
 # (entries + overrun, so nothing is missed when it wraps).
 source "$(dirname "$0")/../selftests/lib/lib.sh"
 source "$(dirname "$0")/../selftests/lib/mplane.sh"
+source "$(dirname "$0")/lib.sh"
 
 SECS=${MPLANE_BENCH_SECS:-2}
 ROUNDS=${MPLANE_BENCH_ROUNDS:-3}
@@ -25,7 +26,6 @@ INST=$TRACING/instances/mplane_bench_$$
 HZ=$(getconf CLK_TCK)
 
 # Kernel-side jiffies: system, irq, softirq.
-cpu_kernel() { awk '/^cpu / {print $4 + $7 + $8}' /proc/stat; }
 
 events() {
 	cat $INST/per_cpu/cpu*/stats |
@@ -57,24 +57,6 @@ row() {
 	}'
 }
 
-# The median of each row's ROUNDS runs (by CPU), in the order first seen.
-medians() {
-	awk '{ key = $1 " " $2; if (!(key in n)) order[++k] = key
-	       line[key, ++n[key]] = $0; cpu[key, n[key]] = $5 }
-	     END {
-		for (i = 1; i <= k; i++) {
-			key = order[i]; m = n[key]
-			# Sort the runs of this row by CPU (few: insertion sort).
-			for (a = 1; a <= m; a++) idx[a] = a
-			for (a = 2; a <= m; a++)
-				for (b = a; b > 1 && cpu[key, idx[b]] < cpu[key, idx[b-1]]; b--) {
-					t = idx[b]; idx[b] = idx[b-1]; idx[b-1] = t
-				}
-			print line[key, idx[int((m + 1) / 2)]]
-		}
-	     }'
-}
-
 main() {
 	local rows r
 	mp_pair 2
@@ -91,7 +73,7 @@ main() {
 		row 100 1
 		row 10 1
 		row 10 0
-	done | medians)
+	done | medians 2 5)
 	echo "$rows"
 	"$MPLANECTL" -n "$ha" link set mp0 sample-interval 0
 	rmdir $INST
