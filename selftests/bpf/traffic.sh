@@ -120,6 +120,8 @@ test_clean() {
 	assert_eq "last seq" "$(get rx '.flows[0].last_seq')" 1999
 	assert_eq "stopped by" "$(get rx .stopped_by)" count
 	assert_eq "timestamps" "$(get rx .timestamps)" kernel
+	assert_eq "holes" "$(get rx .holes)" 0
+	assert_eq "no gap near a fault" "$(get rx .max_excess_gap_near_fault_us)" null
 }
 
 # (b) packets 100 and 101 taken away: exactly two lost, the others there,
@@ -136,6 +138,9 @@ test_induced_loss() {
 	assert_eq "received" "$(get fast .received)" 1998
 	assert_eq "lost" "$(get fast .lost)" 2
 	assert_eq "lost in the flow" "$(get fast '.flows[0].lost')" 2
+	assert_eq "holes" "$(get fast .holes)" 1
+	assert_ge "gap near the hole (us)" \
+		"$(get fast .max_gap_near_fault_us | cut -d. -f1)" 100
 	assert_eq "reordered" "$(get fast .reordered)" 0
 	assert_eq "last seq" "$(get fast '.flows[0].last_seq')" 1999
 	assert_eq "stopped by" "$(get fast .stopped_by)" idle
@@ -148,6 +153,13 @@ test_induced_loss() {
 	assert_eq "slow: longest gap after seq" "$(get slow .max_gap_after_seq)" 99
 	assert_eq "slow: flow's longest gap after seq" \
 		"$(get slow '.flows[0].max_gap_after_seq')" 99
+	# The hole is the one gap near a fault: 60 ms, when the 5 ms window
+	# holds only the arrival that closed it.
+	assert_eq "slow: holes" "$(get slow .holes)" 1
+	assert_ge "slow: gap near the hole (us)" \
+		"$(get slow .max_gap_near_fault_us | cut -d. -f1)" 50000
+	assert_le "slow: gap near the hole (us)" \
+		"$(get slow .max_gap_near_fault_us | cut -d. -f1)" 100000
 }
 
 # (c) loss at the end of the stream is a hole that never closes: only
@@ -214,6 +226,33 @@ test_flows() {
 }
 
 # (f) a wrong command line exits 2 with a message; a failure to run, 1.
+# (h) --watch-link: a link of the receiver's namespace that goes down and
+# up is two faults, with nothing lost, and the gaps near them are
+# measured; a stream with no fault has none.
+test_watch_link() {
+	local txp
+	topo
+	ip -n "$b" link add w0 type veth peer name w1
+	ip -n "$b" link set w1 up
+	ip -n "$b" link set w0 up
+	busywait 2000 eval 'ip -n "$b" -o link show w0 | grep -q LOWER_UP' ||
+		fail "w0 has no carrier"
+	rx_start watch --watch-link w0 --count 4000
+	tx tx 10.99.0.2 --count 4000 --rate 20000 &
+	txp=$!
+	sleep 0.05
+	# Its peer's down and up: w0 loses its carrier and gets it back.
+	ip -n "$b" link set w1 down
+	ip -n "$b" link set w1 up
+	wait $txp || fail "sender"
+	rx_wait watch
+	assert_eq "lost" "$(get watch .lost)" 0
+	assert_eq "holes" "$(get watch .holes)" 0
+	assert_eq "link changes" "$(get watch .link_changes)" 2
+	[ "$(get watch .max_gap_near_fault_us)" != null ] ||
+		fail "no gap measured near the link changes"
+}
+
 test_errors() {
 	local rc
 
@@ -242,6 +281,10 @@ test_errors() {
 	assert_eq "send --dev nosuchdev: exit" "$rc" 1
 	assert_eq "send --dev nosuchdev: message" "$ERR" \
 		"mplanectl: traffic send: nosuchdev: No such device"
+	run_rc rc "$MPLANECTL" -n "$b" traffic recv --watch-link nosuchdev --timeout 0.2
+	assert_eq "recv --watch-link nosuchdev: exit" "$rc" 1
+	echo "$ERR" | grep -q "nosuchdev: No such device" ||
+		fail "recv --watch-link nosuchdev: message '$ERR'"
 	run_rc rc "$MPLANECTL" -n "$b" traffic recv --timeout 0.2
 	assert_eq "recv, nothing sent: exit" "$rc" 1
 	echo "$ERR" | grep -q "nothing received" || fail "recv, nothing sent: message '$ERR'"
@@ -268,4 +311,4 @@ command -v jq >/dev/null || skip_all "needs jq"
 [ -x "$MPLANECTL" ] || skip_all "$MPLANECTL not built (make tools)"
 
 ktap_run test_clean test_induced_loss test_tail_loss test_pacing test_ipv6 \
-	test_flows test_errors
+	test_flows test_watch_link test_errors

@@ -252,9 +252,96 @@ static void test_gap_clock_back(TEST_ARGS)
 	mp_gapstat_add(&g, 7000, 0, 0, 3, &gap);
 }
 
+/* feed_stream: 20 kpps of one flow, arrival 7 us after sending; @lost
+ * is skipped, @stall_at arrives late by @stall (a stall of the path). */
+static void feed_stream(struct mp_faultwin *w, uint64_t lost,
+			uint64_t stall_at, uint64_t stall)
+{
+	struct mp_gapstat g = {};
+	uint64_t seq, tx, rx, gap, prev = 0;
+	bool hole;
+
+	for (seq = 0; seq < 2000; seq++) {
+		if (seq == lost)
+			continue;
+		tx = 1000000 * US + seq * 50 * US;
+		rx = tx + 7 * US + (seq == stall_at ? stall : 0);
+		hole = seq && seq != prev + 1;
+		gap = 0;
+		mp_gapstat_add(&g, rx, tx, 0, seq, &gap);
+		mp_faultwin_add(w, rx, gap, g.arrivals > 1 ? g.last_excess_ns : 0,
+			       hole);
+		prev = seq;
+	}
+}
+
+/* A stall far from the hole is not near loss; the hole's own gap is. */
+static void test_fault_window_ignores_far_stall(TEST_ARGS)
+{
+	static struct mp_faultwin w = { .window_ns = 5000 * US };
+
+	feed_stream(&w, 1000, 200, 3000 * US);
+	assert_int_equal(w.holes, 1);
+	assert_int_equal(w.max_gap_ns, 100 * US);
+	assert_int_equal(mp_faultwin_max_excess(&w), 0);
+}
+
+/* A path stall within the window, before or after the hole, counts. */
+static void test_fault_window_sees_near_stall(TEST_ARGS)
+{
+	static struct mp_faultwin before = { .window_ns = 5000 * US };
+	static struct mp_faultwin after = { .window_ns = 5000 * US };
+
+	/* 40 packets (2 ms) before the hole, and 60 (3 ms) after it. */
+	feed_stream(&before, 1000, 960, 1500 * US);
+	assert_int_equal(mp_faultwin_max_excess(&before), 1500 * US);
+	feed_stream(&after, 1000, 1060, 1500 * US);
+	assert_int_equal(mp_faultwin_max_excess(&after), 1500 * US);
+}
+
+/* No fault, nothing near one, however long the stalls. */
+static void test_fault_window_without_loss(TEST_ARGS)
+{
+	static struct mp_faultwin w = { .window_ns = 5000 * US };
+
+	feed_stream(&w, UINT64_MAX, 500, 9000 * US);
+	assert_false(mp_faultwin_seen(&w));
+	assert_int_equal(w.max_gap_ns, 0);
+	assert_int_equal(mp_faultwin_max_excess(&w), 0);
+}
+
+/* A fault from outside, with nothing lost: a stall 3 ms after it counts,
+ * one 20 ms before does not. */
+static void test_fault_window_event(TEST_ARGS)
+{
+	static struct mp_faultwin w = { .window_ns = 5000 * US };
+	struct mp_gapstat g = {};
+	uint64_t seq, tx, rx, gap;
+
+	for (seq = 0; seq < 2000; seq++) {
+		tx = 1000000 * US + seq * 50 * US;
+		rx = tx + 7 * US + (seq == 600 || seq == 1060 ? 1500 * US : 0);
+		if (seq == 1000)
+			mp_faultwin_event(&w, rx);
+		gap = 0;
+		mp_gapstat_add(&g, rx, tx, 0, seq, &gap);
+		mp_faultwin_add(&w, rx, gap, g.arrivals > 1 ? g.last_excess_ns : 0,
+				false);
+	}
+	assert_int_equal(w.events, 1);
+	assert_int_equal(w.holes, 0);
+	assert_true(mp_faultwin_seen(&w));
+	assert_int_equal(mp_faultwin_max_excess(&w), 1500 * US);
+	assert_int_equal(w.max_gap_ns, 1550 * US);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fault_window_ignores_far_stall),
+		cmocka_unit_test(test_fault_window_sees_near_stall),
+		cmocka_unit_test(test_fault_window_without_loss),
+		cmocka_unit_test(test_fault_window_event),
 		cmocka_unit_test(test_in_order),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_hole),

@@ -120,6 +120,7 @@ bool mp_gapstat_add(struct mp_gapstat *g, uint64_t rx_ns, uint64_t tx_ns,
 			g->max_excess_seq = g->prev_seq;
 			g->max_excess_flow = g->prev_flow;
 		}
+		g->last_excess_ns = excess;
 		*gap_ns = gap;
 	}
 	g->prev_rx_ns = rx_ns;
@@ -132,4 +133,63 @@ bool mp_gapstat_add(struct mp_gapstat *g, uint64_t rx_ns, uint64_t tx_ns,
 uint64_t mp_gapstat_max_excess(const struct mp_gapstat *g)
 {
 	return g->max_excess_ns > 0 ? (uint64_t)g->max_excess_ns : 0;
+}
+
+static void faultwin_count(struct mp_faultwin *w,
+			   const struct mp_faultwin_arrival *a)
+{
+	if (a->gap_ns > w->max_gap_ns)
+		w->max_gap_ns = a->gap_ns;
+	if (a->excess_ns > w->max_excess_ns)
+		w->max_excess_ns = a->excess_ns;
+}
+
+bool mp_faultwin_seen(const struct mp_faultwin *w)
+{
+	return w->holes || w->events;
+}
+
+/* A fault at @ns: the window reaches back, so count what came just
+ * before, newest first, unless an earlier fault's window did. */
+static void faultwin_open(struct mp_faultwin *w, uint64_t ns)
+{
+	const struct mp_faultwin_arrival *a;
+	unsigned int i;
+
+	for (i = 0; i < w->len; i++) {
+		a = &w->ring[(w->head + MP_FAULTWIN_RING - 1 - i) %
+			     MP_FAULTWIN_RING];
+		if (a->rx_ns + w->window_ns < ns || a->rx_ns <= w->open_until_ns)
+			break;
+		faultwin_count(w, a);
+	}
+	w->open_until_ns = ns + w->window_ns;
+}
+
+void mp_faultwin_event(struct mp_faultwin *w, uint64_t ns)
+{
+	w->events++;
+	faultwin_open(w, ns);
+}
+
+void mp_faultwin_add(struct mp_faultwin *w, uint64_t rx_ns, uint64_t gap_ns,
+		     int64_t excess_ns, bool closes_hole)
+{
+	struct mp_faultwin_arrival a = { rx_ns, gap_ns, excess_ns };
+
+	if (closes_hole) {
+		w->holes++;
+		faultwin_open(w, rx_ns);
+	}
+	if (mp_faultwin_seen(w) && rx_ns <= w->open_until_ns)
+		faultwin_count(w, &a);
+	w->ring[w->head] = a;
+	w->head = (w->head + 1) % MP_FAULTWIN_RING;
+	if (w->len < MP_FAULTWIN_RING)
+		w->len++;
+}
+
+uint64_t mp_faultwin_max_excess(const struct mp_faultwin *w)
+{
+	return w->max_excess_ns > 0 ? (uint64_t)w->max_excess_ns : 0;
 }

@@ -76,6 +76,7 @@ struct mp_gapstat {
 	int64_t max_excess_ns;		/* clamped at 0 when reported */
 	uint64_t max_excess_seq;
 	uint32_t max_excess_flow;
+	int64_t last_excess_ns;		/* of the latest two arrivals */
 };
 
 /*
@@ -88,5 +89,51 @@ bool mp_gapstat_add(struct mp_gapstat *g, uint64_t rx_ns, uint64_t tx_ns,
 
 /* The largest excess gap, never below 0. */
 uint64_t mp_gapstat_max_excess(const struct mp_gapstat *g);
+
+/*
+ * Gaps near a fault.  A failover loses the packets that were in flight on
+ * the failed path, and the gaps around that moment are the outage that a
+ * user sees; gaps elsewhere in a stream are another matter (a TCG guest
+ * whose vCPU the host deschedules shows gaps of several ms at random).
+ * A fault is an arrival that closed a hole in its flow's sequence, or an
+ * event from outside (a link going down); the window is every arrival
+ * within window_ns of one, before or after.
+ *
+ * The arrivals before a fault are remembered in a ring: at a rate above
+ * MP_FAULTWIN_RING arrivals per window_ns, the earliest of them drop out.
+ */
+#define MP_FAULTWIN_RING	4096
+
+struct mp_faultwin_arrival {
+	uint64_t rx_ns;
+	uint64_t gap_ns;
+	int64_t excess_ns;
+};
+
+struct mp_faultwin {
+	uint64_t window_ns;		/* set before the first add */
+	uint64_t holes;			/* arrivals that closed a hole */
+	uint64_t events;		/* faults from outside */
+	uint64_t open_until_ns;		/* arrivals up to here count */
+	uint64_t max_gap_ns;
+	int64_t max_excess_ns;		/* clamped at 0 when reported */
+	unsigned int head, len;
+	struct mp_faultwin_arrival ring[MP_FAULTWIN_RING];
+};
+
+/* Account an arrival at @rx_ns with its arrival and excess gaps (from
+ * struct mp_gapstat); @closes_hole when a sequence before it was
+ * skipped. */
+void mp_faultwin_add(struct mp_faultwin *w, uint64_t rx_ns, uint64_t gap_ns,
+		     int64_t excess_ns, bool closes_hole);
+
+/* A fault from outside at @ns, on the clock of the arrivals. */
+void mp_faultwin_event(struct mp_faultwin *w, uint64_t ns);
+
+/* Whether any fault was seen: the maxima mean nothing before. */
+bool mp_faultwin_seen(const struct mp_faultwin *w);
+
+/* The largest excess gap near a fault, never below 0. */
+uint64_t mp_faultwin_max_excess(const struct mp_faultwin *w);
 
 #endif /* MP_SEQSTAT_H */

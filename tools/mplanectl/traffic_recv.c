@@ -10,12 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
 
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_net.h"
 #include "mp_out.h"
 #include "mp_hist.h"
+#include "mp_rtnl.h"
 #include "mp_seqstat.h"
 #include "mplanectl.h"
 #include "traffic.h"
@@ -52,6 +56,11 @@ static void recv_help(void)
 "differences of each clock are used, so sender and receiver need not share\n"
 "one, only tick at the same rate.\n"
 "\n"
+"Gaps near a fault are taken only over the arrivals within --fault-window\n"
+"of a fault: an arrival that closed a hole in its flow, or a change of\n"
+"--watch-link IFNAME (up or down, carrier or not).  They are the outage\n"
+"of a failover, apart from stalls elsewhere in the stream.\n"
+"\n"
 "It stops after --count packets, after --timeout, after --idle without\n"
 "packets once the first came, or on SIGINT or SIGTERM, and then prints\n"
 "its summary; with -j, one JSON object (times in us; gap fields are null\n"
@@ -61,11 +70,14 @@ static void recv_help(void)
 "   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_gap_after_flow\":0,\n"
 "   \"max_excess_gap_us\":3.100,\"max_excess_gap_after_seq\":1500,\n"
 "   \"max_excess_gap_after_flow\":0,\"gap_p50_us\":50.000,\n"
-"   \"gap_p99_us\":50.800,\"gap_p999_us\":150.021,\"timestamps\":\"kernel\",\n"
+"   \"gap_p99_us\":50.800,\"gap_p999_us\":150.021,\"holes\":1,\n"
+"   \"max_gap_near_fault_us\":150.021,\"max_excess_gap_near_fault_us\":0.000,\n"
+"   \"timestamps\":\"kernel\",\n"
 "   \"stopped_by\":\"idle\",\"flows\":[{\"flow\":0,\"received\":1998,\"lost\":2,\n"
 "   \"reordered\":0,\"duplicates\":0,\"first_seq\":0,\"last_seq\":1999,\n"
 "   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_excess_gap_us\":3.100}]}\n"
-"\"expect\" is there only with --expect.  \"socket_drops\" is what the socket\n"
+"\"expect\" is there only with --expect, \"link_changes\" only with\n"
+"--watch-link; the gaps near a fault are null without one.  \"socket_drops\" is what the socket\n"
 "dropped because recv did not read in time: not the path's loss.\n"
 "\"stopped_by\" is count, timeout, idle, signal or error; \"timestamps\" is\n"
 "kernel, user (clock_gettime() at receive time, when the kernel gave none)\n"
@@ -81,6 +93,9 @@ static void recv_help(void)
 "                         the first one (default: never)\n"
 "  -e, --expect N         the sender sends N packets per flow (its --count\n"
 "                         with one flow)\n"
+"      --fault-window SEC the window of the gaps near a fault (default 0.005)\n"
+"      --watch-link IFNAME  a change of IFNAME (in recv's namespace) is a\n"
+"                         fault: the outage of a failover that lost nothing\n"
 "      --ready-file PATH  once the socket is bound, write its port to PATH\n"
 "                         (removed when recv ends): wait for PATH, not a\n"
 "                         fixed time, before starting the sender\n"
@@ -96,7 +111,7 @@ static void recv_help(void)
 	       TRAFFIC_PORT);
 }
 
-enum { OPT_DEV = 256, OPT_READY };
+enum { OPT_DEV = 256, OPT_READY, OPT_FAULT_WINDOW, OPT_WATCH_LINK };
 
 static const struct option recv_opts[] = {
 	{ "port",	required_argument,	NULL, 'p' },
@@ -106,6 +121,8 @@ static const struct option recv_opts[] = {
 	{ "timeout",	required_argument,	NULL, 't' },
 	{ "idle",	required_argument,	NULL, 'i' },
 	{ "expect",	required_argument,	NULL, 'e' },
+	{ "fault-window", required_argument,	NULL, OPT_FAULT_WINDOW },
+	{ "watch-link",	required_argument,	NULL, OPT_WATCH_LINK },
 	{ "ready-file",	required_argument,	NULL, OPT_READY },
 	{ "help",	no_argument,		NULL, 'h' },
 	{}
@@ -119,6 +136,8 @@ struct recv_cfg {
 	uint64_t timeout_ns;	/* 0: none */
 	uint64_t idle_ns;	/* 0: none */
 	uint64_t expect;	/* 0: not known */
+	uint64_t fault_window_ns;
+	const char *watch_link;
 	const char *ready_file;
 };
 
@@ -135,6 +154,10 @@ struct receiver {
 	unsigned int nflows;
 	struct mp_gapstat gap;		/* over all flows */
 	struct mp_hist hist;		/* of the gaps in gap */
+	struct mp_faultwin fault;	/* gaps near faults */
+	struct mp_rtnl links;		/* with --watch-link */
+	int watch_ifindex;
+	unsigned int watch_flags;	/* its IFF_UP | IFF_RUNNING */
 	uint64_t received, invalid;
 	uint64_t kernel_stamps, user_stamps;
 	uint32_t socket_drops;
@@ -232,6 +255,54 @@ err:
 	return MP_EXIT_ERR;
 }
 
+#define WATCH_FLAGS	(IFF_UP | IFF_RUNNING)
+
+/* --watch-link: subscribe to link changes first, then read the link's
+ * flags, so that no change falls between the two. */
+static int open_watch(struct receiver *r)
+{
+	struct mp_nlerr e = {};
+	struct mp_link *l;
+	int err;
+
+	err = mp_rtnl_open(&r->links, RTMGRP_LINK);
+	if (err) {
+		mp_err("netlink: %s", strerror(-err));
+		return MP_EXIT_ERR;
+	}
+	l = malloc(sizeof(*l));
+	if (!l) {
+		mp_err("%s", strerror(ENOMEM));
+		return MP_EXIT_ERR;
+	}
+	err = mp_rtnl_get_link(&r->links, r->cfg->watch_link, l, &e);
+	if (!err) {
+		r->watch_ifindex = l->ifindex;
+		r->watch_flags = l->flags & WATCH_FLAGS;
+	}
+	free(l);
+	if (err) {
+		mp_nlerr_report(r->cfg->watch_link, err, &e);
+		return MP_EXIT_ERR;
+	}
+	return 0;
+}
+
+/* A message about a link: a fault when the watched one went up or down,
+ * or gained or lost its carrier. */
+static int watched_link(const struct mp_link *l, int msg_type, void *data)
+{
+	struct receiver *r = data;
+	unsigned int flags = msg_type == RTM_DELLINK ? 0 : l->flags & WATCH_FLAGS;
+
+	if (l->ifindex != r->watch_ifindex || flags == r->watch_flags)
+		return 0;
+	r->watch_flags = flags;
+	/* On the clock of the kernel's receive timestamps. */
+	mp_faultwin_event(&r->fault, traffic_now_ns(CLOCK_REALTIME));
+	return 0;
+}
+
 /* Written under another name and renamed, so that whoever waits for the
  * file never reads it half written. */
 static int write_ready(const char *path, uint16_t port)
@@ -296,7 +367,8 @@ static int account(struct receiver *r, const struct traffic_pkt *pkt,
 		   uint64_t rx_ns)
 {
 	struct rx_flow *f;
-	uint64_t gap;
+	uint64_t gap = 0;
+	bool hole;
 
 	if (pkt->flow >= TRAFFIC_MAX_FLOWS) {
 		r->invalid++;
@@ -307,11 +379,15 @@ static int account(struct receiver *r, const struct traffic_pkt *pkt,
 		mp_err("%s", strerror(ENOMEM));
 		return MP_EXIT_ERR;
 	}
+	hole = f->seq.received && pkt->seq > f->seq.last + 1;
 	mp_seqstat_add(&f->seq, pkt->seq);
 	mp_gapstat_add(&f->gap, rx_ns, pkt->send_ns, pkt->flow, pkt->seq, &gap);
+	gap = 0;
 	if (mp_gapstat_add(&r->gap, rx_ns, pkt->send_ns, pkt->flow, pkt->seq,
 			   &gap))
 		mp_hist_add(&r->hist, gap);
+	mp_faultwin_add(&r->fault, rx_ns, gap,
+			r->gap.arrivals > 1 ? r->gap.last_excess_ns : 0, hole);
 	if (!r->received++)
 		r->first_rx_ns = rx_ns;
 	r->last_rx_ns = rx_ns;
@@ -398,7 +474,11 @@ static int64_t wait_ns(struct receiver *r, uint64_t start, uint64_t last)
  */
 static int run(struct receiver *r)
 {
-	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = r->fd, .events = POLLIN },
+		{ .fd = r->links.nl ? mnl_socket_get_fd(r->links.nl) : -1,
+		  .events = POLLIN },
+	};
 	uint64_t start, last = 0, before;
 	sigset_t stops, waiting;
 	struct rx_batch *b;
@@ -430,12 +510,19 @@ static int run(struct receiver *r)
 			break;
 		ts.tv_sec = wait / NSEC_PER_SEC;
 		ts.tv_nsec = wait % NSEC_PER_SEC;
-		n = ppoll(&pfd, 1, wait < 0 ? NULL : &ts, &waiting);
+		n = ppoll(pfd, 2, wait < 0 ? NULL : &ts, &waiting);
 		if (n < 0 && errno != EINTR) {
 			mp_err("ppoll: %s", strerror(errno));
 			err = MP_EXIT_ERR;
 		}
 		if (n <= 0)
+			continue;
+		/* A link change before the packets that came with it: those
+		 * still queued arrived before it was read. */
+		if ((pfd[1].revents & POLLIN) &&
+		    mp_rtnl_read_links(&r->links, watched_link, r) == -ENOMEM)
+			err = MP_EXIT_ERR;
+		if (!(pfd[0].revents & POLLIN))
 			continue;
 		before = r->received;
 		if (drain(r, b) < 0)
@@ -523,6 +610,17 @@ static void add_gap(struct json_object *obj, const char *key,
 	json_object_object_add(obj, key, val);
 }
 
+/* Gaps near a fault need one: null before. */
+static void add_fault_gap(struct json_object *obj, const char *key,
+			  const struct mp_faultwin *w, struct json_object *val)
+{
+	if (!mp_faultwin_seen(w)) {
+		json_object_put(val);
+		val = NULL;
+	}
+	json_object_object_add(obj, key, val);
+}
+
 static struct json_object *flow_json(unsigned int id, const struct rx_flow *f)
 {
 	struct json_object *obj = json_object_new_object();
@@ -576,6 +674,15 @@ static void print_json(const struct receiver *r)
 	add_gap(obj, "gap_p50_us", g, json_us(mp_hist_quantile(h, 0.5)));
 	add_gap(obj, "gap_p99_us", g, json_us(mp_hist_quantile(h, 0.99)));
 	add_gap(obj, "gap_p999_us", g, json_us(mp_hist_quantile(h, 0.999)));
+	json_object_object_add(obj, "holes",
+			       json_object_new_uint64(r->fault.holes));
+	if (r->cfg->watch_link)
+		json_object_object_add(obj, "link_changes",
+				       json_object_new_uint64(r->fault.events));
+	add_fault_gap(obj, "max_gap_near_fault_us", &r->fault,
+		      json_us(r->fault.max_gap_ns));
+	add_fault_gap(obj, "max_excess_gap_near_fault_us", &r->fault,
+		      json_us(mp_faultwin_max_excess(&r->fault)));
 	json_object_object_add(obj, "timestamps", json_object_new_string(stamps(r)));
 	json_object_object_add(obj, "stopped_by",
 			       json_object_new_string(r->stopped_by));
@@ -632,6 +739,11 @@ static void print_text(const struct receiver *r)
 		       us(mp_hist_quantile(h, 0.5)), us(mp_hist_quantile(h, 0.99)),
 		       us(mp_hist_quantile(h, 0.999)), stamps(r));
 	}
+	if (mp_faultwin_seen(&r->fault))
+		printf("near faults (%" PRIu64 " holes, %" PRIu64 " link changes, %.3f ms either side): max gap %.3f us, max excess %.3f us\n",
+		       r->fault.holes, r->fault.events,
+		       r->cfg->fault_window_ns / 1e6, us(r->fault.max_gap_ns),
+		       us(mp_faultwin_max_excess(&r->fault)));
 	if (r->nflows)
 		print_flows(r);
 	printf("stopped by %s\n", r->stopped_by);
@@ -668,6 +780,13 @@ static int parse(int argc, char **argv, struct recv_cfg *cfg)
 		case 'e':
 			err = mp_arg_u64("--expect", optarg, 1, UINT64_MAX, &cfg->expect);
 			break;
+		case OPT_FAULT_WINDOW:
+			err = mp_arg_seconds("--fault-window", optarg,
+					     &cfg->fault_window_ns);
+			break;
+		case OPT_WATCH_LINK:
+			cfg->watch_link = optarg;
+			break;
 		case OPT_READY:
 			cfg->ready_file = optarg;
 			break;
@@ -695,12 +814,17 @@ static void receiver_free(struct receiver *r)
 		free(r->flows[i]);
 	if (r->fd >= 0)
 		close(r->fd);
+	if (r->links.nl)
+		mp_rtnl_close(&r->links);
 	free(r);
 }
 
 int traffic_recv_main(int argc, char **argv)
 {
-	struct recv_cfg cfg = { .port = TRAFFIC_PORT };
+	struct recv_cfg cfg = {
+		.port = TRAFFIC_PORT,
+		.fault_window_ns = 5 * 1000 * 1000,
+	};
 	struct receiver *r;
 	int err;
 
@@ -716,7 +840,10 @@ int traffic_recv_main(int argc, char **argv)
 	r->cfg = &cfg;
 	r->fd = -1;
 	r->stopped_by = "error";
+	r->fault.window_ns = cfg.fault_window_ns;
 	err = open_socket(r);
+	if (!err && cfg.watch_link)
+		err = open_watch(r);
 	if (!err && cfg.ready_file)
 		err = write_ready(cfg.ready_file, r->port);
 	if (!err) {
