@@ -32,13 +32,16 @@ medians() {
 	     }'
 }
 
-# run_stream COUNT RATE [FAIL_CMD]: a stream ha -> hb; FAIL_CMD runs in
-# hb a third of the way through.  Prints "recv-json|send-json|cpu-jiffies".
+# run_stream COUNT RATE [FAIL_CMD [LINK]]: a stream ha -> hb; FAIL_CMD runs
+# in hb a third of the way through, and the receiver watches hb's LINK
+# (its change is a fault: the gaps near it are measured).  Prints
+# "recv-json|send-json|cpu-jiffies".
 run_stream() {
-	local count=$1 rate=$2 fail_cmd=${3:-} ready=$TMPDIR/b-ready.$$ c0 c1 send
+	local count=$1 rate=$2 fail_cmd=${3:-} watch=${4:-} ready=$TMPDIR/b-ready.$$ c0 c1 send
 	rm -f "$ready"
 	ip netns exec "$hb" "$MPLANECTL" -j traffic recv --expect $((count / 8)) \
-		--idle 2 --timeout 120 --ready-file "$ready" >"$TMPDIR/b-recv.json" &
+		--idle 2 --timeout 120 ${watch:+--watch-link "$watch"} \
+		--ready-file "$ready" >"$TMPDIR/b-recv.json" &
 	busywait 5000 test -e "$ready" || fail "receiver not ready"
 	c0=$(cpu_busy)
 	ip netns exec "$ha" "$MPLANECTL" -j traffic send $MP_B4 --count "$count" \
@@ -63,7 +66,9 @@ record() {
 		 received: $r.received, lost: $r.lost,
 		 recv_pps: ($r.received / $s.duration_s),
 		 cpu_us_per_pkt: ($j / $hz * 1e6 / ($r.received + 1)),
-		 max_gap_us: $r.max_gap_us, max_excess_gap_us: $r.max_excess_gap_us}')")
+		 max_gap_us: $r.max_gap_us, max_excess_gap_us: $r.max_excess_gap_us,
+		 max_gap_near_fault_us: $r.max_gap_near_fault_us,
+		 max_excess_gap_near_fault_us: $r.max_excess_gap_near_fault_us}')")
 	echo "# $name: $(echo "${results[-1]}" | jq -c 'del(.name, .kind)')"
 }
 

@@ -71,13 +71,13 @@ bench_failover() {
 	ip netns exec "$ha" ping -c 8 -i 0.02 -q $MP_B4 >/dev/null
 	"$MPLANECTL" -n "$ha" link set mp0 policy spray
 	record "mp0 spray, no failure" failover "$(run_stream $n 20000)"
-	record "mp0 spray" failover "$(run_stream $n 20000 'ip link set b1 down')"
+	record "mp0 spray" failover "$(run_stream $n 20000 'ip link set b1 down' b1)"
 	cleanup_all_ns
 	bond_pair balance-rr
-	record "bond balance-rr miimon 100" failover "$(run_stream $n 20000 'ip link set b1 down')"
+	record "bond balance-rr miimon 100" failover "$(run_stream $n 20000 'ip link set b1 down' b1)"
 	cleanup_all_ns
 	bond_pair active-backup
-	record "bond active-backup miimon 100" failover "$(run_stream $n 20000 'ip link set b0 down')"
+	record "bond active-backup miimon 100" failover "$(run_stream $n 20000 'ip link set b0 down' b0)"
 	cleanup_all_ns
 }
 
@@ -92,5 +92,5 @@ jq -r '
    "  \(.name | .[0:22] | . + " " * (22 - length)) \(.recv_pps | floor) pps  (\(.recv_pps / $base * 100 | floor)% of bare veth)  \(.cpu_us_per_pkt * 10 | floor / 10) us CPU/pkt"),
   "\nFailover under a 20 kpps stream (far end of one link down):",
   (.results[] | select(.kind == "failover") |
-   "  \(.name | .[0:30] | . + " " * (30 - length)) lost \(.lost)  longest gap \(.max_gap_us // 0 | floor) us  (beyond the sender: \(.max_excess_gap_us // 0 | floor) us)")
+   "  \(.name | .[0:30] | . + " " * (30 - length)) lost \(.lost)  longest gap \(.max_gap_us // 0 | floor) us  (beyond the sender: \(.max_excess_gap_us // 0 | floor) us); within 5 ms of the failure \(.max_gap_near_fault_us // 0 | floor) us (the path: \(.max_excess_gap_near_fault_us // 0 | floor) us)")
 ' "$OUT"
