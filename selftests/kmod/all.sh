@@ -5,24 +5,24 @@
 # inside the VM by selftests/run (or natively by selftests/vm/native);
 # MPLANE_KO names the module built for the running kernel.
 #
-# The quick profile (the debug kernel) runs device and lifecycle
-# (traffic, deletion and rmmod under load, 200 enslave cycles): the
-# module's setup and teardown paths, under KASAN, lockdep and kmemleak.
-# netlink.sh's policies and extack texts run on the release kernels;
-# on the debug kernel they cost two minutes of make check's 25.
-# datapath.sh and
-# failover.sh assert on packet counts at 20 kpps, which a KASAN guest
-# under TCG cannot send; they run on the release kernels.
+# The quick profile (the debug kernel) runs device, lifecycle
+# (traffic, deletion and rmmod under load, 200 enslave cycles) and a share
+# of datapath, failover, sampler and telemetry (their QUICK_TESTS): the
+# module's paths under KASAN, lockdep and kmemleak, at the rates a KASAN
+# guest under TCG can send.  netlink.sh's policies and extack texts run
+# on the release kernels.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rc=0
 if [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; then
-	scripts="device lifecycle"
+	scripts="device lifecycle datapath failover sampler telemetry"
 else
 	scripts=$(cd "$here" && ls ./*.sh | sed 's|^\./||; s|\.sh$||' | grep -vx all)
 fi
 for t in $scripts; do
 	echo "# $t.sh on $(uname -r)"
+	start=$SECONDS
 	bash "$here/$t.sh" || rc=1
+	echo "# $t.sh took $((SECONDS - start)) s"
 done
 # Leave the kernel as we found it, so that leaks show in kmemleak.
 rmmod mplane 2>/dev/null

@@ -8,17 +8,22 @@
 source "$(dirname "$0")/../lib/lib.sh"
 source "$(dirname "$0")/../lib/mplane.sh"
 
+# The debug kernel (quick) cannot send 20 kpps under TCG.
 RATE=20000
+quick && RATE=2000
 
 # stream SECONDS: start a paced 8-flow stream ha -> hb in the background,
 # with its receiver; results land in $TMPDIR/mp-recv.json after wait.
+# b1 (plane 1 at hb) is the receiver's watched link: its failure is a
+# fault of the stream, lost packets or not.
 stream() {
 	local secs=$1 count=$((RATE * $1)) ready=$TMPDIR/mp-ready.$$
 	rm -f "$ready"
 	ip netns exec "$hb" "$MPLANECTL" -j traffic recv --expect $((count / 8)) \
-		--idle 2 --timeout $((secs + 30)) --ready-file "$ready" \
+		--idle 2 --timeout $((secs + 30)) --watch-link b1 --ready-file "$ready" \
 		>"$TMPDIR/mp-recv.json" &
-	busywait 5000 test -e "$ready" || fail "receiver not ready"
+	# A debug guest busy with probes takes seconds to start it.
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
 	ip netns exec "$ha" "$MPLANECTL" traffic send $MP_B4 --count "$count" \
 		--rate $RATE --flows 8 >/dev/null &
 }
@@ -33,29 +38,49 @@ warm() {
 	"$MPLANECTL" -n "$ha" link set mp0 policy "$1"
 }
 
+# The outage of one carrier failure: the stream's loss, and its gaps near
+# the failure (the holes it left, and b1 going down: traffic recv
+# --watch-link).  Away from the failure, a TCG guest stalls for several
+# ms now and then, whatever the path does, and near it a stall of the
+# host is as likely as anywhere: a trial whose outage is long is tried
+# again, up to 3 times.  A path that held packets at failover would be
+# slow in every trial.
+#
+# The outage is the longest gap near the failure, under 1 ms.  The debug
+# kernel sends a tenth of the rate, where two lost packets alone make a
+# gap of 1.5 ms, and its own jitter is a scheduler tick (1 ms) and more:
+# there the path's part of that gap (the excess) must stay under 5 ms,
+# far from the 100 ms of a bond's MII polling.
 test_carrier_failover() {
-	local lost gap excess
+	local trial lost gap excess outage limit=1000
+	quick && limit=5000
 	mp_pair 2
-	warm spray
-	stream 2
-	sleep 1
-	# The far end of plane 1 goes away: a1 loses carrier at once.
-	ip -n "$hb" link set b1 down
-	wait
-	lost=$(recv_field lost) gap=$(recv_field max_gap_us)
-	excess=$(recv_field max_excess_gap_us)
-	log "carrier failover at $RATE pps: lost $lost, longest gap ${gap} us" \
-		"(after seq $(recv_field max_gap_after_seq) of flow" \
-		"$(recv_field max_gap_after_flow)), longest gap beyond the" \
-		"sender's own ${excess} us (after seq" \
-		"$(recv_field max_excess_gap_after_seq)); failover near seq $((RATE / 8))"
-	assert_le "packets lost" "$lost" 2
-	# A TCG guest stalls for ~15 ms now and then, failover or not, so the
-	# sub-millisecond goal is measured by `make bench` against a run
-	# without failover; here the gap must only be far from a blackout.
-	assert_le "gap caused by the path (us)" "${excess%.*}" 50000
-	assert_eq "plane 1" "$(mp_state "$ha" 1)" down
-	assert_ge "failovers" "$(mp_pstat "$ha" 1 failovers)" 1
+	"$MPLANECTL" -n "$ha" link set mp0 holddown 0
+	for trial in 1 2 3; do
+		warm spray
+		stream 2
+		sleep 1
+		# The far end of plane 1 goes away: a1 loses carrier at once.
+		ip -n "$hb" link set b1 down
+		wait
+		lost=$(recv_field lost) gap=$(recv_field max_gap_near_fault_us)
+		excess=$(recv_field max_excess_gap_near_fault_us)
+		log "carrier failover at $RATE pps, trial $trial: lost $lost;" \
+			"within 5 ms of the failure: longest gap $gap us, of" \
+			"which the path's $excess us; anywhere: longest gap" \
+			"$(recv_field max_gap_us) us, the path's" \
+			"$(recv_field max_excess_gap_us) us"
+		assert_le "packets lost" "$lost" 2
+		assert_eq "plane 1" "$(mp_state "$ha" 1)" down
+		assert_ge "failovers" "$(mp_pstat "$ha" 1 failovers)" "$trial"
+		assert_ge "b1 going down seen" "$(recv_field link_changes)" 1
+		outage=$gap
+		quick && outage=$excess
+		[ "${outage%.*}" -ge $limit ] || return 0
+		ip -n "$hb" link set b1 up
+		busywait 3000 mp_state_is "$ha" 1 up || fail "plane 1 not back"
+	done
+	fail "the outage at failover was over $limit us in 3 trials"
 }
 
 test_holddown_then_readmit() {
@@ -122,7 +147,7 @@ test_state_changes_are_announced() {
 	"$MPLANECTL" -n "$ha" link set mp0 holddown 0
 	"$MPLANECTL" -n "$ha" -j link monitor mp0 --count 2 --timeout 20 \
 		--ready-file "$ready" >"$out" &
-	busywait 5000 test -e "$ready" || fail "monitor not ready"
+	busywait 30000 test -e "$ready" || fail "monitor not ready"
 	ip -n "$hb" link set b1 down
 	busywait 3000 mp_state_is "$ha" 1 down || fail "plane 1 not down"
 	ip -n "$hb" link set b1 up
@@ -132,6 +157,10 @@ test_state_changes_are_announced() {
 	assert_eq "second change" "$(jq -rs '.[1].state' "$out")" up
 }
 
+# The debug kernel's share: carrier loss under a stream, the probes'
+# timers, and the notifications.
+QUICK_TESTS="test_carrier_failover test_silent_failure_probes
+	test_state_changes_are_announced"
 ktap_run test_carrier_failover test_holddown_then_readmit \
 	test_silent_failure_probes test_admin_drain_and_down \
 	test_state_changes_are_announced
