@@ -93,7 +93,8 @@ bench: deps-quiet
 	$(Q)bash $(ROOT)/bench/record.sh
 	$(Q)bash $(ROOT)/bench/sampler_bpf.sh | tee $(BUILD)/bench/sampler_bpf.txt
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
-		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh'
+		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh; \
+		 bash $(ROOT)/bench/telemetry.sh; bash $(ROOT)/bench/sampler_kmod.sh'
 
 clean:
 	rm -rf $(BUILD)

@@ -40,20 +40,22 @@ warm() {
 
 # The outage of one carrier failure: the stream's loss, and its gaps near
 # the failure (the holes it left, and b1 going down: traffic recv
-# --watch-link).  Away from the failure, a TCG guest stalls for several
-# ms now and then, whatever the path does, and near it a stall of the
-# host is as likely as anywhere: a trial whose outage is long is tried
-# again, up to 3 times.  A path that held packets at failover would be
-# slow in every trial.
+# --watch-link).  Of the longest gap there, the path's part (the excess:
+# the gap less the sender's own between the same two packets) must be
+# under 1 ms.  The rest is the sender's: on a 2-vCPU TCG guest it shares
+# the CPUs with the command that takes the link down, and stalls for
+# 0.5-0.8 ms then; with 2 packets lost at most, the holes add 150 us.
 #
-# The outage is the longest gap near the failure, under 1 ms.  The debug
-# kernel sends a tenth of the rate, where two lost packets alone make a
-# gap of 1.5 ms, and its own jitter is a scheduler tick (1 ms) and more:
-# there the path's part of that gap (the excess) must stay under 5 ms,
-# far from the 100 ms of a bond's MII polling.
+# Away from the failure a TCG guest stalls for several ms now and then,
+# whatever the path does, and near it a stall of the host is as likely as
+# anywhere: a trial whose outage is long is tried again, up to 3 times.
+# A path that held packets at failover would be slow in every trial.
+# The debug kernel sends at a tenth of the rate and its own jitter is a
+# few scheduler ticks (1-4 ms seen): there the limit is 10 ms, still far
+# from the 100 ms of a bond's MII polling.
 test_carrier_failover() {
-	local trial lost gap excess outage limit=1000
-	quick && limit=5000
+	local trial lost gap excess limit=1000
+	quick && limit=10000
 	mp_pair 2
 	"$MPLANECTL" -n "$ha" link set mp0 holddown 0
 	for trial in 1 2 3; do
@@ -74,13 +76,11 @@ test_carrier_failover() {
 		assert_eq "plane 1" "$(mp_state "$ha" 1)" down
 		assert_ge "failovers" "$(mp_pstat "$ha" 1 failovers)" "$trial"
 		assert_ge "b1 going down seen" "$(recv_field link_changes)" 1
-		outage=$gap
-		quick && outage=$excess
-		[ "${outage%.*}" -ge $limit ] || return 0
+		[ "${excess%.*}" -ge $limit ] || return 0
 		ip -n "$hb" link set b1 up
 		busywait 3000 mp_state_is "$ha" 1 up || fail "plane 1 not back"
 	done
-	fail "the outage at failover was over $limit us in 3 trials"
+	fail "the path's gap at failover was over $limit us in 3 trials"
 }
 
 test_holddown_then_readmit() {
@@ -101,16 +101,23 @@ test_holddown_then_readmit() {
 
 test_silent_failure_probes() {
 	local lost interval=2000
+	# Probes every 2 ms keep a KASAN guest under TCG too busy to start
+	# the stream's receiver.
+	quick && interval=20000
 	mp_pair 2
 	warm spray
 	"$MPLANECTL" -n "$ha" link set mp0 peers $MP_B4 \
 		probe-interval $interval probe-misses 3
 	slowwait 5 mp_pstat_ge "$ha" 1 probes_sent 20 || fail "no probes sent"
 	assert_eq "plane 1 answered" "$(mp_state "$ha" 1)" up
+	# The qdisc before the stream: creating it turns static keys on in
+	# the transmit path, and under TCG patching code that another vCPU
+	# runs can oops on the int3 of the patching (seen on 6.12 in
+	# __dev_queue_xmit), which is the emulator's doing, not mplane's.
+	tc -n "$hb" qdisc add dev b1 clsact
 	stream 2
 	sleep 1
 	# Carrier stays up; plane 1 silently eats everything towards hb.
-	tc -n "$hb" qdisc add dev b1 clsact
 	tc -n "$hb" filter add dev b1 ingress pref 1 matchall action drop
 	wait
 	lost=$(recv_field lost)
