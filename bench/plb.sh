@@ -92,5 +92,5 @@ jq -r '
    "  \(.name | .[0:22] | . + " " * (22 - length)) \(.recv_pps | floor) pps  (\(.recv_pps / $base * 100 | floor)% of bare veth)  \(.cpu_us_per_pkt * 10 | floor / 10) us CPU/pkt"),
   "\nFailover under a 20 kpps stream (far end of one link down):",
   (.results[] | select(.kind == "failover") |
-   "  \(.name | .[0:30] | . + " " * (30 - length)) lost \(.lost)  longest gap \(.max_gap_us // 0 | floor) us  (beyond the sender: \(.max_excess_gap_us // 0 | floor) us); within 5 ms of the failure \(.max_gap_near_fault_us // 0 | floor) us (the path: \(.max_excess_gap_near_fault_us // 0 | floor) us)")
+   "  \(.name | .[0:30] | . + " " * (30 - length)) lost \(.lost)  longest gap \(.max_gap_us // 0 | floor) us  (beyond the sender: \(.max_excess_gap_us // 0 | floor) us); within 5 ms of the failure \(if .max_gap_near_fault_us then "\(.max_gap_near_fault_us | floor) us (the path: \(.max_excess_gap_near_fault_us | floor) us)" else "-" end)")
 ' "$OUT"
