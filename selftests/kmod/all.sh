@@ -5,9 +5,9 @@
 # inside the VM by selftests/run (or natively by selftests/vm/native);
 # MPLANE_KO names the module built for the running kernel.
 #
-# The quick profile (the debug kernel) runs device, lifecycle
-# (traffic, deletion and rmmod under load, 200 enslave cycles) and a share
-# of datapath, failover, sampler and telemetry (their QUICK_TESTS): the
+# The quick profile (the debug kernel) runs lifecycle (traffic, deletion
+# and rmmod under load, 200 enslave cycles) and a share of device,
+# datapath, failover, sampler and telemetry (their QUICK_TESTS): the
 # module's paths under KASAN, lockdep and kmemleak, at the rates a KASAN
 # guest under TCG can send.  netlink.sh's policies and extack texts run
 # on the release kernels.
