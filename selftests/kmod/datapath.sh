@@ -117,8 +117,10 @@ test_ethtool_stats() {
 test_policy_change_under_traffic_loses_nothing() {
 	local out
 	mp_pair 2
-	ip netns exec "$hb" "$MPLANECTL" -j traffic recv --expect 4000 --idle 2 \
-		--timeout 30 --ready-file /tmp/mp-ready >/tmp/mp-recv.json &
+	# It stops at the last packet; the idle limit only ends a stream that
+	# lost some, and must outlast the debug guest's stalls of seconds.
+	ip netns exec "$hb" "$MPLANECTL" -j traffic recv --expect 4000 --count 4000 \
+		--idle 10 --timeout 120 --ready-file /tmp/mp-ready >/tmp/mp-recv.json &
 	busywait 30000 test -e /tmp/mp-ready || fail "receiver not ready"
 	ip netns exec "$ha" "$MPLANECTL" traffic send $MP_B4 --count 4000 \
 		--rate 4000 >/dev/null &
