@@ -46,6 +46,16 @@ _mp_rail() {
 	echo "route add $peer6/128 via fe80::$peer:$i dev $rail metric $((100 + i))"
 }
 
+# _mp_side N RAIL SELF PEER ME4 ME6 PEER4 PEER6: the batch lines of one
+# host, mp0 and its N rails RAIL0..
+_mp_side() {
+	local n=$1 rail=$2 self=$3 peer=$4 i
+	_mp_host "$5" "$6" "$7" "$8"
+	for ((i = 0; i < n; i++)); do
+		_mp_rail "$rail$i" "$self" "$peer" "$i" "$7" "$8"
+	done
+}
+
 # _mp_batch NS: run the ip batch on stdin in NS (the root namespace when
 # NS is empty).
 _mp_batch() {
@@ -60,18 +70,8 @@ mp_pair() {
 		echo "link add a$i netns $ha address 02:00:00:00:0a:0$i type veth" \
 			"peer name b$i netns $hb address 02:00:00:00:0b:0$i"
 	done | _mp_batch "" || return 1
-	{
-		_mp_host $MP_A4 $MP_A6 $MP_B4 $MP_B6
-		for ((i = 0; i < n; i++)); do
-			_mp_rail "a$i" 1 2 "$i" $MP_B4 $MP_B6
-		done
-	} | _mp_batch "$ha" || return 1
-	{
-		_mp_host $MP_B4 $MP_B6 $MP_A4 $MP_A6
-		for ((i = 0; i < n; i++)); do
-			_mp_rail "b$i" 2 1 "$i" $MP_A4 $MP_A6
-		done
-	} | _mp_batch "$hb" || return 1
+	_mp_side "$n" a 1 2 $MP_A4 $MP_A6 $MP_B4 $MP_B6 | _mp_batch "$ha" || return 1
+	_mp_side "$n" b 2 1 $MP_B4 $MP_B6 $MP_A4 $MP_A6 | _mp_batch "$hb" || return 1
 }
 
 # mp_json NS: `mplanectl -j link show mp0` in NS.
