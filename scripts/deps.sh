@@ -16,6 +16,8 @@ PACKAGES=(
 	linux-image-6.12.117+deb12-amd64 linux-headers-6.12.117+deb12-amd64
 	# network tools and real clients
 	iproute2 ethtool iputils-ping iperf3 sockperf jq procps
+	# loadable sleep/mktemp/rm for the test helpers (selftests/lib/lib.sh)
+	bash-builtins
 	# telemetry export's tests: a real client and a real Prometheus parser
 	curl python3-prometheus-client
 )

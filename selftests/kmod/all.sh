@@ -5,16 +5,14 @@
 # inside the VM by selftests/run (or natively by selftests/vm/native);
 # MPLANE_KO names the module built for the running kernel.
 #
-# The quick profile (the debug kernel) runs lifecycle (traffic, deletion
-# and rmmod under load, 200 enslave cycles) and a share of device,
-# datapath, failover, sampler and telemetry (their QUICK_TESTS): the
-# module's paths under KASAN, lockdep and kmemleak, at the rates a KASAN
-# guest under TCG can send.  netlink.sh's policies and extack texts run
-# on the release kernels.
+# The quick profile (the debug kernel) runs the datapath's scripts whole
+# (device, netlink, lifecycle, datapath, failover) at the rates a KASAN
+# guest under TCG can send, and a share of the telemetry's (sampler and
+# telemetry: their QUICK_TESTS).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rc=0
 if [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; then
-	scripts="device lifecycle datapath failover sampler telemetry"
+	scripts="device netlink lifecycle datapath failover sampler telemetry"
 else
 	scripts=$(cd "$here" && ls ./*.sh | sed 's|^\./||; s|\.sh$||' | grep -vx all)
 fi

@@ -472,18 +472,6 @@ test_rmmod_with_devices() {
 	ip -n "$a" link set r0 master mp0
 }
 
-# The debug kernel's share: every path that allocates, moves or frees a
-# device or a plane, and the refusals (their error paths must free what
-# they took).  Attribute round trips and the carrier's plane state are
-# netlink and state logic, the same on every kernel (failover.sh's share
-# follows a carrier there too).
-QUICK_TESTS="test_create_up_down_delete test_xmit_drops test_enslave_release
-	test_refuse_loopback test_refuse_itself test_refuse_mplane
-	test_refuse_not_ethernet test_refuse_too_many_planes
-	test_already_enslaved test_move_from_bridge_and_mplane
-	test_rail_moved_to_other_netns test_device_stays_in_netns
-	test_refuse_address test_rail_deleted test_delete_with_planes
-	test_rmmod_with_devices"
 ktap_run \
 	test_create_up_down_delete \
 	test_xmit_drops \

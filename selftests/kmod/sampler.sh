@@ -51,7 +51,7 @@ samples() {
 		$INST/trace
 }
 
-now_us() { echo $(($(date +%s%N) / 1000)); }
+now_us() { echo "${EPOCHREALTIME/./}"; }
 
 # check_series FILE PLANE LO HI: PLANE has LO..HI samples in FILE, and
 # its tx_bytes never go down.

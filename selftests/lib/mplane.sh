@@ -27,6 +27,7 @@ mplane_load() {
 # _mp_host ME4 ME6 PEER4 PEER6: the batch lines of one host's mp0.
 _mp_host() {
 	local me4=$1 me6=$2 peer4=$3 peer6=$4
+	echo "link set lo up"
 	echo "link add mp0 type mplane ${MP_SETTINGS:-}"
 	echo "addr add $me4/32 dev mp0"
 	echo "addr add $me6/128 dev mp0 nodad"
@@ -65,7 +66,7 @@ _mp_batch() {
 mp_pair() {
 	local n=$1 i
 	mplane_load
-	setup_ns ha hb
+	setup_ns_nolo ha hb
 	for ((i = 0; i < n; i++)); do
 		echo "link add a$i netns $ha address 02:00:00:00:0a:0$i type veth" \
 			"peer name b$i netns $hb address 02:00:00:00:0b:0$i"

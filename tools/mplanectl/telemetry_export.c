@@ -18,11 +18,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <microhttpd.h>
 
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_feed.h"
+#include "mp_http.h"
 #include "mp_out.h"
 #include "mp_run.h"
 #include "mplanectl.h"
@@ -34,6 +34,7 @@
 #define CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
 struct exporter {
+	const struct mp_http *http;
 	pthread_mutex_t lock;
 	struct mp_tm tm;
 	bool from_file;		/* a capture's final state, not live */
@@ -368,20 +369,22 @@ static void render(FILE *f, struct exporter *x)
 
 /* HTTP */
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+static enum MHD_Result reply(const struct mp_http *http,
+			     struct MHD_Connection *c, unsigned int status,
 			     char *body, size_t len, const char *type)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	r = http->create_response_from_buffer(len, body,
+					      MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+	http->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = http->queue_response(c, status, r);
+	http->destroy_response(r);
 	return ret;
 }
 
@@ -400,11 +403,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	(void)upload_size;
 	(void)req_cls;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+		return reply(x->http, c, MHD_HTTP_METHOD_NOT_ALLOWED,
 			     strdup("only GET\n"), 9, "text/plain");
 	if (strcmp(url, "/metrics")) {
 		body = strdup("mplane telemetry: the metrics are at /metrics\n");
-		return reply(c, strcmp(url, "/") ? MHD_HTTP_NOT_FOUND :
+		return reply(x->http, c, strcmp(url, "/") ? MHD_HTTP_NOT_FOUND :
 			     MHD_HTTP_OK, body, body ? strlen(body) : 0,
 			     "text/plain");
 	}
@@ -419,7 +422,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		free(body);
 		return MHD_NO;
 	}
-	return reply(c, MHD_HTTP_OK, body, len, CONTENT_TYPE);
+	return reply(x->http, c, MHD_HTTP_OK, body, len, CONTENT_TYPE);
 }
 
 /* The listening socket, its address in @where; -MP_EXIT_* when it
@@ -560,10 +563,10 @@ static struct MHD_Daemon *start_http(int fd, struct exporter *x)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
-			     handle, x, MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_CONNECTION_TIMEOUT, 10U,
-			     MHD_OPTION_END);
+	d = x->http->start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL,
+				  NULL, handle, x, MHD_OPTION_LISTEN_SOCKET,
+				  fd, MHD_OPTION_CONNECTION_TIMEOUT, 10U,
+				  MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return d;
 }
@@ -580,6 +583,9 @@ int telemetry_export_main(int argc, char **argv)
 	ret = parse(argc, argv, &a);
 	if (ret)
 		return ret;
+	x.http = mp_http_load();
+	if (!x.http)
+		return MP_EXIT_ERR;
 	if (mp_tm_init(&x.tm, &a.tm)) {
 		mp_err("out of memory");
 		return MP_EXIT_ERR;
@@ -621,7 +627,7 @@ int telemetry_export_main(int argc, char **argv)
 	fflush(stdout);
 	ret = a.from ? (wait_for_signal(), MP_EXIT_OK) :
 		       run_live(&x, &a.feed);
-	MHD_stop_daemon(d);
+	x.http->stop_daemon(d);
 	close(fd);
 	mp_tm_free(&x.tm);
 	return ret;
