@@ -77,7 +77,7 @@ test_top_text_names_the_slow_uplink() {
 	grep -Eq "^p0l0/s\* .*ASYMMETRIC" "$TMPD/top.txt" ||
 		fail "p0l0's uplinks not marked ASYMMETRIC: $(grep '^p0l0' "$TMPD/top.txt")"
 	grep -Eq "^p0l0/s[01] .*SLOW" "$TMPD/top.txt" ||
-		fail "the idle uplink not named SLOW"
+		fail "the idle uplink not named SLOW: $(grep '^p0l0' "$TMPD/top.txt")"
 }
 
 test_top_refuses_bad_options() {
