@@ -23,7 +23,7 @@ TOOLS_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 \
 TOOLS_STATIC	:= libbpf json-c
 TOOLS_LDLIBS	:= -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs-only-l \
 		     $(TOOLS_STATIC)) -Wl,-Bdynamic \
-		   $(shell $(PKG_CONFIG) --libs libmnl) -lpthread
+		   $(shell $(PKG_CONFIG) --libs libmnl)
 
 LIBMP		:= $(TOOLS_OUT)/libmp.a
 LIBMP_OBJS	:= $(patsubst $(ROOT)/tools/%.c,$(TOOLS_OUT)/%.o, \

@@ -9,7 +9,7 @@ source "$(dirname "$0")/../lib/lib.sh"
 source "$(dirname "$0")/../lib/mplane.sh"
 
 # 1000 cycles everywhere, the debug kernel's KASAN, lockdep and kmemleak
-# included (about 45 s there); its streams are shorter (quick).
+# included (41-108 s there under TCG); its streams are shorter (quick).
 CYCLES=${MPLANE_TEST_CYCLES:-1000} STREAM_S=3
 quick && STREAM_S=1
 
