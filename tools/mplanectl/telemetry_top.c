@@ -44,13 +44,27 @@ static int to_model(void *data, unsigned int kind, unsigned int source,
 	return err;
 }
 
-/* A plane always shows; a port or rail only once it carried something. */
+static bool entity_slow(const struct mp_tm *tm, const struct mp_tm_entity *e)
+{
+	struct mp_tm_symmetry sym;
+
+	if (e->group < 0)
+		return false;
+	mp_tm_symmetry(tm, e->group, MP_TM_BW_WINDOW, &sym);
+	return mp_tm_slow(tm, &sym, e, MP_TM_BW_WINDOW);
+}
+
+/*
+ * A plane always shows; a port or rail once it carried something, or when
+ * it is a slow member of its group: a port left idle next to a busy one
+ * is what the symmetry table is about, so it must have a row to point at.
+ */
 static bool shown(const struct top *t, const struct mp_tm_entity *e)
 {
 	if (e->kind == MP_TM_COUNTER)
 		return false;
 	return t->all || e->kind == MP_TM_PLANE || e->tx_bytes.total ||
-	       e->q_last || e->ecn_events;
+	       e->q_last || e->ecn_events || entity_slow(&t->tm, e);
 }
 
 static const char *q_text(const struct mp_hist *h, uint32_t ppm, char *buf,
@@ -93,16 +107,6 @@ static void slow_names(const struct mp_tm *tm, unsigned int g,
 		n += snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
 			      e->name);
 	}
-}
-
-static bool entity_slow(const struct mp_tm *tm, const struct mp_tm_entity *e)
-{
-	struct mp_tm_symmetry sym;
-
-	if (e->group < 0)
-		return false;
-	mp_tm_symmetry(tm, e->group, MP_TM_BW_WINDOW, &sym);
-	return mp_tm_slow(tm, &sym, e, MP_TM_BW_WINDOW);
 }
 
 static void show_text(const struct top *t, double interval_s)
@@ -227,7 +231,7 @@ static void top_help(void)
 "  -f, --fabric PREFIX   of the fabrics' rings only those of PREFIX\n"
 "      --poll-hz N       poll link counters at N Hz (default 0: off)\n"
 "      --threshold X     max/mean that marks a group (default 1.25)\n"
-"  -a, --all             list idle ports too\n"
+"  -a, --all             list idle ports too (a slow one always shows)\n"
 "  -h, --help            show this help\n"
 "\n"
 "With -j, one JSON object per refresh, one per line.\n"
