@@ -185,15 +185,24 @@ static __always_inline bool port_up(__u32 ifindex)
 	return cfg && cfg->up;
 }
 
-/* The up member with the emptiest queue; ties are broken at random, so
- * that an idle fabric still spreads a flow packet by packet. */
-static __always_inline int pick_emptiest(const struct mplane_nh_group *g,
-					 __u32 in_ifindex, __u64 now)
+/*
+ * The up member with the emptiest queue; ties are broken at random, so
+ * that an idle fabric still spreads a flow packet by packet.  A global
+ * function, which the verifier checks once on its own: inlined, its
+ * eight-way loop was walked again on every path into it, and the ingress
+ * program took 259k verified instructions (two seconds per switch to
+ * load under TCG).
+ */
+__noinline int pick_emptiest(const struct mplane_nh_group *g,
+			     __u32 in_ifindex, __u64 now)
 {
 	__u64 best_q = ~0ULL, q;
-	__u32 ties = 0, i, count = g->count;
+	__u32 ties = 0, i, count;
 	int best = -1;
 
+	if (!g)
+		return -1;
+	count = g->count;
 	if (count > MPLANE_NH_MAX)
 		count = MPLANE_NH_MAX;
 	for (i = 0; i < MPLANE_NH_MAX; i++) {
