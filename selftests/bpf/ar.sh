@@ -25,15 +25,48 @@ trap 'fabric_cleanup' EXIT
 mpx() { "$MPLANECTL" "$@"; }
 in_node() { local node=$1; shift; ip netns exec "$FAB-$node" "$@"; }
 
-# uplink_tx PORT: packets uplink PORT (s0, s1) of p0l0 has sent so far.
-uplink_tx() {
-	mpx -j bpf status --fabric "$FAB" p0l0 |
-		jq --arg p "$1" '.switches[0].ports[] | select(.port == $p) | .tx_packets'
+# snap [NODE...]: the fabric's 'bpf status' (or NODE's) into P, keyed
+# NODE/PORT/COLUMN (TX_PKTS, CE_MARK, AR_FWD, SWITCHES, UP, ...).  It reads
+# the text table: jq costs half a second per run in a VM under TCG, and
+# the tests read counters before and after every flow.
+declare -A P
+snap() {
+	local f cols=() i
+	P=()
+	while read -r -a f; do
+		if [ "${f[0]}" = NODE ]; then
+			cols=("${f[@]}")
+			continue
+		fi
+		for ((i = 2; i < ${#f[@]}; i++)); do
+			P[${f[0]}/${f[1]}/${cols[i]}]=${f[i]}
+		done
+	done <<<"$(mpx bpf status --fabric "$FAB" "$@")"
+	[ ${#P[@]} -gt 0 ] || fail "bpf status --fabric $FAB $*: nothing read"
 }
 
-port_counter() {	# NODE PORT COUNTER
-	mpx -j bpf status --fabric "$FAB" "$1" |
-		jq --arg p "$2" --arg c "$3" '.switches[0].ports[] | select(.port == $p) | .[$c]'
+# uplinks COLUMN: p0l0's s0 and s1 values of COLUMN, as "S0 S1".
+uplinks() {
+	snap p0l0
+	echo "${P[p0l0/s0/$1]} ${P[p0l0/s1/$1]}"
+}
+
+# fabric_sum COLUMN / fabric_max COLUMN: over every port of every switch.
+fabric_sum() {
+	local k sum=0
+	snap
+	for k in "${!P[@]}"; do
+		[[ $k == */"$1" ]] && sum=$((sum + P[$k]))
+	done
+	echo $sum
+}
+fabric_max() {
+	local k max=0
+	snap
+	for k in "${!P[@]}"; do
+		[[ $k == */"$1" ]] && [ "${P[$k]}" -gt $max ] && max=${P[$k]}
+	done
+	echo $max
 }
 
 # send_flow N RATE [ARGS...]: one UDP flow of N packets from h0 to h3,
@@ -49,7 +82,9 @@ send_flow() {
 		--rate "$rate" --size 200 "$@" >/dev/null ||
 		fail "traffic send"
 	wait $! || true
-	jq '.received' "$TMPD/recv.json"
+	[[ $(<"$TMPD/recv.json") =~ \"received\":([0-9]+) ]] ||
+		fail "traffic recv printed no count: $(cat "$TMPD/recv.json")"
+	echo "${BASH_REMATCH[1]}"
 }
 
 attach() { mpx bpf attach --fabric "$FAB" "$@" >/dev/null || fail "attach $*"; }
@@ -57,10 +92,12 @@ attach() { mpx bpf attach --fabric "$FAB" "$@" >/dev/null || fail "attach $*"; }
 test_ecmp_keeps_one_flow_on_one_spine() {
 	local s0 s1 got
 	attach --policy ecmp
-	s0=$(uplink_tx s0) s1=$(uplink_tx s1)
+	snap p0l0
+	s0=${P[p0l0/s0/TX_PKTS]} s1=${P[p0l0/s1/TX_PKTS]}
 	got=$(send_flow 1000 2000)
 	assert_eq "received" "$got" 1000
-	s0=$(($(uplink_tx s0) - s0)) s1=$(($(uplink_tx s1) - s1))
+	snap p0l0
+	s0=$((P[p0l0/s0/TX_PKTS] - s0)) s1=$((P[p0l0/s1/TX_PKTS] - s1))
 	log "ecmp: s0 $s0, s1 $s1"
 	assert_ge "packets on one uplink" $((s0 > s1 ? s0 : s1)) 1000
 	assert_le "packets on the other" $((s0 > s1 ? s1 : s0)) 5
@@ -69,17 +106,19 @@ test_ecmp_keeps_one_flow_on_one_spine() {
 test_ar_spreads_one_flow_over_both_spines() {
 	local s0 s1 sw got
 	attach --policy ar
-	s0=$(uplink_tx s0) s1=$(uplink_tx s1)
-	sw=$(port_counter p0l0 s0 path_switches)
+	snap p0l0
+	s0=${P[p0l0/s0/TX_PKTS]} s1=${P[p0l0/s1/TX_PKTS]}
+	sw=${P[p0l0/s0/SWITCHES]}
 	got=$(send_flow 1000 2000)
 	assert_eq "received" "$got" 1000
-	s0=$(($(uplink_tx s0) - s0)) s1=$(($(uplink_tx s1) - s1))
+	snap p0l0
+	s0=$((P[p0l0/s0/TX_PKTS] - s0)) s1=$((P[p0l0/s1/TX_PKTS] - s1))
 	log "ar: s0 $s0, s1 $s1"
 	# Idle queues tie, and ties go at random: about half each.
 	assert_ge "packets on s0" "$s0" 300
 	assert_ge "packets on s1" "$s1" 300
-	assert_ge "path switches on s0" "$(port_counter p0l0 s0 path_switches)" $((sw + 100))
-	assert_ge "forwarded by ar on s0" "$(port_counter p0l0 s0 ar_forwarded)" 300
+	assert_ge "path switches on s0" "${P[p0l0/s0/SWITCHES]}" $((sw + 100))
+	assert_ge "forwarded by ar on s0" "${P[p0l0/s0/AR_FWD]}" 300
 }
 
 # A burst arrives back to back: well inside a 20 ms flowlet gap, so it
@@ -88,9 +127,11 @@ test_flowlet_keeps_a_burst_together() {
 	local b s0 s1 d0 d1 used0=0 used1=0
 	attach --policy flowlet --flowlet-gap 20000
 	for b in 1 2 3 4 5 6; do
-		s0=$(uplink_tx s0) s1=$(uplink_tx s1)
+		snap p0l0
+		s0=${P[p0l0/s0/TX_PKTS]} s1=${P[p0l0/s1/TX_PKTS]}
 		assert_eq "burst $b received" "$(send_flow 200 4000)" 200
-		d0=$(($(uplink_tx s0) - s0)) d1=$(($(uplink_tx s1) - s1))
+		snap p0l0
+		d0=$((P[p0l0/s0/TX_PKTS] - s0)) d1=$((P[p0l0/s1/TX_PKTS] - s1))
 		log "burst $b: s0 $d0, s1 $d1"
 		assert_eq "burst $b on one uplink" $((d0 > d1 ? d0 : d1)) 200
 		[ "$d0" -gt 0 ] && used0=1
@@ -112,15 +153,19 @@ test_down_port_gets_nothing() {
 	wait $pid || true
 	jq -e 'select(.type == "port_state" and .up == 0)' "$TMPD/ev.json" >/dev/null ||
 		fail "no port_state event for s1 going down: $(cat "$TMPD/ev.json")"
-	assert_eq "s1 up in the map" "$(port_counter p0l0 s1 up)" false
-	s1=$(uplink_tx s1)
+	# The JSON view once, the text table everywhere else.
+	assert_eq "s1 up in the map" "$(mpx -j bpf status --fabric "$FAB" p0l0 |
+		jq '.switches[0].ports[] | select(.port == "s1") | .up')" false
+	snap p0l0
+	s1=${P[p0l0/s1/TX_PKTS]}
 	got=$(send_flow 1000 2000)
-	sent=$(uplink_tx s1)
+	snap p0l0
+	sent=${P[p0l0/s1/TX_PKTS]}
 	# Up again before any assertion, so that later tests find it up.
 	ip -n "$FAB-p0l0" link set s1 up
 	assert_eq "received" "$got" 1000
 	assert_eq "packets sent by the down s1" "$sent" "$s1"
-	slowwait 5 [ "$(port_counter p0l0 s1 up)" = true ] || fail "s1 not back up"
+	slowwait 5 [ "$(uplinks UP)" = "up up" ] || fail "s1 not back up"
 }
 
 # The router's duties: TTL 2 from h0 leaves p0l0 (ar) with TTL 1, and the
@@ -131,21 +176,12 @@ test_ttl_expiry_and_ipv6() {
 	out=$(in_node h0 ping -c 1 -W 2 -t 2 $H3 2>&1 || true)
 	echo "$out" | grep -q "Time to live exceeded" ||
 		fail "no time exceeded: $out"
-	fwd=$(( $(port_counter p0l0 s0 ar_forwarded) + $(port_counter p0l0 s1 ar_forwarded) ))
+	snap p0l0
+	fwd=$((P[p0l0/s0/AR_FWD] + P[p0l0/s1/AR_FWD]))
 	in_node h0 ping -6 -c 5 -i 0.2 -W 2 $H3_6 >/dev/null || fail "IPv6 ping"
+	snap p0l0
 	assert_ge "IPv6 packets forwarded by ar" \
-		$(( $(port_counter p0l0 s0 ar_forwarded) + $(port_counter p0l0 s1 ar_forwarded) )) \
-		$((fwd + 5))
-}
-
-# fabric_sum COUNTER / fabric_max COUNTER: over every port of every switch.
-fabric_sum() {
-	mpx -j bpf status --fabric "$FAB" |
-		jq --arg c "$1" '[.switches[].ports[][$c]] | add'
-}
-fabric_max() {
-	mpx -j bpf status --fabric "$FAB" |
-		jq --arg c "$1" '[.switches[].ports[][$c]] | max'
+		$((P[p0l0/s0/AR_FWD] + P[p0l0/s1/AR_FWD])) $((fwd + 5))
 }
 
 # Incast: h0 and h1 each send 39 Mbit/s of ECT(0) to h3 through 50 Mbit/s
@@ -155,23 +191,23 @@ fabric_max() {
 test_ecn_marks_only_when_queue_builds() {
 	local m h
 	attach --policy ecmp --kmin 3000 --kmax 30000 --pmax 50
-	m=$(fabric_sum ce_marked)
+	m=$(fabric_sum CE_MARK)
 	send_flow 500 1000 --tos 0x02 >/dev/null
-	assert_eq "CE marks under the rate" "$(fabric_sum ce_marked)" "$m"
+	assert_eq "CE marks under the rate" "$(fabric_sum CE_MARK)" "$m"
 	for h in h0 h1; do
 		in_node $h "$MPLANECTL" traffic send "$H3:9999" --count 7000 \
 			--rate 3500 --size 1400 --tos 0x02 >/dev/null 2>&1 &
 	done
 	wait
-	log "CE marks $(( $(fabric_sum ce_marked) - m )), highest queue" \
-		"$(fabric_max queue_hwm_bytes) bytes"
-	assert_ge "CE marks over the rate" "$(fabric_sum ce_marked)" $((m + 50))
-	assert_ge "queue high-water (bytes)" "$(fabric_max queue_hwm_bytes)" 30000
+	log "CE marks $(( $(fabric_sum CE_MARK) - m )), highest queue" \
+		"$(fabric_max QUEUE_HWM) bytes"
+	assert_ge "CE marks over the rate" "$(fabric_sum CE_MARK)" $((m + 50))
+	assert_ge "queue high-water (bytes)" "$(fabric_max QUEUE_HWM)" 30000
 }
 
 # Queue samples every 10 packets reach the reader, in time order.
 test_events_in_time_order() {
-	local pid
+	local pid n sorted
 	attach --policy ar --sample-packets 10
 	mpx -j events --fabric "$FAB" --type queue_sample --count 50 --duration 10 \
 		>"$TMPD/ev.json" 2>"$TMPD/ev.err" &
@@ -179,9 +215,10 @@ test_events_in_time_order() {
 	sleep 0.5
 	send_flow 1000 2000 >/dev/null
 	wait $pid || true
-	assert_eq "queue samples read" "$(jq -s length "$TMPD/ev.json")" 50
-	jq -s -e '[.[].ts_ns] as $t | $t == ($t | sort)' "$TMPD/ev.json" >/dev/null ||
-		fail "timestamps out of order"
+	jq_read "$(<"$TMPD/ev.json")" '[., inputs] |
+		length, ([.[].ts_ns] as $t | $t == ($t | sort))' n sorted
+	assert_eq "queue samples read" "$n" 50
+	assert_eq "timestamps in order" "$sorted" true
 }
 
 # Detach takes only ar's filters: another tool's filter stays.
@@ -204,26 +241,28 @@ test_detach_leaves_foreign_filters() {
 # h3, and M CNPs back, through ar's switches; hostacct on both rails
 # counts them exactly.  The switches forward RoCEv2 like any UDP.
 test_roce_counted_exactly_across_fabric() {
-	local n=300 m=40 st
+	local n=300 m=40 in ce cnp out
 	attach --policy ar
 	# -n, not ip netns exec: that remounts /sys, hiding the pins.
 	mpx -n "$FAB-h3" bpf attach --prog hostacct r0 || fail "hostacct h3"
 	mpx -n "$FAB-h0" bpf attach --prog hostacct r0 || fail "hostacct h0"
 	# Nobody listens on 4791, so some sends meet the ICMP port
 	# unreachable of an earlier one and fail: count what went out.
-	n=$(in_node h0 "$MPLANECTL" -j traffic send "$H3" --roce 0x77 --ecn ce \
-		--count $n --rate 2000 2>/dev/null | jq .sent)
-	m=$(in_node h3 "$MPLANECTL" -j traffic send 10.100.0.2 --cnp 0x77 \
-		--count $m --rate 2000 2>/dev/null | jq .sent)
+	n=$(json_num "$(in_node h0 "$MPLANECTL" -j traffic send "$H3" --roce 0x77 \
+		--ecn ce --count $n --rate 2000 2>/dev/null)" sent)
+	m=$(json_num "$(in_node h3 "$MPLANECTL" -j traffic send 10.100.0.2 \
+		--cnp 0x77 --count $m --rate 2000 2>/dev/null)" sent)
 	assert_ge "RoCEv2 packets sent" "$n" 200
 	assert_ge "CNPs sent" "$m" 20
-	st=$(mpx -n "$FAB-h3" -j bpf status --prog hostacct r0)
-	assert_eq "h3 RoCEv2 packets in" "$(jq .ingress.roce_packets <<<"$st")" $n
-	assert_eq "h3 RoCEv2 CE in" "$(jq .ingress.roce_ce <<<"$st")" $n
-	assert_eq "h3 CNPs out" "$(jq .egress.cnp <<<"$st")" $m
-	st=$(mpx -n "$FAB-h0" -j bpf status --prog hostacct r0)
-	assert_eq "h0 CNPs in" "$(jq .ingress.cnp <<<"$st")" $m
-	assert_eq "h0 RoCEv2 packets out" "$(jq .egress.roce_packets <<<"$st")" $n
+	jq_read "$(mpx -n "$FAB-h3" -j bpf status --prog hostacct r0)" \
+		'.ingress.roce_packets, .ingress.roce_ce, .egress.cnp' in ce cnp
+	assert_eq "h3 RoCEv2 packets in" "$in" $n
+	assert_eq "h3 RoCEv2 CE in" "$ce" $n
+	assert_eq "h3 CNPs out" "$cnp" $m
+	jq_read "$(mpx -n "$FAB-h0" -j bpf status --prog hostacct r0)" \
+		'.ingress.cnp, .egress.roce_packets' cnp out
+	assert_eq "h0 CNPs in" "$cnp" $m
+	assert_eq "h0 RoCEv2 packets out" "$out" $n
 	mpx -n "$FAB-h3" bpf detach --prog hostacct r0
 	mpx -n "$FAB-h0" bpf detach --prog hostacct r0
 }

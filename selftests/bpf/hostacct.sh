@@ -42,15 +42,17 @@ attach() {
 	local ns=$1 dev=$2
 	shift 2
 	"$MPLANECTL" -n "$ns" bpf attach --prog hostacct "$@" "$dev" || return
-	st "$ns" "$dev" .pin >>"$TMPD/pins"
+	st "$ns" "$dev"
+	echo "${S[pin]}" >>"$TMPD/pins"
 }
 
-# st NS DEV JQ : one value of 'bpf status --prog hostacct -j'.
-st() { "$MPLANECTL" -n "$1" -j bpf status --prog hostacct "$2" | jq -r "$3"; }
-
-# qp NS DEV QPN DIR FIELD : a field of one QP's row.
-qp() {
-	st "$1" "$2" ".qps[] | select(.qpn == $(($3)) and .dir == \"$4\") | .$5"
+# st NS DEV : DEV's 'bpf status --prog hostacct -j' into S, flat (see
+# json_flat): S[ingress.packets], and each QP's row under qps.QPN.DIR with
+# QPN in decimal.  One read for all the assertions that follow it.
+declare -A S
+st() {
+	json_flat S "$("$MPLANECTL" -n "$1" -j bpf status --prog hostacct "$2")" \
+		'.qps = ([.qps[] | {key: "\(.qpn).\(.dir)", value: .}] | from_entries)'
 }
 
 # receiver NS PORT : a 'traffic recv' that absorbs what is sent to PORT,
@@ -77,7 +79,7 @@ stop_receivers() {
 send() {
 	local ns=$1 sent
 	shift
-	sent=$("$MPLANECTL" -n "$ns" -j traffic send "$@" | jq -r .sent)
+	sent=$(json_num "$("$MPLANECTL" -n "$ns" -j traffic send "$@")" sent)
 	assert_eq "traffic send $*: sent" "$sent" "${*: -1:1}"
 }
 
@@ -85,6 +87,15 @@ send() {
 roce_round() {
 	send "$a" 10.99.0.2 --roce $QP --ecn ce --ackreq-every $ACKREQ -r 5000 -c $N
 	send "$b" 10.99.0.1 --cnp $CNP_QP -r 5000 -c $M
+}
+
+# no_bad_input DEV : the last st read nothing malformed or truncated.
+no_bad_input() {
+	local dir
+	for dir in ingress egress; do
+		assert_eq "$1 $dir malformed" "${S[$dir.malformed]}" 0
+		assert_eq "$1 $dir truncated" "${S[$dir.truncated]}" 0
+	done
 }
 
 # (a) RoCEv2, CNPs, ECT(0) UDP and one TCP exchange, counted exactly.
@@ -101,44 +112,43 @@ test_counts_exact() {
 	ip netns exec "$a" bash -c 'exec 3<>/dev/tcp/10.99.0.2/7' 2>/dev/null || true
 	stop_receivers
 
-	assert_eq "b ingress attached" "$(st "$b" vb .ingress.attached)" tc
-	assert_eq "b ingress packets" "$(st "$b" vb .ingress.packets)" $((N + U + 1))
-	assert_eq "b ingress roce_packets" "$(st "$b" vb .ingress.roce_packets)" $N
-	assert_eq "b ingress roce_ce" "$(st "$b" vb .ingress.roce_ce)" $N
-	assert_eq "b ingress ecn_ce" "$(st "$b" vb .ingress.ecn_ce)" $N
-	assert_eq "b ingress udp_ce" "$(st "$b" vb .ingress.udp_ce)" $N
-	assert_eq "b ingress ect" "$(st "$b" vb .ingress.ect)" $U
-	assert_eq "b ingress tcp_ce" "$(st "$b" vb .ingress.tcp_ce)" 0
-	assert_eq "b ingress cnp" "$(st "$b" vb .ingress.cnp)" 0
-	assert_eq "b egress cnp" "$(st "$b" vb .egress.cnp)" $M
-	assert_eq "b egress packets" "$(st "$b" vb .egress.packets)" $((M + 1))
-	assert_eq "a ingress cnp" "$(st "$a" va .ingress.cnp)" $M
-	assert_eq "a ingress roce_packets" "$(st "$a" va .ingress.roce_packets)" $M
-	assert_eq "a egress roce_packets" "$(st "$a" va .egress.roce_packets)" $N
-	assert_eq "a egress roce_ce" "$(st "$a" va .egress.roce_ce)" $N
-	for side in "$a va" "$b vb"; do
-		# shellcheck disable=SC2086
-		set -- $side
-		assert_eq "$2 malformed" "$(st "$1" "$2" '.ingress.malformed + .egress.malformed')" 0
-		assert_eq "$2 truncated" "$(st "$1" "$2" '.ingress.truncated + .egress.truncated')" 0
-	done
-
-	assert_eq "b QP packets" "$(qp "$b" vb $QP ingress packets)" $N
-	assert_eq "b QP ecn_ce" "$(qp "$b" vb $QP ingress ecn_ce)" $N
-	assert_eq "b QP ack_req" "$(qp "$b" vb $QP ingress ack_req)" $((N / ACKREQ))
-	assert_eq "b QP last_psn" "$(qp "$b" vb $QP ingress last_psn)" $((N - 1))
-	assert_eq "b CNP QP cnp" "$(qp "$b" vb $CNP_QP egress cnp)" $M
-	assert_eq "a CNP QP cnp" "$(qp "$a" va $CNP_QP ingress cnp)" $M
-	assert_eq "a QP egress packets" "$(qp "$a" va $QP egress packets)" $N
+	local qp=$((QP)) cnp_qp=$((CNP_QP))
+	st "$b" vb
+	assert_eq "b ingress attached" "${S[ingress.attached]}" tc
+	assert_eq "b ingress packets" "${S[ingress.packets]}" $((N + U + 1))
+	assert_eq "b ingress roce_packets" "${S[ingress.roce_packets]}" $N
+	assert_eq "b ingress roce_ce" "${S[ingress.roce_ce]}" $N
+	assert_eq "b ingress ecn_ce" "${S[ingress.ecn_ce]}" $N
+	assert_eq "b ingress udp_ce" "${S[ingress.udp_ce]}" $N
+	assert_eq "b ingress ect" "${S[ingress.ect]}" $U
+	assert_eq "b ingress tcp_ce" "${S[ingress.tcp_ce]}" 0
+	assert_eq "b ingress cnp" "${S[ingress.cnp]}" 0
+	assert_eq "b egress cnp" "${S[egress.cnp]}" $M
+	assert_eq "b egress packets" "${S[egress.packets]}" $((M + 1))
+	assert_eq "b QP packets" "${S[qps.$qp.ingress.packets]}" $N
+	assert_eq "b QP ecn_ce" "${S[qps.$qp.ingress.ecn_ce]}" $N
+	assert_eq "b QP ack_req" "${S[qps.$qp.ingress.ack_req]}" $((N / ACKREQ))
+	assert_eq "b QP last_psn" "${S[qps.$qp.ingress.last_psn]}" $((N - 1))
+	assert_eq "b CNP QP cnp" "${S[qps.$cnp_qp.egress.cnp]}" $M
 	# Each CNP was an event at both ends; nothing reads, nothing drops.
-	assert_eq "b events" "$(st "$b" vb .events.produced)" $M
-	assert_eq "b events dropped" "$(st "$b" vb .events.dropped)" 0
+	assert_eq "b events" "${S[events.produced]}" $M
+	assert_eq "b events dropped" "${S[events.dropped]}" 0
+	no_bad_input vb
+
+	st "$a" va
+	assert_eq "a ingress cnp" "${S[ingress.cnp]}" $M
+	assert_eq "a ingress roce_packets" "${S[ingress.roce_packets]}" $M
+	assert_eq "a egress roce_packets" "${S[egress.roce_packets]}" $N
+	assert_eq "a egress roce_ce" "${S[egress.roce_ce]}" $N
+	assert_eq "a CNP QP cnp" "${S[qps.$cnp_qp.ingress.cnp]}" $M
+	assert_eq "a QP egress packets" "${S[qps.$qp.egress.packets]}" $N
+	no_bad_input va
 }
 
 # (b) ingress moved to XDP: the counters carry on (pins), and a second
 # round adds exactly what the first did.
 test_xdp_counts_same() {
-	local bytes1 bytes2
+	local bytes1
 
 	topo
 	attach "$a" va
@@ -146,25 +156,26 @@ test_xdp_counts_same() {
 	receiver "$b" 4791
 	receiver "$a" 4791
 	roce_round
-	bytes1=$(st "$b" vb .ingress.roce_bytes)
+	st "$b" vb
+	bytes1=${S[ingress.roce_bytes]}
 	attach "$b" vb --xdp
-	assert_eq "ingress hook" "$(st "$b" vb .ingress.attached)" xdp
-	assert_eq "egress hook" "$(st "$b" vb .egress.attached)" tc
+	assert_eq "ingress hook" "${S[ingress.attached]}" xdp
+	assert_eq "egress hook" "${S[egress.attached]}" tc
 	ip -n "$b" link show vb | grep -q "prog/xdp" || fail "no XDP program on vb"
 	[ "$(tc -n "$b" filter show dev vb ingress | grep -c "pref $HOSTACCT_PREF")" = 0 ] ||
 		fail "tc ingress filter left after the move to XDP"
 	roce_round
 	stop_receivers
-	bytes2=$(st "$b" vb .ingress.roce_bytes)
-	assert_eq "xdp roce_packets" "$(st "$b" vb .ingress.roce_packets)" $((2 * N))
-	assert_eq "xdp roce_ce" "$(st "$b" vb .ingress.roce_ce)" $((2 * N))
-	assert_eq "xdp roce_bytes" "$bytes2" $((2 * bytes1))
-	assert_eq "xdp QP packets" "$(qp "$b" vb $QP ingress packets)" $((2 * N))
-	assert_eq "egress cnp" "$(st "$b" vb .egress.cnp)" $((2 * M))
+	st "$b" vb
+	assert_eq "xdp roce_packets" "${S[ingress.roce_packets]}" $((2 * N))
+	assert_eq "xdp roce_ce" "${S[ingress.roce_ce]}" $((2 * N))
+	assert_eq "xdp roce_bytes" "${S[ingress.roce_bytes]}" $((2 * bytes1))
+	assert_eq "xdp QP packets" "${S[qps.$((QP)).ingress.packets]}" $((2 * N))
+	assert_eq "egress cnp" "${S[egress.cnp]}" $((2 * M))
 	# And back to tc: XDP is left.
 	attach "$b" vb
 	ip -n "$b" link show vb | grep -q "prog/xdp" && fail "XDP program left on vb"
-	assert_eq "ingress hook back" "$(st "$b" vb .ingress.attached)" tc
+	assert_eq "ingress hook back" "${S[ingress.attached]}" tc
 }
 
 # (c) status -j and text both parse; pins are there and owner-only.
@@ -179,7 +190,7 @@ test_status_and_pins() {
 		fail "status text has no counters"
 	ino=$(ip netns exec "$b" stat -L -c %i /proc/self/ns/net)
 	dir=/sys/fs/bpf/mplane/dev/$ino/vb
-	assert_eq "pin dir" "$(st "$b" vb .pin)" "$dir"
+	assert_eq "pin dir" "${S[pin]}" "$dir"
 	for f in mp_rail_acct mp_qp_acct mp_events mp_event_stats; do
 		[ -e "$dir/$f" ] || fail "no pin $dir/$f"
 		assert_eq "mode of $f" "$(stat -c %a "$dir/$f")" 600
@@ -208,7 +219,8 @@ test_detach_only_ours() {
 	tc -n "$b" filter show dev vb ingress | grep -q "pref 50000 u32" ||
 		fail "foreign filter removed"
 	assert_eq "pktcount kept" "$("$MPLANECTL" -n "$b" -j bpf status vb | jq -r .ingress.attached)" true
-	assert_eq "status after detach" "$(st "$b" vb .ingress.attached)" false
+	st "$b" vb
+	assert_eq "status after detach" "${S[ingress.attached]}" false
 	# Nothing left: detaching again is not an error.
 	"$MPLANECTL" -n "$b" bpf detach --prog hostacct vb
 }
@@ -240,11 +252,12 @@ test_stale_pins() {
 	receiver "$b" 4791
 	send "$a" 10.99.0.2 --roce $QP -r 5000 -c 3
 	stop_receivers
-	assert_eq "before" "$(st "$b" vb .ingress.roce_packets)" 3
+	st "$b" vb
+	assert_eq "before" "${S[ingress.roce_packets]}" 3
 	ip -n "$b" link del vb
 	veth_pair "$a" va "$b" vb
 	attach "$b" vb
-	assert_eq "after re-creation" "$(st "$b" vb .ingress.roce_packets)" 0
+	assert_eq "after re-creation" "${S[ingress.roce_packets]}" 0
 }
 
 # The share that the VM kernels run by default (selftests/kmod/bpf.sh).

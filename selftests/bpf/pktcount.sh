@@ -27,8 +27,10 @@ topo() { veth_hosts "$@"; }
 
 pings() { ip netns exec "$a" ping -q -c "$1" -i 0.01 -W 1 10.99.0.2 >/dev/null; }
 
-# status FIELD : one field of 'bpf status -j vb', e.g. ingress.ipv4.packets
-status() { mpctl -j bpf status vb | jq -r ".$1"; }
+# st : read 'bpf status -j vb' into S, flat (see json_flat), for the
+# assertions that follow: S[ingress.ipv4.packets].
+declare -A S
+st() { json_flat S "$(mpctl -j bpf status vb)"; }
 
 # our_filters HOOK : how many mplane filters the hook holds
 our_filters() {
@@ -50,12 +52,13 @@ test_counts_exact() {
 	topo static
 	mpctl bpf attach vb
 	pings 10
+	st
 	for dir in ingress egress; do
-		assert_eq "$dir attached" "$(status $dir.attached)" true
-		assert_eq "$dir ipv4 packets" "$(status $dir.ipv4.packets)" 10
-		assert_eq "$dir ipv4 bytes" "$(status $dir.ipv4.bytes)" $((10 * PING_LEN))
+		assert_eq "$dir attached" "${S[$dir.attached]}" true
+		assert_eq "$dir ipv4 packets" "${S[$dir.ipv4.packets]}" 10
+		assert_eq "$dir ipv4 bytes" "${S[$dir.ipv4.bytes]}" $((10 * PING_LEN))
 		for class in ipv6 arp other; do
-			assert_eq "$dir $class packets" "$(status $dir.$class.packets)" 0
+			assert_eq "$dir $class packets" "${S[$dir.$class.packets]}" 0
 		done
 	done
 }
@@ -68,11 +71,12 @@ test_arp_counted() {
 	topo
 	mpctl bpf attach vb
 	pings 1
+	st
 	for dir in ingress egress; do
-		n=$(status $dir.arp.packets)
+		n=${S[$dir.arp.packets]}
 		assert_ge "$dir arp packets" "$n" 1
-		assert_eq "$dir arp bytes" "$(status $dir.arp.bytes)" $((n * ARP_LEN))
-		assert_eq "$dir ipv4 packets" "$(status $dir.ipv4.packets)" 1
+		assert_eq "$dir arp bytes" "${S[$dir.arp.bytes]}" $((n * ARP_LEN))
+		assert_eq "$dir ipv4 packets" "${S[$dir.ipv4.packets]}" 1
 	done
 }
 
@@ -91,14 +95,16 @@ test_foreign_filter_kept() {
 		u32 match u32 0 0 action mirred egress mirror dev vm0
 	before=$(ip -n "$b" -s -j link show vm0 | jq '.[0].stats64.tx.packets')
 	pings 10
-	assert_eq "mplane ingress ipv4" "$(status ingress.ipv4.packets)" 10
+	st
+	assert_eq "mplane ingress ipv4" "${S[ingress.ipv4.packets]}" 10
 	assert_eq "mirrored by the foreign filter" \
 		"$(ip -n "$b" -s -j link show vm0 | jq '.[0].stats64.tx.packets')" \
 		$((before + 10))
 
 	mpctl bpf detach vb
 	assert_eq "mplane filters left" "$(our_filters ingress)" 0
-	assert_eq "ingress attached" "$(status ingress.attached)" false
+	st
+	assert_eq "ingress attached" "${S[ingress.attached]}" false
 	tc -n "$b" filter show dev vb ingress | grep -q "pref 50000 u32" ||
 		fail "detach removed the foreign filter"
 }
@@ -111,11 +117,12 @@ test_attach_idempotent() {
 	pings 5
 	mpctl bpf attach vb
 	pings 5
+	st
 	assert_eq "ingress filters" "$(our_filters ingress)" 1
 	assert_eq "egress filters" "$(our_filters egress)" 1
-	assert_eq "ingress ipv4 packets" "$(status ingress.ipv4.packets)" 10
-	assert_eq "egress ipv4 packets" "$(status egress.ipv4.packets)" 10
-	assert_eq "one map for both hooks" "$(status ingress.map_id)" "$(status egress.map_id)"
+	assert_eq "ingress ipv4 packets" "${S[ingress.ipv4.packets]}" 10
+	assert_eq "egress ipv4 packets" "${S[egress.ipv4.packets]}" 10
+	assert_eq "one map for both hooks" "${S[ingress.map_id]}" "${S[egress.map_id]}"
 }
 
 # (e) detach where nothing is attached is a silent no-op; detach leaves
@@ -128,11 +135,13 @@ test_detach_idle() {
 	assert_eq "detach, nothing attached: exit" "$rc" 0
 	assert_eq "detach, nothing attached: stderr" "$ERR" ""
 	mpctl bpf attach --ingress vb
-	assert_eq "egress attached" "$(status egress.attached)" false
+	st
+	assert_eq "egress attached" "${S[egress.attached]}" false
 	mpctl bpf detach vb
 	run_rc rc mpctl bpf detach vb
 	assert_eq "second detach: exit" "$rc" 0
-	assert_eq "ingress attached" "$(status ingress.attached)" false
+	st
+	assert_eq "ingress attached" "${S[ingress.attached]}" false
 	tc -n "$b" qdisc show dev vb | grep -q clsact || fail "clsact qdisc removed"
 }
 
@@ -160,7 +169,8 @@ test_netns() {
 
 	topo
 	mpctl bpf attach vb
-	assert_eq "attached in b" "$(status ingress.attached)" true
+	st
+	assert_eq "attached in b" "${S[ingress.attached]}" true
 	run_rc rc "$MPLANECTL" -n "$a" bpf status vb
 	assert_eq "vb from namespace a: exit" "$rc" 1
 	run_rc rc "$MPLANECTL" -n "${b}-none" bpf status vb
@@ -182,7 +192,8 @@ test_slot_taken() {
 	run_rc rc mpctl bpf attach vb
 	assert_eq "attach: exit" "$rc" 1
 	echo "$ERR" | grep -q "vb: egress: .* not mplane's" || fail "attach: message '$ERR'"
-	assert_eq "ingress left untouched" "$(status ingress.attached)" false
+	st
+	assert_eq "ingress left untouched" "${S[ingress.attached]}" false
 	mpctl bpf detach vb
 	tc -n "$b" filter show dev vb egress | grep -q "handle 0x4d50 .*bytecode" ||
 		fail "the foreign filter is gone"

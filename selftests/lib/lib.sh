@@ -120,22 +120,41 @@ no_ipv6() {
 		net.ipv6.conf.default.disable_ipv6=1
 }
 
-# mac NS IF : the MAC address of IF.
-mac() { ip -n "$1" -j link show "$2" | jq -r '.[0].address'; }
-
-# veth_hosts [static] : namespaces a and b (their names in $a and $b)
-# joined by va--vb, 10.99.0.1 and .2/24, IPv6 off.  With "static",
-# permanent neighbour entries keep ARP off the link, so counts are exact.
+# veth_hosts [static] [ipv6] : namespaces a and b (their names in $a and
+# $b) joined by va--vb, 10.99.0.1 and .2/24, IPv6 off.  With "static",
+# permanent neighbour entries keep ARP off the link, so counts are exact;
+# with "ipv6", IPv6 stays on and fd00:99::1 and ::2/64 are added too.
+# The MAC addresses are fixed, so the entries need no lookup.
+VA_MAC=02:99:00:00:00:01
+VB_MAC=02:99:00:00:00:02
 veth_hosts() {
+	local opts=" $* "
+
 	setup_ns a b
-	no_ipv6 "$a"
-	no_ipv6 "$b"
-	veth_pair "$a" va "$b" vb
-	ip -n "$a" addr add 10.99.0.1/24 dev va
-	ip -n "$b" addr add 10.99.0.2/24 dev vb
-	[ "${1:-}" = static ] || return 0
-	ip -n "$a" neigh replace 10.99.0.2 lladdr "$(mac "$b" vb)" dev va nud permanent
-	ip -n "$b" neigh replace 10.99.0.1 lladdr "$(mac "$a" va)" dev vb nud permanent
+	if [[ $opts != *" ipv6 "* ]]; then
+		no_ipv6 "$a"
+		no_ipv6 "$b"
+	fi
+	ip link add va netns "$a" address $VA_MAC type veth \
+		peer name vb netns "$b" address $VB_MAC || return 1
+	_veth_host "$a" va 1 2 $VB_MAC "$opts"
+	_veth_host "$b" vb 2 1 $VA_MAC "$opts"
+}
+
+# _veth_host NS DEV N PEER_N PEER_MAC OPTS : one side of veth_hosts, in one
+# ip process.
+_veth_host() {
+	local ns=$1 dev=$2 n=$3 peer=$4 peer_mac=$5 opts=$6
+	{
+		echo "link set $dev up"
+		echo "addr add 10.99.0.$n/24 dev $dev"
+		[[ $opts == *" ipv6 "* ]] && echo "addr add fd00:99::$n/64 dev $dev nodad"
+		[[ $opts == *" static "* ]] || return 0
+		echo "neigh replace 10.99.0.$peer lladdr $peer_mac dev $dev nud permanent"
+		[[ $opts == *" ipv6 "* ]] &&
+			echo "neigh replace fd00:99::$peer lladdr $peer_mac dev $dev nud permanent"
+		return 0
+	} | ip -n "$ns" -batch -
 }
 
 # link_rate NS IF RATE [BURST] : limit egress of IF to RATE with tbf.
@@ -179,6 +198,37 @@ quick() { [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; }
 assert_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
 assert_ge() { [ "$2" -ge "$3" ] || fail "$1: got $2, want >= $3"; }
 assert_le() { [ "$2" -le "$3" ] || fail "$1: got $2, want <= $3"; }
+
+# Reading JSON: jq takes half a second to start in a VM under TCG, and
+# tests read many counters, so they read many values per jq run or none.
+#
+# json_num JSON KEY: the number after the first "KEY": in JSON.  For flat
+# objects, such as the one line of 'mplanectl -j traffic send'.
+json_num() {
+	[[ $1 =~ \"$2\":(-?[0-9]+) ]] || { echo "# no number \"$2\" in: $1" >&2; return 1; }
+	echo "${BASH_REMATCH[1]}"
+}
+
+# json_flat ARRAY JSON [FILTER]: ARRAY (an associative array) gets every
+# scalar of JSON, or of what FILTER makes of it, keyed by its path joined
+# with dots: ingress.packets, qps.0.qpn.
+json_flat() {
+	local -n _flat=$1
+	local k v
+	_flat=()
+	while IFS='=' read -r k v; do
+		[ -z "$k" ] || _flat[$k]=$v
+	done <<<"$(jq -r "${3:-.}"' | paths(type | . != "object" and . != "array") as $p |
+		"\($p | map(tostring) | join("."))=\(getpath($p))"' <<<"$2")"
+}
+
+# jq_read JSON FILTER VAR...: one jq run; the values FILTER prints, one
+# per line (say '.a, .b'), go into VAR... in order.
+jq_read() {
+	local json=$1 filter=$2
+	shift 2
+	IFS=$'\n' read -r -d '' "$@" <<<"$(jq -r "$filter" <<<"$json")" || true
+}
 
 # expect_fail_msg WHAT REGEX CMD... : CMD must fail and its stderr must match
 # REGEX (extack messages are printed by iproute2 on stderr).
