@@ -43,6 +43,7 @@ help:
 include bpf/bpf.mk
 include tools/tools.mk
 include selftests/bpf/fixtures.mk
+include selftests/kmod/helpers.mk
 include selftests/unit/unit.mk
 
 # The dependency step is cheap when nothing is missing, so every entry

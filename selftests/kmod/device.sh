@@ -25,99 +25,24 @@ need_mplane() {
 	mplane_load || fail "cannot load $MPLANE_KO"
 }
 
-need_python() {
-	command -v python3 >/dev/null || skip "python3 is needed to read mplane attributes"
-}
-
-# A raw rtnetlink client, since iproute2 does not know the mplane
-# attributes.  Run in a namespace:
+# mpnl NS ARGS... : raw rtnetlink requests (selftests/kmod/mpnl.c), since
+# iproute2 does not know the mplane attributes:
 #   info DEV...           print DEV.plane_count=N, or DEV.plane_id=N,
 #                         DEV.plane_state=N and DEV.plane_reason=N
 #   setlink DEV ATTR N    send IFLA_INFO_DATA {ATTR: u32 N} for DEV
 #   newlink DEV ATTR N    the same, creating DEV
 #   setslave DEV ATTR N   send IFLA_INFO_SLAVE_DATA {ATTR: u32 N}
 # On an error it prints "Error: EXTACK" and exits 1.
-MPLANE_NL_PY=$(cat <<'EOF'
-import socket, struct, sys
+MPNL=$MPLANE_BUILD/mpnl
+mpnl() { "$MPNL" "$@"; }
 
-IFLA_IFNAME, IFLA_LINKINFO = 3, 18
-INFO_KIND, INFO_DATA, INFO_SLAVE_DATA = 1, 2, 5
-NLM_F_REQUEST, NLM_F_ACK, NLM_F_EXCL, NLM_F_CREATE = 1, 4, 0x200, 0x400
-NLM_F_ACK_TLVS = 0x200
-ATTRS = {"count": 1, "flowlet-gap": 3, "plane-id": 1, "plane-load": 6}
-SLAVE = {1: "plane_id", 2: "plane_state", 3: "plane_reason"}
-
-def nla(kind, data):
-    n = 4 + len(data)
-    return struct.pack("HH", n, kind) + data + b"\0" * (-n % 4)
-
-def parse(buf):
-    out = {}
-    while len(buf) >= 4:
-        n, kind = struct.unpack_from("HH", buf)
-        if n < 4:
-            break
-        out[kind & 0x3fff] = buf[4:n]
-        buf = buf[(n + 3) & ~3:]
-    return out
-
-def talk(msg_type, flags, attrs):
-    sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
-    sk.setsockopt(270, 11, 1)   # NETLINK_EXT_ACK
-    sk.setsockopt(270, 10, 1)   # NETLINK_CAP_ACK
-    body = struct.pack("BBHiII", 0, 0, 0, 0, 0, 0) + attrs
-    sk.send(struct.pack("IHHII", 16 + len(body), msg_type, flags, 1, 0) + body)
-    reply = sk.recv(65536)
-    _, kind, rflags, _, _ = struct.unpack_from("IHHII", reply)
-    if kind != 2:               # NLMSG_ERROR
-        return reply[32:]
-    err = struct.unpack_from("i", reply, 16)[0]
-    if err:
-        tlv = parse(reply[36:]) if rflags & NLM_F_ACK_TLVS else {}
-        msg = tlv.get(1, b"").rstrip(b"\0").decode()
-        print("Error: %s (errno %d)" % (msg, -err), file=sys.stderr)
-        sys.exit(1)
-    return b""
-
-def info(name):
-    li = parse(parse(talk(18, NLM_F_REQUEST, nla(IFLA_IFNAME, name)))
-               .get(IFLA_LINKINFO, b""))
-    name = name.rstrip(b"\0").decode()
-    count = parse(li.get(INFO_DATA, b"")).get(1)
-    if count is not None:
-        print("%s.plane_count=%d" % (name, struct.unpack("I", count)[0]))
-    for kind, val in parse(li.get(INFO_SLAVE_DATA, b"")).items():
-        print("%s.%s=%d" % (name, SLAVE.get(kind, str(kind)),
-                            int.from_bytes(val, "little")))
-
-cmd, dev = sys.argv[1], sys.argv[2].encode() + b"\0"
-if cmd == "info":
-    for name in sys.argv[2:]:
-        info(name.encode() + b"\0")
-    sys.exit(0)
-data = nla(ATTRS[sys.argv[3]], struct.pack("I", int(sys.argv[4])))
-if cmd == "setslave":
-    info = nla(INFO_SLAVE_DATA, data)
-else:
-    info = nla(INFO_KIND, b"mplane\0") + nla(INFO_DATA, data)
-flags = NLM_F_REQUEST | NLM_F_ACK
-if cmd == "newlink":
-    flags |= NLM_F_CREATE | NLM_F_EXCL
-talk(16, flags, nla(IFLA_IFNAME, dev) + nla(IFLA_LINKINFO, info))
-EOF
-)
+need_mpnl() {
+	[ -x "$MPNL" ] || skip "$MPNL is not built (make tools)"
+}
 
 # The debug kernel under TCG takes over a second per exec, so helpers
 # parse with bash rather than with grep or sed, and set-up goes through
 # one "ip -batch" where it can.
-
-# mpnl NS ARGS... : the client above, in namespace NS.  -S skips
-# site.py, a second per run on the debug kernel.
-mpnl() {
-	local ns=$1
-	shift
-	ip netns exec "$ns" python3 -S -c "$MPLANE_NL_PY" "$@"
-}
 
 # nl_info NS DEV... : read the mplane attributes of DEVs into $nl_out.
 nl_info() {
@@ -181,8 +106,11 @@ enslave() {
 # mp_ns : a new namespace, named by $mpns, holding an mplane device mp0.
 mp_ns() {
 	need_mplane
-	setup_ns mpns
-	ip -n "$mpns" link add mp0 type mplane
+	setup_ns_nolo mpns
+	ipb "$mpns" <<-EOF
+		link set lo up
+		link add mp0 type mplane
+	EOF
 }
 
 test_create_up_down_delete() {
@@ -250,7 +178,7 @@ test_enslave_release() {
 }
 
 test_plane_attributes() {
-	need_python
+	need_mpnl
 	mp_ns
 	rails "$mpns" 0 1 2
 	enslave "$mpns" 0 1 2
@@ -285,7 +213,7 @@ plane_state_is() {
 }
 
 test_plane_state_follows_carrier() {
-	need_python
+	need_mpnl
 	mp_ns
 	rails "$mpns" 0
 	# Planes of a device that is down are down too (reason master-down).
@@ -354,15 +282,14 @@ test_refuse_too_many_planes() {
 # reached from iproute2: a second master takes the rail over, and the same
 # master again is a no-op.  These tests pin that behaviour down.
 test_already_enslaved() {
+	need_mpnl
 	mp_ns
 	rails "$mpns" 0
 	ip -n "$mpns" link set r0 master mp0
 	ip -n "$mpns" link set r0 master mp0
 	assert_eq "r0 master" "$(master_of "$mpns" r0)" mp0
-	if command -v python3 >/dev/null; then
-		nl_info "$mpns" mp0
-		assert_eq "plane count" "$(nl_val mp0 plane_count)" 1
-	fi
+	nl_info "$mpns" mp0
+	assert_eq "plane count" "$(nl_val mp0 plane_count)" 1
 }
 
 test_move_from_bridge_and_mplane() {
@@ -414,7 +341,7 @@ test_refuse_address() {
 }
 
 test_refuse_netlink_attrs() {
-	need_python
+	need_mpnl
 	mp_ns
 	rails "$mpns" 0
 	ip -n "$mpns" link set r0 master mp0
