@@ -27,8 +27,12 @@ test_vm_splat_fails_run() {
 
 test_vm_timeout() {
 	local rc=0
-	"$vmrun" --quiet --timeout 25 --out "$out" "$kernel" -- 'sleep 600' 2>/dev/null || rc=$?
+	rm -f "$out/slept"
+	# The guest boots in about 7 s: 12 s stops it in its sleep.
+	"$vmrun" --quiet --timeout 12 --out "$out" "$kernel" -- 'touch /tmp/results/slept; sleep 600' \
+		2>/dev/null || rc=$?
 	assert_eq "status on timeout" "$rc" 124
+	[ -e "$out/slept" ] || fail "the guest was stopped before it ran the command"
 }
 
 test_splat_re_matches() {
