@@ -8,11 +8,11 @@
 # The quick profile (the debug kernel) runs the datapath's scripts whole
 # (device, netlink, lifecycle, datapath, failover) at the rates a KASAN
 # guest under TCG can send, and a share of the telemetry's (sampler and
-# telemetry: their QUICK_TESTS).
+# telemetry) and of the BPF fabric's (bpf): their QUICK_TESTS.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rc=0
 if [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; then
-	scripts="device netlink lifecycle datapath failover sampler telemetry"
+	scripts="device netlink lifecycle datapath failover sampler telemetry bpf"
 else
 	scripts=$(cd "$here" && ls ./*.sh | sed 's|^\./||; s|\.sh$||' | grep -vx all)
 fi
