@@ -39,6 +39,8 @@ help:
 	@echo "Variables:"
 	@echo "  KERNELS='$(KERNELS)'  (6.1, 6.12, debug or a release string)"
 	@echo "  MPLANE_VM=1 force the VM even where modules load natively; V=1 verbose"
+	@echo "  MPLANE_VM_JOBS=N  VMs at once (default: one per core, 1-CPU guests on 2 cores)"
+	@echo "  MPLANE_TEST_BPF=fixtures  only the BPF fixtures in the VMs (quick check)"
 
 include bpf/bpf.mk
 include tools/tools.mk
