@@ -143,8 +143,10 @@ test_clean() {
 
 # (b) packets 100 and 101 taken away: exactly two lost, the others there,
 # with --expect and then from the holes alone.  The longest gap, after 99,
-# is asserted at 50 pps, where it is 60 ms against 20 ms: only a sender
-# stall of 40 ms could hide it.
+# is asserted at 25 pps, where it is 120 ms against 40 ms: a late packet
+# 99 shortens it by its delay, and a guest under TCG can stall 20 ms (a
+# 50 pps run once measured 43 ms instead of 60), so the bounds leave
+# 40 ms below and 80 ms above.
 test_induced_loss() {
 	topo
 	drop_seqs 100 101
@@ -163,20 +165,20 @@ test_induced_loss() {
 	assert_eq "stopped by" "$(get fast stopped_by)" idle
 
 	rx_start slow --idle 0.5
-	tx tx 10.99.0.2 --count 110 --rate 50
+	tx tx 10.99.0.2 --count 110 --rate 25
 	rx_wait slow
 	assert_eq "slow: lost (holes)" "$(get slow lost)" 2
 	assert_eq "slow: received" "$(get slow received)" 108
 	assert_eq "slow: longest gap after seq" "$(get slow max_gap_after_seq)" 99
 	assert_eq "slow: flow's longest gap after seq" \
 		"$(get slow flows.0.max_gap_after_seq)" 99
-	# The hole is the one gap near a fault: 60 ms, when the 5 ms window
+	# The hole is the one gap near a fault: 120 ms, when the 5 ms window
 	# holds only the arrival that closed it.
 	assert_eq "slow: holes" "$(get slow holes)" 1
 	assert_ge "slow: gap near the hole (us)" \
-		"$(get_int slow max_gap_near_fault_us)" 50000
+		"$(get_int slow max_gap_near_fault_us)" 80000
 	assert_le "slow: gap near the hole (us)" \
-		"$(get_int slow max_gap_near_fault_us)" 100000
+		"$(get_int slow max_gap_near_fault_us)" 200000
 }
 
 # (c) loss at the end of the stream is a hole that never closes: only
@@ -254,12 +256,18 @@ test_watch_link() {
 	ip -n "$b" link set w0 up
 	busywait 2000 eval 'ip -n "$b" -o link show w0 | grep -q LOWER_UP' ||
 		fail "w0 has no carrier"
-	rx_start watch --watch-link w0 --count 4000
-	tx tx 10.99.0.2 --count 4000 --rate 20000 &
+	rx_start watch --watch-link w0 --count 8000
+	tx tx 10.99.0.2 --count 8000 --rate 5000 &
 	txp=$!
 	sleep 0.05
 	# Its peer's down and up: w0 loses its carrier and gets it back.
+	# The kernel tells of a carrier change from its link watch, later:
+	# w1 goes up again only once w0's operstate shows the loss, or the
+	# news of it would carry the carrier back and be no change at all
+	# (seen in a 1-CPU guest).
 	ip -n "$b" link set w1 down
+	busywait 2000 eval '! ip -n "$b" -o link show w0 | grep -q "state UP"' ||
+		fail "w0's operstate still up"
 	ip -n "$b" link set w1 up
 	wait $txp || fail "sender"
 	rx_wait watch
