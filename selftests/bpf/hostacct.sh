@@ -260,7 +260,7 @@ test_stale_pins() {
 	assert_eq "after re-creation" "${S[ingress.roce_packets]}" 0
 }
 
-# The share that the VM kernels run by default (selftests/kmod/bpf.sh).
+# The share that the debug kernel runs (selftests/kmod/bpf.sh).
 QUICK_TESTS="test_counts_exact test_xdp_counts_same"
 ktap_run test_counts_exact test_xdp_counts_same test_status_and_pins \
 	test_detach_only_ours test_refusals test_stale_pins
