@@ -287,7 +287,8 @@ mpx fabric up --prefix "$FAB" --planes 2 --leaves 2 --spines 2 --hosts 4 \
 	--rate 50mbit >/dev/null 2>&1 || { echo "1..0 # SKIP fabric up failed"; exit 1; }
 # The share that the debug kernel runs (selftests/kmod/bpf.sh).
 QUICK_TESTS="test_ecmp_keeps_one_flow_on_one_spine
-	test_ar_spreads_one_flow_over_both_spines test_down_port_gets_nothing"
+	test_ar_spreads_one_flow_over_both_spines test_flowlet_keeps_a_burst_together
+	test_down_port_gets_nothing test_events_in_time_order"
 ktap_run test_ecmp_keeps_one_flow_on_one_spine \
 	test_ar_spreads_one_flow_over_both_spines \
 	test_flowlet_keeps_a_burst_together \

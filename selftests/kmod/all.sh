@@ -16,7 +16,7 @@
 # part N, --parts prints how many there are (1 in the full profile).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; then
-	parts=("device netlink bpf" "lifecycle datapath failover sampler telemetry")
+	parts=("netlink lifecycle sampler telemetry bpf" "device datapath failover")
 else
 	parts=("$(cd "$here" && ls ./*.sh | sed 's|^\./||; s|\.sh$||' | grep -vx all | xargs)")
 fi

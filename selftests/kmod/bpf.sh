@@ -14,17 +14,17 @@
 #   pktcount    the per-protocol counters
 #   traffic     the test sender and receiver (exact loss and gaps)
 #   mark        step marks on the events' clock
-#   telemetry   only its exact drop count of an overflowing ring
+#   telemetry   only its exact drop counts of an overflowing ring
 #
-# The debug kernel (MPLANE_TEST_PROFILE=quick) runs the fixtures and the
-# share that hostacct.sh and ar.sh name in QUICK_TESTS.
+# The debug kernel (MPLANE_TEST_PROFILE=quick) runs the fixtures, the
+# share that hostacct.sh, ar.sh and telemetry.sh name in QUICK_TESTS.
 # MPLANE_TEST_BPF=fixtures runs only the fixtures, for a quick check.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../bpf" && pwd)
 rc=0
 if [ "${MPLANE_TEST_BPF:-}" = fixtures ]; then
 	scripts="fixtures"
 elif [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; then
-	scripts="fixtures hostacct ar"
+	scripts="fixtures hostacct ar telemetry"
 else
 	scripts="fixtures hostacct ar fabric pktcount traffic mark telemetry"
 fi
@@ -32,7 +32,7 @@ for t in $scripts; do
 	echo "# bpf/$t.sh on $(uname -r)"
 	start=$SECONDS
 	if [ "$t" = telemetry ]; then
-		TESTS=test_drops_exact bash "$here/$t.sh" || rc=1
+		TESTS="test_drops_exact test_drops_exact_throttled" bash "$here/$t.sh" || rc=1
 	else
 		bash "$here/$t.sh" || rc=1
 	fi
