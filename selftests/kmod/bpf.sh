@@ -16,7 +16,7 @@
 #   mark        step marks on the events' clock
 #   telemetry   only its exact drop counts of an overflowing ring
 #
-# The debug kernel (MPLANE_TEST_PROFILE=quick) runs the fixtures, the
+# The debug kernel (MPLANE_TEST_PROFILE=quick) runs the fixtures and the
 # share that hostacct.sh, ar.sh and telemetry.sh name in QUICK_TESTS.
 # MPLANE_TEST_BPF=fixtures runs only the fixtures, for a quick check.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../bpf" && pwd)

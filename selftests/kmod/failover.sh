@@ -129,12 +129,12 @@ test_silent_failure_probes() {
 	# Carrier stays up; plane 1 silently eats everything towards hb.
 	tc -n "$hb" filter add dev b1 ingress pref 1 matchall action drop
 	wait
-	json_flat R "$(cat "$TMPDIR/mp-recv.json")"
+	json_flat R "$(<"$TMPDIR/mp-recv.json")"
 	json_flat P "$(mp_json "$ha")" '.devices[0].planes'
 	lost=${R[lost]}
 	log "silent failure at $rate pps, probes every $interval us: lost $lost"
 	# What tells a slow probe from a slow guest when the loss is high.
-	json_flat S "$(cat "$TMPDIR/mp-send.json")"
+	json_flat S "$(<"$TMPDIR/mp-send.json")"
 	log "sent ${S[sent]} in ${S[duration_s]} s (${S[errors]} errors, at most" \
 		"${S[max_late_us]} us late, ${S[slipped]} slipped)"
 	log "received ${R[received]} in ${R[duration_s]} s, ${R[holes]} holes," \
