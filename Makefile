@@ -24,7 +24,8 @@ all: tools kmod
 help:
 	@sed -n '3,7s/^# \{0,1\}//p' Makefile
 	@echo "Targets:"
-	@echo "  deps        install what is missing from Debian (idempotent)"
+	@echo "  deps        install what any target needs from Debian (idempotent;"
+	@echo "              each target installs only its own set: scripts/deps.sh)"
 	@echo "  tools bpf   build mplanectl and the BPF programs (.build/)"
 	@echo "  fixtures    the BPF_PROG_TEST_RUN fixture runner (tools builds it too)"
 	@echo "  kmod        build mplane.ko for each of KERNELS (W=1, no warnings)"
@@ -37,10 +38,23 @@ help:
 	@echo "  bench       benchmarks (Documentation/benchmarks.md), in a VM"
 	@echo "  clean       remove .build/"
 	@echo "Variables:"
-	@echo "  KERNELS='$(KERNELS)'  (6.1, 6.12, debug or a release string)"
+	@echo "  KERNELS='$(KERNELS)'  (6.1, 6.12, 7.3, debug or a release string)"
 	@echo "  MPLANE_VM=1 force the VM even where modules load natively; V=1 verbose"
+	@echo "  MPLANE_VM_ACCEL=kvm|tcg  skip the KVM probe (selftests/vm/accel)"
 	@echo "  MPLANE_VM_JOBS=N  VMs at once (default: one per core, 1-CPU guests on 2 cores)"
 	@echo "  MPLANE_TEST_BPF=fixtures  only the BPF fixtures in the VMs (quick check)"
+
+# Building needs the build set of scripts/deps.sh and nothing else: no
+# qemu, no kernel image.  Make installs what is missing first and then
+# re-reads this Makefile (the stamp is an included makefile), so that
+# the pkg-config flags below see the libraries.
+DEPS_STAMP	:= $(BUILD)/deps/build.mk
+ifeq ($(filter help clean deps,$(MAKECMDGOALS)),)
+include $(DEPS_STAMP)
+endif
+$(DEPS_STAMP): $(ROOT)/scripts/deps.sh
+	$(Q)$(ROOT)/scripts/deps.sh --quiet build
+	$(Q)mkdir -p $(@D) && echo "# scripts/deps.sh build: done" >$@
 
 include bpf/bpf.mk
 include tools/tools.mk
@@ -48,19 +62,22 @@ include selftests/bpf/fixtures.mk
 include selftests/kmod/helpers.mk
 include selftests/unit/unit.mk
 
-# The dependency step is cheap when nothing is missing, so every entry
-# point that needs the system runs it.
+# Every set at once; each entry point below installs only its own.
 deps:
 	$(Q)$(ROOT)/scripts/deps.sh
 
-kmod: | deps-quiet
+# Each kernel's headers come with its build (scripts/kernels.sh); for a
+# kernel outside the matrix, a missing headers package is named.
+kmod:
 	$(Q)set -e; for k in $(KERNELS); do $(ROOT)/scripts/build-kmod.sh $$k; done
 
-.PHONY: deps-quiet
-deps-quiet:
-	$(Q)$(ROOT)/scripts/deps.sh --quiet
+.PHONY: deps-test deps-demo
+deps-test:
+	$(Q)$(ROOT)/scripts/deps.sh --quiet test
+deps-demo:
+	$(Q)$(ROOT)/scripts/deps.sh --quiet demo
 
-check: deps-quiet
+check: deps-test
 	$(Q)$(MAKE) --no-print-directory tools kmod unit
 	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)"
 
@@ -73,12 +90,12 @@ bpf-check: tools
 kmod-check: kmod
 	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)" kmod
 
-demo: deps-quiet
+demo: deps-demo
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(DEMO_KERNEL) kmod
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 300 --out $(BUILD)/demo $(DEMO_KERNEL) -- \
 		env MPLANE_DEMO_SHOWN_OUT=$(BUILD)/demo $(ROOT)/scripts/demo.sh
 
-demo-device: deps-quiet
+demo-device: deps-demo
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(DEMO_KERNEL) kmod
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 300 $(DEMO_KERNEL) -- $(ROOT)/scripts/demo-device.sh
 
@@ -87,7 +104,7 @@ DEMO_KERNEL	?= 6.1
 # Benchmarks: timing goals live here, as ratios against a baseline
 # measured in the same run, never in tests.  Results: .build/bench/.
 BENCH_KERNEL	?= 6.1
-bench: deps-quiet
+bench: deps-test
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(BENCH_KERNEL) kmod
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)bash $(ROOT)/bench/fabric.sh

@@ -1,43 +1,92 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# deps.sh [--quiet] [--list]: install from Debian whatever mplane needs to
-# build, test and demo.  Idempotent and quick when nothing is missing, so
-# every make entry point calls it.
+# deps.sh [--quiet] [--list] [--dry-run] [SET...]: install from Debian what
+# one part of mplane needs.  Idempotent and quick when nothing is missing,
+# so every make entry point calls it for the sets it needs.
+#
+# Sets (default: all of them):
+#   build      compilers and libraries for mplanectl, the BPF programs and
+#              the module (make tools, make kmod, make install).  Kernel
+#              headers are not in it: scripts/kernels.sh asks for those of
+#              the kernel being built for, by name.
+#   buildroot  debootstrap, for the build root of kernels newer than this
+#              machine's compiler (scripts/buildroot.sh)
+#   test       the test VM, the network tools and the real clients
+#              (make check, make bench)
+#   demo       what make demo runs beyond the build set
+#
+# No set holds a kernel image: the VM's kernels are downloaded and
+# unpacked under .build/kernels (scripts/kernels.sh), so that no make
+# target ever changes what this machine boots.
+#
+# --list prints the packages of the sets; --dry-run prints what would be
+# installed, installing nothing.
 set -euo pipefail
 
-PACKAGES=(
-	# build
-	build-essential pkg-config clang llvm bpftool libbpf-dev libmnl-dev
-	libjson-c-dev libmicrohttpd-dev libcmocka-dev perl bc
-	# test VM and the kernels of the matrix (see scripts/kernels.sh)
-	qemu-system-x86 busybox-static cpio xz-utils kmod
-	linux-image-amd64 linux-headers-amd64
-	linux-image-6.12.117+deb12-amd64 linux-headers-6.12.117+deb12-amd64
-	# network tools and real clients
-	iproute2 ethtool iputils-ping iperf3 sockperf jq procps
-	# loadable sleep/mktemp/rm for the test helpers (selftests/lib/lib.sh)
-	bash-builtins
-	# telemetry export's tests: a real client and a real Prometheus parser
-	curl python3-prometheus-client
-)
+# shellcheck disable=SC2034
+BUILD_SET=(build-essential pkg-config clang llvm bpftool libbpf-dev libmnl-dev
+	libjson-c-dev libmicrohttpd-dev libcmocka-dev perl bc)
+# shellcheck disable=SC2034
+BUILDROOT_SET=(debootstrap)
+# The VM (qemu, a static busybox for its initramfs, the compressors of
+# Debian's module files, kmod for their dependencies), network tools and
+# real clients, and bash-builtins' loadable sleep/mktemp/rm for the test
+# helpers (selftests/lib/lib.sh).  curl and python3-prometheus-client are
+# the telemetry exporter's real client and parser.
+# shellcheck disable=SC2034
+TEST_SET=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod
+	iproute2 ethtool iputils-ping iperf3 sockperf jq procps bash-builtins
+	curl python3-prometheus-client)
+# shellcheck disable=SC2034
+DEMO_SET=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod
+	iproute2 ethtool iputils-ping jq procps bash-builtins)
 
-quiet=
-case "${1:-}" in
---quiet) quiet=1 ;;
---list) printf '%s\n' "${PACKAGES[@]}"; exit 0 ;;
-"") ;;
-*) echo "usage: deps.sh [--quiet|--list]" >&2; exit 2 ;;
-esac
+quiet= list= dry=
+sets=()
+usage() { sed -n '4,24s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quiet) quiet=1 ;;
+	--list) list=1 ;;
+	--dry-run) dry=1 ;;
+	-h|--help) usage 0 ;;
+	build|buildroot|test|demo) sets+=("$1") ;;
+	*) echo "deps.sh: unknown set or option '$1'" >&2; usage ;;
+	esac
+	shift
+done
+[ ${#sets[@]} -gt 0 ] || sets=(build buildroot test demo)
+
+packages=()
+for s in "${sets[@]}"; do
+	declare -n set_ref="${s^^}_SET"
+	packages+=("${set_ref[@]}")
+	unset -n set_ref
+done
+mapfile -t packages < <(printf '%s\n' "${packages[@]}" | awk '!seen[$0]++')
+
+if [ -n "$list" ]; then
+	printf '%s\n' "${packages[@]}"
+	exit 0
+fi
 
 missing=()
-for p in "${PACKAGES[@]}"; do
+for p in "${packages[@]}"; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 	[ "$status" = installed ] || missing+=("$p")
 done
 
+if [ -n "$dry" ]; then
+	[ ${#missing[@]} -eq 0 ] && exit 0
+	# What apt would install, dependencies included, without doing it.
+	apt-get -s -qq install --no-install-recommends "${missing[@]}" |
+		awk '$1 == "Inst" { print $2 }'
+	exit 0
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
-	[ -n "$quiet" ] || echo "deps: everything is installed"
+	[ -n "$quiet" ] || echo "deps: everything is installed (${sets[*]})"
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -46,9 +95,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-# The test VM boots with its own busybox initramfs, so the kernels' Debian
-# initramfs images would only cost minutes to build: INITRD=No skips them.
-export INITRD=No
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "deps: done"

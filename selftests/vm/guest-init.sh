@@ -20,6 +20,11 @@ cd "$MPLANE_CWD" || echo "guest-init: no directory $MPLANE_CWD" >&2
 kmemleak=/sys/kernel/debug/kmemleak
 [ -w $kmemleak ] && echo scan=off >$kmemleak
 
+# A stalled vCPU lets a receiver's socket overflow: let readers ask for
+# big buffers (traffic recv forces its own; iperf3 and sockperf ask).
+echo 33554432 >/proc/sys/net/core/rmem_max
+echo 33554432 >/proc/sys/net/core/wmem_max
+
 echo "guest-init: running the command" >/dev/kmsg
 bash -c "$MPLANE_CMD" </dev/null >$results/out 2>&1
 echo $? >$results/rc.tmp
