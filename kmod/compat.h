@@ -9,7 +9,13 @@
 
 #include <linux/hrtimer.h>
 #include <linux/netdevice.h>
+#include <linux/timer.h>
 #include <linux/version.h>
+#include <linux/workqueue.h>
+#include <net/flow.h>
+#include <net/inet_dscp.h>
+#include <net/rtnetlink.h>
+#include <uapi/linux/ip.h>
 
 /*
  * The version being built against.  This is LINUX_VERSION_CODE rebuilt
@@ -65,6 +71,66 @@ mplane_compat_hrtimer_setup(struct hrtimer *timer,
 #else
 	hrtimer_init(timer, clock, mode);
 	timer->function = fn;
+#endif
+}
+
+/*
+ * 6.15 passes newlink's namespaces and attributes in struct
+ * rtnl_newlink_params; mplane needs only the device's own attributes.
+ */
+int mplane_newlink(struct net_device *dev, struct nlattr *data[],
+		   struct netlink_ext_ack *extack);
+
+#if MPLANE_KERNEL_AT_LEAST(6, 15, 0)
+static inline int mplane_compat_newlink(struct net_device *dev,
+					struct rtnl_newlink_params *params,
+					struct netlink_ext_ack *extack)
+{
+	return mplane_newlink(dev, params->data, extack);
+}
+#else
+static inline int mplane_compat_newlink(struct net *src_net,
+					struct net_device *dev,
+					struct nlattr *tb[],
+					struct nlattr *data[],
+					struct netlink_ext_ack *extack)
+{
+	return mplane_newlink(dev, data, extack);
+}
+#endif
+
+/* 6.16 renamed from_timer() to timer_container_of(). */
+#if MPLANE_KERNEL_AT_LEAST(6, 16, 0)
+#define mplane_timer_container_of(var, timer, field)			\
+	timer_container_of(var, timer, field)
+#else
+#define mplane_timer_container_of(var, timer, field)			\
+	from_timer(var, timer, field)
+#endif
+
+/*
+ * 6.18 turned the flow key's TOS byte into a DSCP value (dscp_t) that
+ * never carries ECN bits.
+ */
+static inline void mplane_compat_flowi4_set_tos(struct flowi4 *fl4, u8 tos)
+{
+#if MPLANE_KERNEL_AT_LEAST(6, 18, 0)
+	fl4->flowi4_dscp = inet_dsfield_to_dscp(tos);
+#else
+	fl4->flowi4_tos = tos & IPTOS_TOS_MASK;
+#endif
+}
+
+/*
+ * 6.17 named the unbound system workqueue system_dfl_wq; later kernels
+ * warn when work is queued on the old names.
+ */
+static inline struct workqueue_struct *mplane_compat_unbound_wq(void)
+{
+#if MPLANE_KERNEL_AT_LEAST(6, 17, 0)
+	return system_dfl_wq;
+#else
+	return system_unbound_wq;
 #endif
 }
 
