@@ -33,7 +33,7 @@ test_spray_reaches_summed_capacity() {
 	pps=$((sum * 1400000 / (1442 * 8)))
 	ip netns exec "$hb" "$MPLANECTL" -j traffic recv --idle 2 --timeout 60 \
 		--ready-file "$ready" >"$TMPDIR/c-recv.json" &
-	busywait 5000 test -e "$ready" || fail "receiver not ready"
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
 	ip netns exec "$ha" "$MPLANECTL" traffic send $MP_B4 --rate "$pps" \
 		--count $((pps * secs)) --size $SIZE --flows 8 >/dev/null
 	wait

@@ -42,7 +42,7 @@ run_stream() {
 	ip netns exec "$hb" "$MPLANECTL" -j traffic recv --expect $((count / 8)) \
 		--idle 2 --timeout 120 ${watch:+--watch-link "$watch"} \
 		--ready-file "$ready" >"$TMPDIR/b-recv.json" &
-	busywait 5000 test -e "$ready" || fail "receiver not ready"
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
 	c0=$(cpu_busy)
 	ip netns exec "$ha" "$MPLANECTL" -j traffic send $MP_B4 --count "$count" \
 		--rate "$rate" --flows 8 >"$TMPDIR/b-send.json" &
@@ -57,13 +57,18 @@ run_stream() {
 	echo "$(jq -c . "$TMPDIR/b-recv.json")|$(jq -c . "$TMPDIR/b-send.json")|$((c1 - c0))"
 }
 
+# record NAME KIND LINE [SPLIT [ROUND]]: one result, from run_stream's
+# LINE; the loss is split into the path's and the receiver's full
+# socket's.
 record() {
-	local name=$1 kind=$2 line=$3 recv send jiffies
+	local name=$1 kind=$2 line=$3 split=${4:-} round=${5:-0} recv send jiffies
 	IFS='|' read -r recv send jiffies <<<"$line"
 	results+=("$(jq -nc --arg name "$name" --arg kind "$kind" --argjson r "$recv" \
-		--argjson s "$send" --argjson j "$jiffies" --argjson hz "$(getconf CLK_TCK)" '
-		{name: $name, kind: $kind, sent: $s.sent, send_pps: $s.pps,
-		 received: $r.received, lost: $r.lost,
+		--argjson s "$send" --argjson j "$jiffies" --argjson hz "$(getconf CLK_TCK)" \
+		--arg split "$split" --argjson round "$round" '
+		{name: $name, kind: $kind, round: $round, sent: $s.sent, send_pps: $s.pps,
+		 received: $r.received, lost: $r.lost, socket_drops: $r.socket_drops,
+		 split: $split,
 		 recv_pps: ($r.received / $s.duration_s),
 		 cpu_us_per_pkt: ($j / $hz * 1e6 / ($r.received + 1)),
 		 max_gap_us: $r.max_gap_us, max_excess_gap_us: $r.max_excess_gap_us,

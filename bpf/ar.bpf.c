@@ -261,8 +261,13 @@ static __always_inline int choose(struct __sk_buff *skb,
 	f = bpf_map_lookup_elem(&mp_flows, &hash);
 	if (f) {
 		old = f->ifindex;
+		/*
+		 * Signed: another CPU may have stamped the flow after this
+		 * packet read the clock, and that is a live flowlet, not one
+		 * idle for 2^64 ns.
+		 */
 		if (policy == MPLANE_AR_FLOWLET &&
-		    now - f->last_ns < flowlet_gap_ns) {
+		    (__s64)(now - f->last_ns) < (__s64)flowlet_gap_ns) {
 			/* One walk of the group: the member, if still up. */
 			idx = member_index(g, old);
 			if (idx >= 0 && port_up(old)) {
@@ -444,10 +449,12 @@ static __always_inline void vq_enqueue(struct vq_entry *e,
 	e->vq.dre_bytes = dre_decay(e->vq.dre_bytes, dt) + len;
 	if (e->vq.q_bytes > e->vq.hwm_bytes)
 		e->vq.hwm_bytes = e->vq.q_bytes;
-	e->vq.last_ns = now;
+	/* Never back in time: another CPU's later stamp stays. */
+	if (now > e->vq.last_ns)
+		e->vq.last_ns = now;
 	e->pkts_since_sample++;
 	res->sample = (sample_every && e->pkts_since_sample >= sample_every) ||
-		      (sample_ns && now - e->sample_last_ns >= sample_ns);
+		      (sample_ns && (__s64)(now - e->sample_last_ns) >= (__s64)sample_ns);
 	if (res->sample) {
 		e->pkts_since_sample = 0;
 		e->sample_last_ns = now;

@@ -97,23 +97,37 @@ u32 mplane_load_score(u64 queued_bytes, u64 rate_bytes, u32 capacity,
 /*
  * @value after @elapsed_ns of exponential decay with the given half-life:
  * whole half-lives are shifts, the remaining fraction f is taken as the
- * chord 1 - f/2 of 2^-f (at most 6% high).  Cheap enough for every packet.
+ * chord 1 - f/2 of 2^-f (at most 6% high).  The half-life is 64 bits
+ * wide: settings reach 10 s, past what 32 bits of nanoseconds hold.
  */
-u64 mplane_decay(u64 value, u64 elapsed_ns, u32 halflife_ns)
+u64 mplane_decay(u64 value, u64 elapsed_ns, u64 halflife_ns)
 {
 	u64 halvings, rest;
 
 	if (!halflife_ns)
 		return 0;
-	halvings = div_u64(elapsed_ns, halflife_ns);
+	halvings = div64_u64(elapsed_ns, halflife_ns);
 	if (halvings >= 64)
 		return 0;
 	value >>= halvings;
 	rest = elapsed_ns - halvings * halflife_ns;
-	/* value * rest / (2 * halflife), never overflowing 64 bits */
-	if (value >> 32)
-		return value - div_u64(value, 2ULL * halflife_ns) * rest;
-	return value - div_u64(value * rest, 2ULL * halflife_ns);
+	/* value * rest / (2 * halflife), rest < halflife: no overflow */
+	return value - mul_u64_u64_div_u64(value, rest, 2 * halflife_ns);
+}
+
+/*
+ * As mplane_decay() for a half-life of 2^@shift ns, with no division:
+ * for the rate estimates that every packet updates.
+ */
+u64 mplane_decay_shift(u64 value, u64 elapsed_ns, unsigned int shift)
+{
+	u64 halvings = elapsed_ns >> shift;
+	u64 rest = elapsed_ns & ((1ULL << shift) - 1);
+
+	if (halvings >= 64)
+		return 0;
+	value >>= halvings;
+	return value - mul_u64_u64_shr(value, rest, shift + 1);
 }
 
 /*
@@ -124,11 +138,16 @@ u64 mplane_decay(u64 value, u64 elapsed_ns, u32 halflife_ns)
 int mplane_flowlet_plane(u64 slot, u64 now_ns, u64 gap_ns, u32 eligible)
 {
 	int plane = (int)(slot & 0xff) - 1;
-	u64 age = ((now_ns << 8) - (slot & ~0xffULL)) >> 8;
+	/*
+	 * Signed, modulo 2^56: another CPU may have stamped the slot after
+	 * this packet read its clock, and a slot from this packet's future
+	 * is as fresh as can be, not 2^56 ns old.
+	 */
+	s64 age = (s64)((now_ns << 8) - (slot & ~0xffULL)) >> 8;
 
 	if (plane < 0 || plane >= MPLANE_MAX_PLANES)
 		return -1;
-	if (age > gap_ns)
+	if (age > 0 && (u64)age > gap_ns)
 		return -1;
 	if (!(eligible & BIT(plane)))
 		return -1;

@@ -35,7 +35,8 @@ int mplane_pick(enum mplane_policy policy, const struct mplane_pick_in *in);
 
 u32 mplane_load_score(u64 queued_bytes, u64 rate_bytes, u32 capacity,
 		      bool congested);
-u64 mplane_decay(u64 value, u64 elapsed_ns, u32 halflife_ns);
+u64 mplane_decay(u64 value, u64 elapsed_ns, u64 halflife_ns);
+u64 mplane_decay_shift(u64 value, u64 elapsed_ns, unsigned int shift);
 
 /*
  * A flowlet slot packs when its flows last sent (ns, upper 56 bits: 2^56

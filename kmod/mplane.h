@@ -33,8 +33,12 @@
  * next packets are better off elsewhere until the notifier has spoken.
  */
 #define MPLANE_REFUSED_NS	(10 * NSEC_PER_MSEC)
-/* Half-life of the rate estimate (DRE) that joins queue bytes in the load. */
-#define MPLANE_DRE_HALFLIFE_NS	(100 * NSEC_PER_USEC)
+/*
+ * Half-life of the rate estimate (DRE) that joins queue bytes in the
+ * load: 2^17 ns (131 us), a power of two so that every packet's update
+ * is shifts and no division.
+ */
+#define MPLANE_DRE_HALFLIFE_SHIFT	17
 /* Congestion scores count events in 1/256ths, for a smooth decay. */
 #define MPLANE_CONG_UNIT	256
 
@@ -42,6 +46,7 @@
 #define MPLANE_PSTAT_COUNT	(IFLA_MPLANE_PSTAT_PROBES_LOST)
 
 struct mplane_dev;
+struct mplane_routes;
 
 struct mplane_plane_pcpu {
 	u64_stats_t cnt[MPLANE_PSTAT_COUNT];
@@ -68,6 +73,9 @@ struct mplane_plane {
 	u64 cong_score;
 	u64 cong_stamp;
 	u64 refused_until;	/* the rail dropped a packet: avoid till then */
+	u64 queued_bytes;	/* the rail's queue, as last read */
+	u64 queued_stamp;
+	struct mplane_routes __percpu *routes;	/* route.c */
 
 	/* slow-path, under mp->state_lock */
 	u8 admin;		/* enum mplane_plane_admin */
@@ -184,6 +192,11 @@ netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev);
 int mplane_xmit_on_plane(struct mplane_plane *plane, struct sk_buff *skb);
 u32 mplane_plane_load_now(struct mplane_plane *plane);
 u32 mplane_plane_load_queued(struct mplane_plane *plane, u64 *queued);
+
+/* route.c */
+int mplane_route_init(struct mplane_plane *plane);
+void mplane_route_uninit(struct mplane_plane *plane);
+int mplane_route(struct mplane_plane *plane, struct sk_buff *skb);
 
 /* receive.c */
 rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb);

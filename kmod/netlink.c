@@ -15,6 +15,7 @@
 #include <net/rtnetlink.h>
 
 #include "balance.h"
+#include "compat.h"
 #include "mplane.h"
 
 /* More transmit queues than this only costs memory. */
@@ -246,22 +247,29 @@ static int mplane_apply(struct mplane_dev *mp, struct nlattr *data[],
 	return 0;
 }
 
-static int mplane_newlink(struct net *src_net, struct net_device *dev,
-			  struct nlattr *tb[], struct nlattr *data[],
-			  struct netlink_ext_ack *extack)
+int mplane_newlink(struct net_device *dev, struct nlattr *data[],
+		   struct netlink_ext_ack *extack)
 {
 	struct mplane_dev *mp = netdev_priv(dev);
 	int err;
 
 	err = mplane_apply(mp, data, extack);
 	if (err)
-		return err;
+		goto err_free;
 	err = register_netdevice(dev);
 	if (err)
-		return err;
+		goto err_free;
 	/* Stopped again by ndo_uninit if the rest of newlink fails. */
 	mplane_sampler_restart(mp);
 	return 0;
+
+err_free:
+	/*
+	 * What mplane_apply() allocated: register_netdevice() can fail
+	 * before ndo_init (a bad name), and then ndo_uninit never runs.
+	 */
+	mplane_peers_free(mp);
+	return err;
 }
 
 static int mplane_changelink(struct net_device *dev, struct nlattr *tb[],
@@ -381,7 +389,7 @@ static struct rtnl_link_ops mplane_link_ops __read_mostly = {
 	.maxtype		= IFLA_MPLANE_MAX,
 	.policy			= mplane_policy,
 	.validate		= mplane_validate,
-	.newlink		= mplane_newlink,
+	.newlink		= mplane_compat_newlink,
 	.changelink		= mplane_changelink,
 	.get_num_tx_queues	= mplane_get_num_tx_queues,
 	.get_size		= mplane_get_size,

@@ -8,7 +8,9 @@
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <net/net_namespace.h>
+#include <net/rtnetlink.h>
 
 #include "mplane.h"
 #include "rail_check.h"
@@ -36,6 +38,48 @@ void mplane_plane_update_capacity(struct mplane_plane *plane)
 	WRITE_ONCE(plane->capacity, capacity ?: 1000);
 }
 
+/* Devices that aggregate others: their ports are the planes, not they. */
+static bool mplane_dev_is_aggregate(const struct net_device *dev)
+{
+	return netif_is_bridge_master(dev) || netif_is_bond_master(dev) ||
+	       netif_is_team_master(dev) || netif_is_ovs_master(dev) ||
+	       netif_is_l3_master(dev);
+}
+
+/* Ethernet over IP: the tunnel's underlay is routed, possibly via mp0. */
+static bool mplane_dev_is_tunnel(const struct net_device *dev)
+{
+	static const char * const kinds[] = {
+		"vxlan", "geneve", "gretap", "ip6gretap", "erspan", "ip6erspan",
+	};
+	const char *kind = dev->rtnl_link_ops ? dev->rtnl_link_ops->kind : NULL;
+	unsigned int i;
+
+	for (i = 0; kind && i < ARRAY_SIZE(kinds); i++)
+		if (!strcmp(kind, kinds[i]))
+			return true;
+	return false;
+}
+
+static int mplane_lower_is_tunnel(struct net_device *lower,
+				  struct netdev_nested_priv *priv)
+{
+	return mplane_dev_is_tunnel(lower);
+}
+
+/*
+ * A tunnel anywhere below the rail (a VLAN over a VXLAN, say) would send
+ * mp0's packets back into the IP stack, and perhaps into mp0 again: a
+ * loop that costs two IP output paths of stack per turn.  Under RTNL.
+ */
+static bool mplane_dev_over_tunnel(struct net_device *dev)
+{
+	struct netdev_nested_priv priv = {};
+
+	return mplane_dev_is_tunnel(dev) ||
+	       netdev_walk_all_lower_dev(dev, mplane_lower_is_tunnel, &priv);
+}
+
 static void mplane_rail_facts_get(struct mplane_dev *mp,
 				  struct net_device *rail,
 				  struct mplane_rail_facts *facts)
@@ -44,6 +88,8 @@ static void mplane_rail_facts_get(struct mplane_dev *mp,
 	facts->is_mplane = mplane_is_mplane_dev(rail);
 	facts->is_loopback = rail->flags & IFF_LOOPBACK;
 	facts->is_ethernet = rail->type == ARPHRD_ETHER;
+	facts->is_aggregate = mplane_dev_is_aggregate(rail);
+	facts->is_tunnel = mplane_dev_over_tunnel(rail);
 	facts->same_netns = net_eq(dev_net(rail), dev_net(mp->dev));
 	facts->has_master = netdev_master_upper_dev_get(rail) ||
 			    (rail->flags & IFF_SLAVE) || mplane_plane_of(rail);
@@ -75,6 +121,25 @@ static int mplane_plane_free_index(const struct mplane_dev *mp)
 	return -ENOSPC;
 }
 
+/*
+ * mp0's packets get their link header on the rail: room for the widest
+ * rail's, so that sockets leave enough and nothing is copied to add it.
+ */
+static void mplane_update_headroom(struct mplane_dev *mp)
+{
+	struct mplane_plane *plane;
+	unsigned int room = 0;
+	int i;
+
+	ASSERT_RTNL();
+	for (i = 0; i < MPLANE_MAX_PLANES; i++) {
+		plane = rtnl_dereference(mp->planes[i]);
+		if (plane)
+			room = max_t(unsigned int, room, LL_RESERVED_SPACE(plane->rail));
+	}
+	WRITE_ONCE(mp->dev->needed_headroom, room);
+}
+
 int mplane_plane_add(struct mplane_dev *mp, struct net_device *rail,
 		     struct netlink_ext_ack *extack)
 {
@@ -98,6 +163,9 @@ int mplane_plane_add(struct mplane_dev *mp, struct net_device *rail,
 		err = -ENOMEM;
 		goto err_free;
 	}
+	err = mplane_route_init(plane);
+	if (err)
+		goto err_free;
 	plane->rail = rail;
 	plane->mp = mp;
 	plane->index = index;
@@ -121,13 +189,21 @@ int mplane_plane_add(struct mplane_dev *mp, struct net_device *rail,
 	/* Published last: the datapath must never see a half-made plane. */
 	rcu_assign_pointer(mp->planes[index], plane);
 	WRITE_ONCE(mp->plane_count, mp->plane_count + 1);
+	mplane_update_headroom(mp);
 	mplane_state_rail_event(plane);
 	netdev_info(mp->dev, "enslaved %s as plane %u\n", rail->name, index);
 	return 0;
 
 err_rx_handler:
+	/*
+	 * The rx handler was live: a congestion mark that came meanwhile
+	 * may have armed the plane's timers.  Waits for handlers in flight,
+	 * then stops the timers before the plane is freed.
+	 */
 	netdev_rx_handler_unregister(rail);
+	mplane_state_plane_uninit(plane);
 err_free:
+	mplane_route_uninit(plane);
 	free_percpu(plane->pcpu);
 	kfree(plane);
 	return err;
@@ -138,6 +214,7 @@ static void mplane_plane_free_rcu(struct rcu_head *head)
 	struct mplane_plane *plane = container_of(head, struct mplane_plane,
 						  rcu);
 
+	mplane_route_uninit(plane);
 	free_percpu(plane->pcpu);
 	kfree(plane);
 }
@@ -151,6 +228,7 @@ void mplane_plane_release(struct mplane_plane *plane)
 	ASSERT_RTNL();
 	RCU_INIT_POINTER(mp->planes[plane->index], NULL);
 	WRITE_ONCE(mp->plane_count, mp->plane_count - 1);
+	mplane_update_headroom(mp);
 	netdev_upper_dev_unlink(rail, mp->dev);
 	/* Waits for receive handlers in flight: none can arm a timer after. */
 	netdev_rx_handler_unregister(rail);

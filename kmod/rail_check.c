@@ -33,6 +33,10 @@ mplane_rail_check(const struct mplane_rail_facts *facts)
 		return MPLANE_RAIL_LOOPBACK;
 	if (!facts->is_ethernet)
 		return MPLANE_RAIL_NOT_ETHERNET;
+	if (facts->is_aggregate)
+		return MPLANE_RAIL_AGGREGATE;
+	if (facts->is_tunnel)
+		return MPLANE_RAIL_TUNNEL;
 	if (!facts->same_netns)
 		return MPLANE_RAIL_OTHER_NETNS;
 	if (facts->has_master)
@@ -49,6 +53,10 @@ static const char * const mplane_rail_msgs[__MPLANE_RAIL_VERDICT_MAX] = {
 	[MPLANE_RAIL_MPLANE] = "cannot enslave an mplane device to another mplane device",
 	[MPLANE_RAIL_LOOPBACK] = "cannot enslave a loopback device",
 	[MPLANE_RAIL_NOT_ETHERNET] = "only Ethernet devices can be planes",
+	[MPLANE_RAIL_AGGREGATE] =
+		"bridges, bonds and teams cannot be planes: enslave their ports",
+	[MPLANE_RAIL_TUNNEL] =
+		"tunnels (and devices over them) cannot be planes: they may loop back",
 	[MPLANE_RAIL_OTHER_NETNS] = "device is in another network namespace",
 	[MPLANE_RAIL_ENSLAVED] = "device is already enslaved",
 	[MPLANE_RAIL_FULL] = "no room for more planes on this mplane device",
@@ -70,6 +78,8 @@ int mplane_rail_verdict_errno(enum mplane_rail_verdict verdict)
 	case MPLANE_RAIL_MPLANE:
 	case MPLANE_RAIL_LOOPBACK:
 	case MPLANE_RAIL_NOT_ETHERNET:
+	case MPLANE_RAIL_AGGREGATE:
+	case MPLANE_RAIL_TUNNEL:
 		return -EOPNOTSUPP;
 	case MPLANE_RAIL_ENSLAVED:
 		return -EBUSY;

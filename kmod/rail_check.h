@@ -21,6 +21,8 @@ struct mplane_rail_facts {
 	bool is_mplane;		/* any mplane device */
 	bool is_loopback;
 	bool is_ethernet;
+	bool is_aggregate;	/* a bridge, bond, team, OVS or VRF master */
+	bool is_tunnel;		/* Ethernet over IP, or over such a device */
 	bool same_netns;	/* as the mplane device */
 	bool has_master;	/* enslaved anywhere, or already a plane */
 	unsigned int plane_count;	/* planes the mplane device holds now */
@@ -33,6 +35,8 @@ enum mplane_rail_verdict {
 	MPLANE_RAIL_MPLANE,
 	MPLANE_RAIL_LOOPBACK,
 	MPLANE_RAIL_NOT_ETHERNET,
+	MPLANE_RAIL_AGGREGATE,
+	MPLANE_RAIL_TUNNEL,
 	MPLANE_RAIL_OTHER_NETNS,
 	MPLANE_RAIL_ENSLAVED,
 	MPLANE_RAIL_FULL,

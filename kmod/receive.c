@@ -21,10 +21,6 @@
 #include "balance.h"
 #include "mplane.h"
 
-/* RoCEv2: UDP port 4791, then the InfiniBand base transport header. */
-#define MPLANE_ROCEV2_PORT	4791
-#define MPLANE_BTH_OP_CNP	0x81
-
 struct mplane_rx {
 	bool ours;		/* addressed to the mplane device */
 	bool ce;		/* ECN congestion experienced */
@@ -58,9 +54,9 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 	if (uh->dest == htons(MPLANE_PROBE_PORT)) {
 		rx->probe = rx->ours;
 	} else if (uh->dest == htons(MPLANE_ROCEV2_PORT)) {
-		/* The BTH opcode is its first byte. */
+		/* RoCEv2: the InfiniBand BTH follows, its opcode first. */
 		if (skb_copy_bits(skb, off + sizeof(*uh), &opcode, 1) == 0)
-			rx->cnp = opcode == MPLANE_BTH_OP_CNP;
+			rx->cnp = opcode == MPLANE_BTH_OPCODE_CNP;
 	}
 }
 
@@ -91,7 +87,13 @@ static bool mplane_rx_v6(struct mplane_dev *mp, struct sk_buff *skb,
 	if (!pskb_may_pull(skb, sizeof(*ip6h)))
 		return false;
 	ip6h = ipv6_hdr(skb);
-	rx->ours = ipv6_chk_addr(dev_net(mp->dev), &ip6h->daddr, mp->dev, 0);
+	/*
+	 * Strict: only mp0's own addresses.  Without it any device's global
+	 * address matches (only link-local ones are held to the device), so
+	 * packets for a rail's or a management NIC's address were taken up
+	 * mp0, where neighbour discovery for them fails.
+	 */
+	rx->ours = ipv6_chk_addr(dev_net(mp->dev), &ip6h->daddr, mp->dev, 1);
 	rx->ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
 	/* Extension headers are not walked: RoCEv2 does not use them. */
 	if (ip6h->nexthdr == IPPROTO_UDP)

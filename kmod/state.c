@@ -12,6 +12,7 @@
 #include <linux/rtnetlink.h>
 
 #include "balance.h"
+#include "compat.h"
 #include "mplane.h"
 #include "plane_fsm.h"
 #include "trace.h"
@@ -60,7 +61,7 @@ static void mplane_announce(struct mplane_plane *plane)
 	struct mplane_dev *mp = plane->mp;
 
 	set_bit(plane->index, &mp->notify_pending);
-	mod_delayed_work(system_wq, &mp->notify_work, 0);
+	mod_delayed_work(mplane_compat_unbound_wq(), &mp->notify_work, 0);
 }
 
 /* Decide @plane's state from its facts; report a change.  state_lock held. */
@@ -97,7 +98,7 @@ static void mplane_plane_eval_locked(struct mplane_plane *plane)
 
 static void mplane_holddown_expired(struct timer_list *t)
 {
-	struct mplane_plane *plane = from_timer(plane, t, holddown_timer);
+	struct mplane_plane *plane = mplane_timer_container_of(plane, t, holddown_timer);
 	struct mplane_dev *mp = plane->mp;
 
 	spin_lock_bh(&mp->state_lock);
@@ -115,7 +116,7 @@ static void mplane_holddown_expired(struct timer_list *t)
  */
 static void mplane_cong_recheck(struct timer_list *t)
 {
-	struct mplane_plane *plane = from_timer(plane, t, cong_timer);
+	struct mplane_plane *plane = mplane_timer_container_of(plane, t, cong_timer);
 	struct mplane_dev *mp = plane->mp;
 	u64 now = ktime_get_ns(), score;
 
@@ -256,7 +257,7 @@ static void mplane_notify_work(struct work_struct *work)
 	int i;
 
 	if (!rtnl_trylock()) {
-		queue_delayed_work(system_wq, &mp->notify_work, 1);
+		queue_delayed_work(mplane_compat_unbound_wq(), &mp->notify_work, 1);
 		return;
 	}
 	for (i = 0; i < MPLANE_MAX_PLANES; i++) {

@@ -2,28 +2,43 @@
 /*
  * Transmit: pick a plane for each packet and send it out of that plane's
  * rail, to the next hop that the kernel's FIB gives for the destination
- * through that rail (oif = rail), via the rail's neighbour table.
+ * through that rail (route.c caches it), via the rail's neighbour table.
  *
  * Routing goes through the normal IP output path (ip_local_out), as
  * ipvlan's L3 mode does, so the rail's qdisc, netfilter, fragmentation
  * and neighbour resolution all apply.  A plane with no route to the
- * destination is not eligible for it: the packet tries the next choice.
+ * destination is not eligible for it: the packet tries the next choice,
+ * and the plane is neither counted as chosen nor loaded with it.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
-#include <linux/random.h>
+#include <linux/percpu.h>
 #include <linux/skbuff.h>
 #include <net/ip.h>
-#include <net/ip6_route.h>
-#include <net/ip_fib.h>
-#include <net/route.h>
+#include <net/ipv6.h>
 #include <net/sch_generic.h>
 
 #include "balance.h"
 #include "compat.h"
 #include "mplane.h"
 #include "trace.h"
+
+/*
+ * A rail's queue is read at most this often per plane: the walk over its
+ * qdisc and TX queues costs more than the rest of the choice, and in
+ * between the rate estimate (DRE) counts what was sent.
+ */
+#define MPLANE_QUEUE_REFRESH_NS	(20 * NSEC_PER_USEC)
+
+/*
+ * Transmits of mplane devices nested on one CPU.  mp0 never sends from
+ * within its own transmit unless a rail leads back into it (a redirect
+ * on a rail towards a tunnel whose underlay is mp0): each level costs two
+ * IP output paths of stack, so the second level is the last.
+ */
+#define MPLANE_XMIT_DEPTH_MAX	2
+static DEFINE_PER_CPU(u8, mplane_xmit_depth);
 
 /* Bytes waiting on @rail: qdisc backlog plus BQL bytes in flight. */
 static u64 mplane_rail_queued(struct net_device *rail)
@@ -50,27 +65,42 @@ static u64 mplane_rail_queued(struct net_device *rail)
 	return bytes;
 }
 
+/* The rail's queue, read again when the last reading is stale. */
+static u64 mplane_plane_queued(struct mplane_plane *plane, u64 now)
+{
+	u64 queued;
+
+	if (now - READ_ONCE(plane->queued_stamp) < MPLANE_QUEUE_REFRESH_NS)
+		return READ_ONCE(plane->queued_bytes);
+	queued = mplane_rail_queued(plane->rail);
+	WRITE_ONCE(plane->queued_bytes, queued);
+	WRITE_ONCE(plane->queued_stamp, now);
+	return queued;
+}
+
+static u64 mplane_dre_now(struct mplane_plane *plane, u64 now)
+{
+	u64 stamp = READ_ONCE(plane->dre_stamp);
+
+	/* Another CPU may have stamped it after this packet's clock read. */
+	return mplane_decay_shift(READ_ONCE(plane->dre_bytes),
+				  now > stamp ? now - stamp : 0,
+				  MPLANE_DRE_HALFLIFE_SHIFT);
+}
+
 static u32 mplane_plane_load_of(struct mplane_plane *plane, u64 now,
 				u64 queued)
 {
-	u64 sent = mplane_decay(READ_ONCE(plane->dre_bytes),
-				now - READ_ONCE(plane->dre_stamp),
-				MPLANE_DRE_HALFLIFE_NS);
-
-	return mplane_load_score(queued, sent, READ_ONCE(plane->capacity),
+	return mplane_load_score(queued, mplane_dre_now(plane, now),
+				 READ_ONCE(plane->capacity),
 				 READ_ONCE(plane->congested));
 }
 
-static u32 mplane_plane_load(struct mplane_plane *plane, u64 now)
-{
-	return mplane_plane_load_of(plane, now,
-				    mplane_rail_queued(plane->rail));
-}
-
-/* For rtnetlink dumps, outside the transmit path. */
+/* For rtnetlink dumps, outside the transmit path: a fresh reading. */
 u32 mplane_plane_load_now(struct mplane_plane *plane)
 {
-	return mplane_plane_load(plane, ktime_get_ns());
+	return mplane_plane_load_of(plane, ktime_get_ns(),
+				    mplane_rail_queued(plane->rail));
 }
 
 /*
@@ -94,7 +124,9 @@ static void mplane_plane_loads(struct mplane_dev *mp, u32 eligible,
 		if (!(eligible & BIT(i)))
 			continue;
 		plane = rcu_dereference_bh(mp->planes[i]);
-		load[i] = plane ? mplane_plane_load(plane, now) : MPLANE_LOAD_MAX;
+		load[i] = plane ? mplane_plane_load_of(plane, now,
+						       mplane_plane_queued(plane, now)) :
+				  MPLANE_LOAD_MAX;
 	}
 }
 
@@ -126,8 +158,9 @@ static u32 mplane_live(struct mplane_dev *mp, u32 mask, u64 now)
 struct mplane_choice {
 	u32 eligible;	/* planes for new choices */
 	u32 carry;	/* planes that may keep a running flowlet */
-	u32 hash;
 	u64 now;
+	u64 *slot;	/* the flow's flowlet slot (flowlet policy only) */
+	u32 hash;	/* the flow's hash (hash and flowlet policies) */
 	bool fresh;	/* a new choice, not a flowlet that carries on */
 };
 
@@ -140,101 +173,31 @@ static int mplane_choose(struct mplane_dev *mp, struct mplane_choice *c,
 		.load = load,
 		.hash = c->hash,
 	};
-	u64 *slot = NULL;
 	int plane;
 
 	c->fresh = false;
-	if (policy == MPLANE_POLICY_FLOWLET) {
-		slot = &mp->flowlets[c->hash & (MPLANE_FLOWLET_SLOTS - 1)];
-		plane = mplane_flowlet_plane(READ_ONCE(*slot), c->now,
+	if (c->slot) {
+		plane = mplane_flowlet_plane(READ_ONCE(*c->slot), c->now,
 					     READ_ONCE(mp->flowlet_gap_ns),
 					     c->carry);
-		if (plane >= 0) {
-			WRITE_ONCE(*slot, mplane_flowlet_pack(c->now, plane));
+		if (plane >= 0)
 			return plane;
-		}
 	}
-	if (policy == MPLANE_POLICY_RR)
-		in.ticket = this_cpu_inc_return(*mp->rr_ticket);
-	if (policy == MPLANE_POLICY_SPRAY || policy == MPLANE_POLICY_FLOWLET) {
+	/*
+	 * One ticket per choice: round robin's turn, and the tie-break
+	 * among equally loaded planes (ties are common: idle planes all
+	 * score 0), which then take turns.
+	 */
+	in.ticket = this_cpu_inc_return(*mp->rr_ticket);
+	in.rnd = in.ticket;
+	if (policy == MPLANE_POLICY_SPRAY || policy == MPLANE_POLICY_FLOWLET)
 		mplane_plane_loads(mp, c->eligible, c->now, load);
-		in.rnd = get_random_u32();
-	}
 	plane = mplane_pick(policy, &in);
 	if (plane < 0)
 		return plane;
-	if (slot)
-		WRITE_ONCE(*slot, mplane_flowlet_pack(c->now, plane));
 	c->fresh = true;
 	trace_plane_select(mp->dev, plane, policy, c->hash, load[plane], true);
 	return plane;
-}
-
-/* Route @skb out of @rail; 0 with the dst set, or -ENETUNREACH. */
-static int mplane_route_v4(struct sk_buff *skb, struct net_device *rail)
-{
-	const struct iphdr *iph = ip_hdr(skb);
-	struct net *net = dev_net(rail);
-	struct fib_result res;
-	struct rtable *rt;
-	struct flowi4 fl4 = {
-		.flowi4_oif = rail->ifindex,
-		.flowi4_tos = iph->tos & IPTOS_TOS_MASK,
-		.flowi4_flags = FLOWI_FLAG_ANYSRC,
-		.flowi4_mark = skb->mark,
-		.flowi4_proto = iph->protocol,
-		.daddr = iph->daddr,
-		.saddr = iph->saddr,
-	};
-
-	/*
-	 * With an oif and no matching route, ip_route_output assumes the
-	 * destination is on-link; the FIB alone says whether this plane
-	 * really has a route.
-	 */
-	if (fib_lookup(net, &fl4, &res, 0) || res.type != RTN_UNICAST)
-		return -ENETUNREACH;
-	rt = ip_route_output_flow(net, &fl4, NULL);
-	if (IS_ERR(rt))
-		return -ENETUNREACH;
-	if (rt->rt_type != RTN_UNICAST || rt->dst.dev != rail) {
-		ip_rt_put(rt);
-		return -ENETUNREACH;
-	}
-	skb_dst_drop(skb);
-	skb_dst_set(skb, &rt->dst);
-	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	return 0;
-}
-
-static int mplane_route_v6(struct sk_buff *skb, struct net_device *rail)
-{
-	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
-	struct net *net = dev_net(rail);
-	struct dst_entry *dst;
-	struct flowi6 fl6 = {
-		.flowi6_oif = rail->ifindex,
-		.flowi6_flags = FLOWI_FLAG_ANYSRC,
-		.flowi6_mark = skb->mark,
-		.flowi6_proto = ip6h->nexthdr,
-		.flowlabel = ip6_flowinfo(ip6h),
-		.daddr = ip6h->daddr,
-	};
-
-	/*
-	 * An oif makes IPv6 lookups strict (no route through the rail, no
-	 * dst) only when no source is given, so the packet's own source,
-	 * which lives on mp0, is left out of the lookup.
-	 */
-	dst = ip6_route_output(net, NULL, &fl6);
-	if (dst->error || dst->dev != rail) {
-		dst_release(dst);
-		return -ENETUNREACH;
-	}
-	skb_dst_drop(skb);
-	skb_dst_set(skb, dst);
-	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	return 0;
 }
 
 /* The rail dropped a packet: pass the plane over for a while. */
@@ -247,24 +210,13 @@ static void mplane_plane_refused(struct mplane_plane *plane)
 }
 
 /*
- * Send @skb on @plane.  Returns -ENETUNREACH, with @skb untouched, when
- * the plane has no route for it; otherwise the skb is consumed and the
- * result is 0 when the rail took it, -ENOBUFS when it dropped it.
+ * Send @skb, routed on @plane, out of its rail.  The skb is consumed: 0
+ * when the rail took it, -ENOBUFS when it dropped it.
  */
-int mplane_xmit_on_plane(struct mplane_plane *plane, struct sk_buff *skb)
+static int mplane_output(struct mplane_plane *plane, struct sk_buff *skb)
 {
-	struct net_device *rail = plane->rail;
-	struct net *net = dev_net(rail);
+	struct net *net = dev_net(plane->rail);
 	int err;
-
-	if (skb->protocol == htons(ETH_P_IP))
-		err = mplane_route_v4(skb, rail);
-	else
-		err = mplane_route_v6(skb, rail);
-	if (err) {
-		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_DROP_NO_ROUTE, 1);
-		return err;
-	}
 
 	if (skb->protocol == htons(ETH_P_IP))
 		err = ip_local_out(net, skb->sk, skb);
@@ -277,64 +229,123 @@ int mplane_xmit_on_plane(struct mplane_plane *plane, struct sk_buff *skb)
 	return 0;
 }
 
-/* Only IP goes through an L3 device; anything else is dropped. */
+/*
+ * Send @skb on @plane (the probes' path).  Returns -ENETUNREACH, with
+ * @skb untouched, when the plane has no route for it; otherwise as
+ * mplane_output().
+ */
+int mplane_xmit_on_plane(struct mplane_plane *plane, struct sk_buff *skb)
+{
+	if (mplane_route(plane, skb)) {
+		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_DROP_NO_ROUTE, 1);
+		return -ENETUNREACH;
+	}
+	return mplane_output(plane, skb);
+}
+
+/*
+ * Only IP goes through an L3 device, and only with a header that holds
+ * together: what a packet socket hands over is not checked by any stack
+ * before the FIB, the checksum and the rails read it.
+ */
 static bool mplane_parse(struct sk_buff *skb)
 {
-	if (skb->protocol == htons(ETH_P_IP))
-		return pskb_network_may_pull(skb, sizeof(struct iphdr));
-	if (skb->protocol == htons(ETH_P_IPV6))
-		return pskb_network_may_pull(skb, sizeof(struct ipv6hdr));
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph;
+		unsigned int len;
+
+		if (!pskb_network_may_pull(skb, sizeof(*iph)))
+			return false;
+		iph = ip_hdr(skb);
+		if (iph->version != 4 || iph->ihl < 5 ||
+		    !pskb_network_may_pull(skb, iph->ihl * 4))
+			return false;
+		iph = ip_hdr(skb);
+		len = ntohs(iph->tot_len);
+		/* A GSO packet past 64 KiB (BIG TCP) says 0. */
+		if (!len && skb_is_gso(skb))
+			return true;
+		return len >= iph->ihl * 4 &&
+		       len <= skb->len - skb_network_offset(skb);
+	}
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h;
+
+		if (!pskb_network_may_pull(skb, sizeof(*ip6h)))
+			return false;
+		ip6h = ipv6_hdr(skb);
+		return ip6h->version == 6 &&
+		       sizeof(*ip6h) + ntohs(ip6h->payload_len) <=
+		       skb->len - skb_network_offset(skb);
+	}
 	return false;
 }
 
 static void mplane_dre_add(struct mplane_plane *plane, u64 now,
 			   unsigned int len)
 {
-	u64 sent = mplane_decay(READ_ONCE(plane->dre_bytes),
-				now - READ_ONCE(plane->dre_stamp),
-				MPLANE_DRE_HALFLIFE_NS);
-
-	WRITE_ONCE(plane->dre_bytes, sent + len);
+	WRITE_ONCE(plane->dre_bytes, mplane_dre_now(plane, now) + len);
 	WRITE_ONCE(plane->dre_stamp, now);
+}
+
+/* A packet left on @plane: one per-CPU section for all its counters. */
+static void mplane_count_tx(struct mplane_dev *mp, struct mplane_plane *plane,
+			    unsigned int len, bool fresh)
+{
+	struct mplane_plane_pcpu *s = this_cpu_ptr(plane->pcpu);
+
+	u64_stats_update_begin(&s->syncp);
+	if (fresh)
+		u64_stats_inc(&s->cnt[IFLA_MPLANE_PSTAT_SELECTIONS - 1]);
+	u64_stats_inc(&s->cnt[IFLA_MPLANE_PSTAT_TX_PACKETS - 1]);
+	u64_stats_add(&s->cnt[IFLA_MPLANE_PSTAT_TX_BYTES - 1], len);
+	u64_stats_update_end(&s->syncp);
+	dev_sw_netstats_tx_add(mp->dev, 1, len);
 }
 
 static void mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 {
 	u8 policy = READ_ONCE(mp->policy);
-	struct mplane_choice c;
 	struct mplane_plane *plane;
 	unsigned int len = skb->len;
-	int idx, err;
+	struct mplane_choice c;
+	int idx;
 
 	if (unlikely(!mplane_parse(skb)))
+		goto drop;
+	/*
+	 * The headers are rewritten below (tot_len and checksum, then the
+	 * rail's link header): never into data shared with a clone, such
+	 * as the copy that `tc mirred mirror` made.
+	 */
+	if (unlikely(skb_cow_head(skb, READ_ONCE(mp->dev->needed_headroom))))
 		goto drop;
 	c.now = ktime_get_ns();
 	c.carry = mplane_live(mp, READ_ONCE(mp->carry_mask), c.now) &
 		  ~mplane_probe_dead_planes(mp, skb);
 	c.eligible = c.carry & READ_ONCE(mp->usable_mask);
-	c.hash = skb_get_hash(skb);
+	/* Only hash and flowlet read the flow's hash: no dissection else. */
+	c.hash = policy == MPLANE_POLICY_HASH || policy == MPLANE_POLICY_FLOWLET ?
+		 skb_get_hash(skb) : skb->hash;
+	c.slot = policy == MPLANE_POLICY_FLOWLET ?
+		 &mp->flowlets[c.hash & (MPLANE_FLOWLET_SLOTS - 1)] : NULL;
 
 	while ((idx = mplane_choose(mp, &c, policy)) >= 0) {
 		plane = rcu_dereference_bh(mp->planes[idx]);
-		if (plane) {
-			if (c.fresh)
-				mplane_pstat_add(plane,
-						 IFLA_MPLANE_PSTAT_SELECTIONS, 1);
+		if (plane && !mplane_route(plane, skb)) {
+			/* Only a plane that takes the packet is charged. */
+			if (c.slot)
+				WRITE_ONCE(*c.slot, mplane_flowlet_pack(c.now, idx));
 			mplane_dre_add(plane, c.now, len);
-			err = mplane_xmit_on_plane(plane, skb);
-			if (!err) {
-				mplane_pstat_add(plane,
-						 IFLA_MPLANE_PSTAT_TX_PACKETS, 1);
-				mplane_pstat_add(plane,
-						 IFLA_MPLANE_PSTAT_TX_BYTES, len);
-				dev_sw_netstats_tx_add(mp->dev, 1, len);
-				return;
-			}
-			if (err != -ENETUNREACH) {
+			if (mplane_output(plane, skb)) {
 				dev_core_stats_tx_dropped_inc(mp->dev);
 				return;
 			}
+			mplane_count_tx(mp, plane, len, c.fresh);
+			return;
 		}
+		if (plane)
+			mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_DROP_NO_ROUTE, 1);
 		c.eligible &= ~BIT(idx);
 		c.carry &= ~BIT(idx);
 	}
@@ -349,26 +360,40 @@ drop:
  * gets its own choice: more spreading, at the cost of segmenting in
  * software and of reordering within the super-packet.
  */
-netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev)
+static void mplane_send_gso(struct mplane_dev *mp, struct sk_buff *skb)
 {
-	struct mplane_dev *mp = netdev_priv(dev);
 	struct sk_buff *segs, *next;
 
-	if (!skb_is_gso(skb) ||
-	    READ_ONCE(mp->gso_mode) != MPLANE_GSO_SEGMENT) {
-		mplane_send(mp, skb);
-		return NETDEV_TX_OK;
-	}
 	segs = skb_gso_segment(skb, 0);
 	if (IS_ERR_OR_NULL(segs)) {
-		dev_core_stats_tx_dropped_inc(dev);
+		dev_core_stats_tx_dropped_inc(mp->dev);
 		kfree_skb(skb);
-		return NETDEV_TX_OK;
+		return;
 	}
 	consume_skb(skb);
 	skb_list_walk_safe(segs, segs, next) {
 		skb_mark_not_on_list(segs);
 		mplane_send(mp, segs);
 	}
+}
+
+netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct mplane_dev *mp = netdev_priv(dev);
+	u8 depth = __this_cpu_read(mplane_xmit_depth);
+
+	if (unlikely(depth >= MPLANE_XMIT_DEPTH_MAX)) {
+		net_warn_ratelimited("%s: transmit nested %u deep, dropped: does a rail lead back into an mplane device?\n",
+				     dev->name, depth + 1);
+		dev_core_stats_tx_dropped_inc(dev);
+		kfree_skb(skb);
+		return NETDEV_TX_OK;
+	}
+	__this_cpu_write(mplane_xmit_depth, depth + 1);
+	if (skb_is_gso(skb) && READ_ONCE(mp->gso_mode) == MPLANE_GSO_SEGMENT)
+		mplane_send_gso(mp, skb);
+	else
+		mplane_send(mp, skb);
+	__this_cpu_write(mplane_xmit_depth, depth);
 	return NETDEV_TX_OK;
 }

@@ -77,7 +77,7 @@ send_flow() {
 	rm -f "$ready"
 	in_node h3 "$MPLANECTL" -j traffic recv --port $port --count "$n" \
 		--timeout 20 --idle 2 --ready-file "$ready" >"$TMPD/recv.json" &
-	busywait 5000 test -e "$ready" || fail "traffic recv did not start"
+	busywait 30000 test -e "$ready" || fail "traffic recv did not start"
 	in_node h0 "$MPLANECTL" traffic send "$H3:$port" --count "$n" \
 		--rate "$rate" --size 200 "$@" >/dev/null ||
 		fail "traffic send"

@@ -62,7 +62,7 @@ receiver() {
 	"$MPLANECTL" -n "$1" traffic recv --port "$2" --timeout 30 \
 		--ready-file "$ready" >/dev/null 2>&1 &
 	echo $! >>"$TMPD/pids"
-	busywait 5000 test -e "$ready" || fail "receiver on port $2 not ready"
+	busywait 30000 test -e "$ready" || fail "receiver on port $2 not ready"
 }
 
 stop_receivers() {

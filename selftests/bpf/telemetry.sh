@@ -72,7 +72,7 @@ receiver() {
 		--ready-file "$ready" >/dev/null 2>&1 &
 	rx_pid=$!
 	trap 'kill $rx_pid 2>/dev/null || true; cleanup_all_ns' EXIT
-	busywait 5000 test -e "$ready" || fail "receiver not ready"
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
 }
 
 # (a) A step mark made while recording is in the capture, on its clock.

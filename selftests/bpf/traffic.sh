@@ -60,7 +60,7 @@ rx_start() {
 	"$MPLANECTL" -n "$b" -j traffic recv --ready-file "$TMPD/$name.ready" \
 		--timeout 20 "$@" >"$TMPD/$name.json" 2>"$TMPD/$name.err" &
 	RX_PID=$!
-	busywait 5000 test -e "$TMPD/$name.ready" ||
+	busywait 30000 test -e "$TMPD/$name.ready" ||
 		fail "receiver $name not ready: $(cat "$TMPD/$name.err")"
 }
 

@@ -16,18 +16,21 @@
 #   mark        step marks on the events' clock
 #   telemetry   only its exact drop counts of an overflowing ring
 #
-# The debug kernel (MPLANE_TEST_PROFILE=quick) runs the fixtures and the
-# share that hostacct.sh, ar.sh and telemetry.sh name in QUICK_TESTS.
-# MPLANE_TEST_BPF=fixtures runs only the fixtures, for a quick check.
+# MPLANE_TEST_BPF says how much (selftests/run sets it per kernel):
+#   all       every suite above (6.1, the oldest kernel of the matrix;
+#             the host runs them all on its own, newer kernel)
+#   share     the fixtures and the share that hostacct.sh, ar.sh and
+#             telemetry.sh name in QUICK_TESTS (6.12 and 7.3)
+#   fixtures  only the fixtures (the debug kernel: KASAN and lockdep see
+#             every program load, verify and run; and a quick check)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../bpf" && pwd)
 rc=0
-if [ "${MPLANE_TEST_BPF:-}" = fixtures ]; then
-	scripts="fixtures"
-elif [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; then
-	scripts="fixtures hostacct ar telemetry"
-else
-	scripts="fixtures hostacct ar fabric pktcount traffic mark telemetry"
-fi
+case "${MPLANE_TEST_BPF:-all}" in
+fixtures) scripts="fixtures" ;;
+share)	scripts="fixtures hostacct ar telemetry"
+	export MPLANE_TEST_SHARE=share ;;
+*)	scripts="fixtures hostacct ar fabric pktcount traffic mark telemetry" ;;
+esac
 for t in $scripts; do
 	echo "# bpf/$t.sh on $(uname -r)"
 	start=$SECONDS

@@ -30,6 +30,20 @@ send() {
 	wait
 }
 
+# send_json NS DST COUNT RATE [ARGS]: as send, keeping the sender's JSON
+# summary in $sent_json.
+send_json() {
+	local ns=$1 dst=$2 count=$3 rate=$4 ready=$TMPDIR/mp-ready.$$
+	shift 4
+	rm -f "$ready"
+	ip netns exec "$hb" "$MPLANECTL" traffic recv --count "$count" --idle 1 \
+		--timeout 60 --ready-file "$ready" >/dev/null 2>&1 &
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
+	sent_json=$(ip netns exec "$ns" "$MPLANECTL" -j traffic send "$dst" --count "$count" \
+		--rate "$rate" "$@")
+	wait
+}
+
 # Packets of plane N that reached hb's mp0.  Counted at the receiver:
 # ha's own IPv6 multicast (MLD, router solicitations) also leaves through
 # mp0, but it is never addressed to hb's mp0.
@@ -74,22 +88,46 @@ test_hash_keeps_flows() {
 	assert_eq "planes used" "$(echo "$map" | awk '{print $1}' | sort -u | wc -l)" 2
 }
 
+# Spray sends each packet to the emptier plane.  Plane 1 is slow (tbf):
+# its queue builds whenever it is given more than it drains, and then it
+# loses every comparison.  So spray loses nothing (tbf drops nothing at
+# its 50 ms queue), and gives the slow plane no more than it drains over
+# the stream plus one queue: the fast plane carries the rest.  A policy
+# blind to load (rr, hash) overfills the slow plane, and tbf drops.
+#
+# That shows only while the sender offers more than twice what the slow
+# plane drains; a trial whose sender the guest slowed below that (TCG
+# stalls) proves nothing and is tried again, up to 3 times.
 test_spray_prefers_emptier_plane() {
-	local t0 t1 slow=5mbit
-	# Spray gives the slow plane about its drain rate, so the fast one
-	# carries 4x as much only while the sender is 5x faster than that.
+	local slow_bps=5000000 t0 t1 trial pps drops cap wire=1042
+	local qlimit
 	# The debug kernel under TCG sends 200-2000 packets/s: 100 kbit/s is
-	# 12.5 of these 1000-byte packets per second.
-	quick && slow=100kbit
-	mp_pair 2
-	"$MPLANECTL" -n "$ha" link set mp0 policy spray
-	# Plane 1 is slow: its queue builds and its load with it.
-	link_rate "$ha" a1 $slow
-	send "$ha" $MP_B4 $SPRAY_COUNT 15000 --size 1000
-	t0=$(rx_of 0) t1=$(rx_of 1)
-	log "spray: plane0 $t0, plane1 ($slow) $t1"
-	assert_ge "fast plane carries 4x the slow one" "$t0" $((4 * t1))
-	assert_ge "slow plane still used" "$t1" 1
+	# 12 of these 1000-byte packets a second.
+	quick && slow_bps=100000
+	# tbf's queue: latency 50 ms at the rate, plus its 4 KB burst.
+	qlimit=$(((slow_bps / 20 / 8 + 4000) / wire + 1))
+	for trial in 1 2 3; do
+		mp_pair 2
+		"$MPLANECTL" -n "$ha" link set mp0 policy spray
+		link_rate "$ha" a1 $((slow_bps / 1000))kbit
+		send_json "$ha" $MP_B4 $SPRAY_COUNT 15000 --size 1000
+		t0=$(rx_of 0) t1=$(rx_of 1)
+		pps=$(jq -r '.pps | floor' <<<"$sent_json")
+		drops=$(tc -n "$ha" -s qdisc show dev a1 | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n1)
+		# What the slow plane drains over the stream, plus its queue.
+		cap=$(jq -r --argjson bps $slow_bps --argjson wire $wire --argjson q "$qlimit" \
+			'(.duration_s * $bps / 8 / $wire + $q + 2) | floor' <<<"$sent_json")
+		log "spray, trial $trial: sent $SPRAY_COUNT at $pps pps; plane0 $t0," \
+			"plane1 ($((slow_bps / 1000)) kbit/s) $t1 of at most $cap; tbf dropped $drops"
+		assert_eq "delivered over both planes" $((t0 + t1)) $SPRAY_COUNT
+		assert_eq "dropped at the slow plane's queue" "$drops" 0
+		assert_le "slow plane's packets" "$t1" "$cap"
+		assert_ge "slow plane still used" "$t1" 1
+		[ "$pps" -lt $((2 * slow_bps / 8 / wire)) ] || return 0
+		log "the sender offered under twice the slow plane's rate: nothing shown, again"
+		cleanup_all_ns
+	done
+	fail "the sender never offered twice the slow plane's rate in 3 trials"
 }
 
 test_flowlet_sticks_and_moves() {
@@ -143,14 +181,142 @@ test_policy_change_under_traffic_loses_nothing() {
 }
 
 test_no_route_plane_not_used() {
+	local p
+	for p in rr spray; do
+		mp_pair 2
+		# Only the stream's packets through ha's mp0: none of its own
+		# IPv6 (MLD), which plane 1 routes.
+		ip netns exec "$ha" sysctl -qw net.ipv6.conf.mp0.disable_ipv6=1
+		# Plane 1 has no route to hb: everything must take plane 0.
+		ip -n "$ha" route del $MP_B4/32 dev a1
+		"$MPLANECTL" -n "$ha" link set mp0 policy $p
+		send "$ha" $MP_B4 200 4000
+		assert_eq "$p: plane0 carried all" "$(rx_of 0)" 200
+		assert_eq "$p: plane1 carried none" "$(rx_of 1)" 0
+		assert_ge "$p: plane1 had no route" "$(mp_pstat "$ha" 1 drop_no_route)" 1
+		# Tried and refused is not chosen: no selection, no load.
+		assert_eq "$p: plane1 selections" "$(mp_pstat "$ha" 1 selections)" 0
+		cleanup_all_ns
+	done
+}
+
+MPPKT=$MPLANE_BUILD/mppkt
+
+# mp0's transmit drops packets whose IPv4 header does not hold together
+# (packet sockets hand them over unchecked): none reaches hb, and mp0
+# counts each as dropped.  Counted at hb's plane, which sees only what is
+# addressed to hb's mp0 (ha's own IPv6 multicast also leaves on a0).
+test_malformed_ipv4_dropped() {
+	local args dropped rx
+	[ -x "$MPPKT" ] || skip "no $MPPKT (make tools)"
+	mp_pair 1
+	"$MPPKT" "$ha" send mp0 $MP_B4 || fail "a good packet was not sent"
+	busywait 5000 mp_pstat_ge "$hb" 0 rx_packets 1 || fail "the good packet did not arrive"
+	rx=$(mp_pstat "$hb" 0 rx_packets)
+	dropped=$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_dropped)
+	for args in "ihl=15" "ihl=4" "version=6" "tot_len=short" "tot_len=8"; do
+		"$MPPKT" "$ha" send mp0 $MP_B4 $args || fail "mppkt $args"
+	done
+	# The good packet again: when it is there, the others would be too.
+	"$MPPKT" "$ha" send mp0 $MP_B4 || fail "a good packet was not sent"
+	busywait 5000 mp_pstat_ge "$hb" 0 rx_packets $((rx + 1)) || fail "the last good packet did not arrive"
+	assert_eq "packets at hb" "$(mp_pstat "$hb" 0 rx_packets)" $((rx + 1))
+	assert_ge "dropped by mp0" \
+		"$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_dropped)" $((dropped + 5))
+}
+
+# A clone shares its data: mp0 rewrites the IPv4 header (tot_len and the
+# checksum, in ip_local_out) and must do it on a copy of its own.  The
+# copy that `tc mirred mirror` sends on m0 is read at m1 after mp0 sent
+# the original: its checksum is still the 0 it was sent with.
+test_mirrored_clone_not_written() {
+	local frame cap=$TMPDIR/mp-cap.$$
+	[ -x "$MPPKT" ] || skip "no $MPPKT (make tools)"
+	mp_pair 1
+	ip -n "$ha" link add m0 type veth peer name m1
+	ip -n "$ha" link set m0 up
+	ip -n "$ha" link set m1 up
+	tc -n "$ha" qdisc add dev mp0 clsact
+	tc -n "$ha" filter add dev mp0 egress matchall action mirred egress mirror dev m0
+	"$MPPKT" "$ha" capture m1 10 >"$cap" 2>"$cap.err" &
+	busywait 10000 grep -q ready "$cap.err" || fail "capture not ready"
+	"$MPPKT" "$ha" send mp0 $MP_B4 csum=0 || fail "mppkt send"
+	wait || fail "nothing mirrored to m1"
+	frame=$(<"$cap")
+	log "mirrored frame: ${frame:0:56}"
+	# The frame is the IP packet itself (mp0 has no link header); its
+	# checksum is bytes 10-11.
+	assert_eq "checksum of the mirrored copy" "${frame:20:4}" 0000
+	busywait 5000 mp_pstat_ge "$ha" 0 tx_packets 1 || fail "the original did not leave"
+}
+
+# A global IPv6 address of a rail is the rail's, not mp0's: traffic for
+# it goes up the rail's own stack (neighbour discovery for it works
+# there), and mp0 never counts it.
+test_rail_ipv6_address_stays_on_rail() {
+	local rx0 prx0
+	mp_pair 1
+	ip -n "$ha" addr add fd98::1/64 dev a0 nodad
+	ip -n "$hb" addr add fd98::2/64 dev b0 nodad
+	ip netns exec "$hb" ping -c 1 -W 5 -q fd98::1 >/dev/null ||
+		fail "no answer from the rail's own IPv6 address (taken by mp0?)"
+	rx0=$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/rx_packets)
+	prx0=$(mp_pstat "$ha" 0 rx_packets)
+	ip netns exec "$hb" ping -c 5 -i 0.05 -W 5 -q fd98::1 >/dev/null || fail "ping the rail"
+	assert_eq "mp0 rx" "$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/rx_packets)" "$rx0"
+	assert_eq "plane rx" "$(mp_pstat "$ha" 0 rx_packets)" "$prx0"
+	# The neighbour entry hb keeps for it is learnt on the rail.
+	ip -n "$hb" -6 neigh show fd98::1 dev b0 | grep -Eq 'REACHABLE|STALE|DELAY|PROBE' ||
+		fail "no neighbour entry for the rail's address"
+}
+
+# A rail that leads back into mp0 (here redirects on the rails' egress to
+# VXLANs whose underlay is mp0) would nest transmits without end, two IP
+# output paths of stack per turn; mp0 drops at the third level and says
+# why.  Two rails and two tunnels, taken in turn (rr): mirred itself stops
+# a redirect that comes back to a device it already went through (6.12
+# and later), so each turn must pass a new one.
+test_redirect_loop_is_cut() {
+	local dropped i
 	mp_pair 2
-	# Plane 1 has no route to hb: everything must take plane 0.
-	ip -n "$ha" route del $MP_B4/32 dev a1
 	"$MPLANECTL" -n "$ha" link set mp0 policy rr
-	send "$ha" $MP_B4 200 4000
-	assert_eq "plane0 carried all" "$(rx_of 0)" 200
-	assert_eq "plane1 carried none" "$(rx_of 1)" 0
-	assert_ge "plane1 had no route" "$(mp_pstat "$ha" 1 drop_no_route)" 1
+	for i in 0 1; do
+		ip -n "$ha" link add vx$i type vxlan id $((90 + i)) local $MP_A4 remote $MP_B4 \
+			dstport $((4789 + i)) || skip "no vxlan"
+		ip -n "$ha" link set vx$i up
+		tc -n "$ha" qdisc add dev a$i clsact
+		tc -n "$ha" filter add dev a$i egress matchall action mirred egress redirect dev vx$i
+	done
+	dropped=$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_dropped)
+	echo "datapath: loop test start" >/dev/kmsg
+	ip netns exec "$ha" "$MPLANECTL" traffic send $MP_B4 --count 20 --rate 1000 >/dev/null 2>&1 || true
+	assert_ge "dropped by mp0" \
+		"$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_dropped)" $((dropped + 1))
+	dmesg | sed -n '/datapath: loop test start/,$p' | grep -q 'mp0: transmit nested 3 deep' ||
+		fail "no message naming the nesting"
+}
+
+# TCP over mp0 over tbf on both rails: the deepest transmit path (TCP,
+# mp0, the rail's IP output, a qdisc) must stay well inside the kernel
+# stack.  A double fault was once seen here on 6.12.  Where the kernel
+# has the stack tracer, the deepest stack seen is read and bounded.
+test_tcp_over_tbf_stack() {
+	local max tracer=/proc/sys/kernel/stack_tracer_enabled secs=3
+	command -v iperf3 >/dev/null || skip "no iperf3"
+	quick && secs=2
+	mp_pair 2
+	link_rate "$ha" a0 50mbit
+	link_rate "$ha" a1 50mbit
+	[ -w $tracer ] && { echo 0 >/sys/kernel/tracing/stack_max_size; echo 1 >$tracer; }
+	ip netns exec "$hb" iperf3 -s -1 >/dev/null 2>&1 &
+	busywait 30000 iperf3_listening || fail "no iperf3 server"
+	ip netns exec "$ha" iperf3 -c $MP_B4 -t $secs -P 2 >/dev/null || fail "iperf3"
+	wait
+	[ -w $tracer ] || return 0
+	echo 0 >$tracer
+	max=$(</sys/kernel/tracing/stack_max_size)
+	log "deepest stack: $max bytes; $(awk 'NR > 3 && NR < 9 { printf "%s ", $NF }' /sys/kernel/tracing/stack_trace)"
+	assert_le "deepest stack (bytes of 16384)" "$max" 12288
 }
 
 # tx_sum NS COUNTER: COUNTER summed over NS's planes.
@@ -193,7 +359,17 @@ test_gso_whole_and_segment() {
 	assert_ge "plane 1 share of the segments" "$p1" $((pk / 4))
 }
 
+# The debug kernel's share: every transmit and receive path once (both
+# families, every policy under traffic, GSO segmenting, refused headers,
+# clones, TCP over a qdisc); how the policies spread packets is logic that
+# the release kernels check.
+QUICK_TESTS="test_ping_v4_v6 test_policy_change_under_traffic_loses_nothing
+	test_malformed_ipv4_dropped test_mirrored_clone_not_written test_gso_whole_and_segment
+	test_tcp_over_tbf_stack"
+
 ktap_run test_ping_v4_v6 test_rr_is_even test_hash_keeps_flows \
 	test_spray_prefers_emptier_plane test_flowlet_sticks_and_moves \
 	test_ethtool_stats test_policy_change_under_traffic_loses_nothing \
-	test_no_route_plane_not_used test_gso_whole_and_segment
+	test_no_route_plane_not_used test_malformed_ipv4_dropped \
+	test_mirrored_clone_not_written test_rail_ipv6_address_stays_on_rail \
+	test_redirect_loop_is_cut test_gso_whole_and_segment test_tcp_over_tbf_stack

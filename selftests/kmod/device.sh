@@ -260,6 +260,51 @@ test_refuse_not_ethernet() {
 	assert_eq "tun0 master" "$(master_of "$mpns" tun0)" ""
 }
 
+# A bridge, bond or team aggregates its ports, which are the planes; a
+# tunnel (or a VLAN over one) hands mp0's packets back to the IP stack,
+# where its underlay may route them into mp0 again.  Each kind is made
+# only where its module loads.
+test_refuse_aggregates_and_tunnels() {
+	local dev spec aggregates=0 tunnels=0
+	mp_ns
+	ip -n "$mpns" link add base0 type veth peer name base0p
+	for spec in "br0 bridge" "bond0 bond" \
+		"vx0 vxlan id 42 dstport 4789 local 10.0.0.1 remote 10.0.0.2" \
+		"gt0 gretap local 10.0.0.1 remote 10.0.0.2" \
+		"gn0 geneve id 7 remote 10.0.0.2"; do
+		dev=${spec%% *}
+		# shellcheck disable=SC2086
+		if ! ip -n "$mpns" link add $dev type ${spec#* } 2>/dev/null; then
+			log "no ${spec#* }: not tried"
+			continue
+		fi
+		case $dev in
+		br0|bond0) aggregates=$((aggregates + 1))
+			expect_fail_msg "enslave $dev" "bridges, bonds and teams cannot be planes" \
+				ip -n "$mpns" link set $dev master mp0 ;;
+		*)	tunnels=$((tunnels + 1))
+			expect_fail_msg "enslave $dev" "tunnels .and devices over them. cannot be planes" \
+				ip -n "$mpns" link set $dev master mp0 ;;
+		esac
+		assert_eq "$dev master" "$(master_of "$mpns" $dev)" ""
+	done
+	[ "$aggregates" -ge 1 ] || fail "neither a bridge nor a bond could be made"
+	# The debug kernel builds no tunnel module; the release kernels all do.
+	if [ "$tunnels" -eq 0 ]; then
+		quick || fail "no tunnel kind could be made"
+		log "no tunnel module on this kernel: only bridges and bonds tried"
+	else
+		# A VLAN over the VXLAN is no better.
+		ip -n "$mpns" link add vl0 link vx0 type vlan id 5
+		expect_fail_msg "enslave a VLAN over a VXLAN" "tunnels" \
+			ip -n "$mpns" link set vl0 master mp0
+	fi
+	# A VLAN over a veth is a rail.
+	ip -n "$mpns" link add vl1 link base0 type vlan id 6
+	ip -n "$mpns" link set vl1 master mp0
+	assert_eq "vl1 master" "$(master_of "$mpns" vl1)" mp0
+}
+
 test_refuse_too_many_planes() {
 	local max=16 n
 
@@ -399,6 +444,12 @@ test_rmmod_with_devices() {
 	ip -n "$a" link set r0 master mp0
 }
 
+# The debug kernel's share: the device's life and its rails' (what KASAN,
+# lockdep and kmemleak watch); the refusals are netlink and rail_check.c's
+# logic, unit-tested, and run on every release kernel.
+QUICK_TESTS="test_create_up_down_delete test_enslave_release test_refuse_aggregates_and_tunnels
+	test_rail_deleted test_delete_with_planes test_rmmod_with_devices"
+
 ktap_run \
 	test_create_up_down_delete \
 	test_xmit_drops \
@@ -409,6 +460,7 @@ ktap_run \
 	test_refuse_itself \
 	test_refuse_mplane \
 	test_refuse_not_ethernet \
+	test_refuse_aggregates_and_tunnels \
 	test_refuse_too_many_planes \
 	test_already_enslaved \
 	test_move_from_bridge_and_mplane \

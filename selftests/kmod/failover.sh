@@ -8,9 +8,11 @@
 source "$(dirname "$0")/../lib/lib.sh"
 source "$(dirname "$0")/../lib/mplane.sh"
 
-# The debug kernel (quick) cannot send 20 kpps under TCG.
+# The debug kernel (quick) cannot send 20 kpps under TCG: a one-vCPU
+# KASAN guest took 10-20 s for a 2 s stream at 2000 pps (a stream that
+# outlives its receiver loses its tail), so it streams at 500.
 RATE=20000
-quick && RATE=2000
+quick && RATE=500
 
 # stream SECONDS [PPS]: start a paced 8-flow stream ha -> hb at PPS
 # (default RATE) in the background, with its receiver; results land in
@@ -22,15 +24,13 @@ stream() {
 	local count=$((pps * secs))
 	rm -f "$ready"
 	ip netns exec "$hb" "$MPLANECTL" -j traffic recv --expect $((count / 8)) \
-		--idle 2 --timeout $((secs + 30)) --watch-link b1 --ready-file "$ready" \
+		--idle 2 --timeout $((secs * 10 + 30)) --watch-link b1 --ready-file "$ready" \
 		>"$TMPDIR/mp-recv.json" &
 	# A debug guest busy with probes takes seconds to start it.
 	busywait 30000 test -e "$ready" || fail "receiver not ready"
 	ip netns exec "$ha" "$MPLANECTL" -j traffic send $MP_B4 --count "$count" \
 		--rate "$pps" --flows 8 >"$TMPDIR/mp-send.json" &
 }
-
-recv_field() { jq -r ".$1" "$TMPDIR/mp-recv.json"; }
 
 # warm POLICY: resolve every plane's neighbours first (round robin), so
 # that the measured stream sees no ARP delay, then switch to POLICY.
@@ -48,37 +48,56 @@ warm() {
 # the CPUs with the command that takes the link down, and stalls for
 # 0.5-0.8 ms then; with 2 packets lost at most, the holes add 150 us.
 #
-# Away from the failure a TCG guest stalls for several ms now and then,
-# whatever the path does, and near it a stall of the host is as likely as
-# anywhere: a trial whose outage is long is tried again, up to 3 times.
-# A path that held packets at failover would be slow in every trial.
+# Loss is the path's only once the receiver's own is taken out: packets
+# its full socket buffer dropped (socket_drops) were delivered.  The
+# path's loss is bounded in every trial; nothing excuses it.
+#
+# A TCG guest stalls for several ms now and then, whatever the path does,
+# and near the failure as likely as anywhere.  A trial whose outage is
+# long is tried again (up to 3 times) only when it shows such a stall of
+# its own: an excess gap as long away from the failure, a sender held up
+# as long, or a receiver that overflowed.  A path that held packets at
+# failover is slow in a trial that shows none of these, and fails.
 # The debug kernel sends at a tenth of the rate and its own jitter is a
 # few scheduler ticks (1-4 ms seen): there the limit is 10 ms, still far
 # from the 100 ms of a bond's MII polling.
 test_carrier_failover() {
-	local trial lost gap excess limit=1000
+	local trial lost drops gap excess away late rcvbuf limit=1000
+	local -A R S
 	quick && limit=10000
 	mp_pair 2
 	"$MPLANECTL" -n "$ha" link set mp0 holddown 0
 	for trial in 1 2 3; do
 		warm spray
+		rcvbuf=$(udp_rcvbuf_errors "$hb")
 		stream 2
 		sleep 1
 		# The far end of plane 1 goes away: a1 loses carrier at once.
 		ip -n "$hb" link set b1 down
 		wait
-		lost=$(recv_field lost) gap=$(recv_field max_gap_near_fault_us)
-		excess=$(recv_field max_excess_gap_near_fault_us)
-		log "carrier failover at $RATE pps, trial $trial: lost $lost;" \
-			"within 5 ms of the failure: longest gap $gap us, of" \
-			"which the path's $excess us; anywhere: longest gap" \
-			"$(recv_field max_gap_us) us, the path's" \
-			"$(recv_field max_excess_gap_us) us"
-		assert_le "packets lost" "$lost" 2
+		json_flat R "$(<"$TMPDIR/mp-recv.json")"
+		json_flat S "$(<"$TMPDIR/mp-send.json")"
+		lost=${R[lost]} drops=${R[socket_drops]} gap=${R[max_gap_near_fault_us]}
+		excess=${R[max_excess_gap_near_fault_us]} away=${R[max_excess_gap_away_us]}
+		late=${S[max_late_us]}
+		log "carrier failover at $RATE pps, trial $trial: ${R[received]} received" \
+			"in ${R[duration_s]} s (stopped by ${R[stopped_by]}), ${S[sent]} sent; lost $lost, of which" \
+			"$drops by the receiver's full socket ($(($(udp_rcvbuf_errors "$hb") - rcvbuf))" \
+			"UDP RcvbufErrors in hb); within 5 ms of the failure: longest gap" \
+			"$gap us, of which the path's $excess us; away from it: the" \
+			"path's longest $away us; the sender at most $late us late"
+		[ "${R[stopped_by]}" != timeout ] ||
+			fail "the receiver timed out before the stream ended: the sender" \
+				"fell behind its rate (a guest too slow for $RATE pps)"
+		assert_le "packets the path lost" $((lost - drops)) 2
 		assert_eq "plane 1" "$(mp_state "$ha" 1)" down
 		assert_ge "failovers" "$(mp_pstat "$ha" 1 failovers)" "$trial"
-		assert_ge "b1 going down seen" "$(recv_field link_changes)" 1
+		assert_ge "b1 going down seen" "${R[link_changes]}" 1
 		[ "${excess%.*}" -ge $limit ] || return 0
+		[ "${away%.*}" -ge $limit ] || [ "${late%.*}" -ge $limit ] || [ "$drops" -gt 0 ] ||
+			fail "the path's gap at failover was $excess us (over $limit) in a" \
+				"trial with no stall of the guest to blame"
+		log "the guest stalled in this trial too: again"
 		ip -n "$hb" link set b1 up
 		busywait 3000 mp_state_is "$ha" 1 up || fail "plane 1 not back"
 	done
@@ -131,8 +150,10 @@ test_silent_failure_probes() {
 	wait
 	json_flat R "$(<"$TMPDIR/mp-recv.json")"
 	json_flat P "$(mp_json "$ha")" '.devices[0].planes'
-	lost=${R[lost]}
-	log "silent failure at $rate pps, probes every $interval us: lost $lost"
+	# The receiver's full socket buffer is not the path's loss.
+	lost=$((R[lost] - R[socket_drops]))
+	log "silent failure at $rate pps, probes every $interval us: lost ${R[lost]}," \
+		"${R[socket_drops]} of them by the receiver's full socket"
 	# What tells a slow probe from a slow guest when the loss is high.
 	json_flat S "$(<"$TMPDIR/mp-send.json")"
 	log "sent ${S[sent]} in ${S[duration_s]} s (${S[errors]} errors, at most" \
@@ -151,6 +172,38 @@ test_silent_failure_probes() {
 	assert_le "packets lost" "$lost" $((rate * 10 * interval / 1000000))
 	tc -n "$hb" filter del dev b1 ingress pref 1
 	slowwait 5 mp_state_is "$ha" 1 up || fail "plane 1 did not recover"
+}
+
+# The congestion half-life reaches 10 s: one past 2^32 ns (4.29 s) must
+# keep its length.  Cut to 32 bits, 4294968 us was 704 ns: a score fell
+# to nothing between two marks, and no plane was ever found congested.
+test_congestion_long_halflife() {
+	local ready=$TMPDIR/mp-ready.$$
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 cong-threshold 20 cong-halflife 4294968
+	"$MPLANECTL" -n "$hb" link set mp0 policy rr
+	rm -f "$ready"
+	ip netns exec "$ha" "$MPLANECTL" traffic recv --count 200 --idle 2 --timeout 60 \
+		--ready-file "$ready" >/dev/null 2>&1 &
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
+	# CE-marked towards ha, half of it on each plane.
+	ip netns exec "$hb" "$MPLANECTL" traffic send $MP_A4 --ecn ce --count 200 \
+		--rate 1000 >/dev/null || fail "sender"
+	wait
+	assert_ge "CE marks on plane 0" "$(mp_pstat "$ha" 0 ecn_ce)" 90
+	assert_eq "plane 0" "$(mp_state "$ha" 0)" congested
+	assert_eq "reason" "$(mp_json "$ha" | jq -r '.devices[0].planes[0].reason')" ecn
+	# RoCEv2 CNPs (UDP 4791, BTH opcode 0x81) are counted per plane, as
+	# the uapi's MPLANE_ROCEV2_PORT and MPLANE_BTH_OPCODE_CNP name them.
+	rm -f "$ready"
+	ip netns exec "$ha" "$MPLANECTL" traffic recv --port 4791 --count 100 --idle 2 \
+		--timeout 60 --ready-file "$ready" >/dev/null 2>&1 &
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
+	ip netns exec "$hb" "$MPLANECTL" traffic send $MP_A4 --cnp 0x11 --count 100 \
+		--rate 1000 >/dev/null || fail "CNP sender"
+	wait
+	busywait 5000 eval '[ $(($(mp_pstat "$ha" 0 cnp) + $(mp_pstat "$ha" 1 cnp))) -ge 100 ]' ||
+		fail "CNPs counted: $(mp_pstat "$ha" 0 cnp) + $(mp_pstat "$ha" 1 cnp), want 100"
 }
 
 test_admin_drain_and_down() {
@@ -189,6 +242,11 @@ test_state_changes_are_announced() {
 
 # The debug kernel's share: carrier loss under a stream, the probes'
 # timers, and the notifications.
+# The debug kernel's share: a failover under traffic, the probe timer and
+# the congestion timers; hold-down, drain and the announcements are state
+# logic (plane_fsm.c, unit-tested) that the release kernels run.
+QUICK_TESTS="test_carrier_failover test_silent_failure_probes test_congestion_long_halflife"
+
 ktap_run test_carrier_failover test_holddown_then_readmit \
-	test_silent_failure_probes test_admin_drain_and_down \
+	test_silent_failure_probes test_congestion_long_halflife test_admin_drain_and_down \
 	test_state_changes_are_announced

@@ -1,22 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers of the kmod tests: selftests/kmod/mpnl.c -> $(BUILD)/mpnl, raw
-# rtnetlink requests for device.sh.  Included by the top-level Makefile
-# after tools/tools.mk, whose libmp.a it links.
+# Helpers of the kmod tests, each selftests/kmod/X.c -> $(BUILD)/X:
+#   mpnl   raw rtnetlink requests (device.sh, netlink.sh)
+#   mppkt  hand-made IPv4 packets through AF_PACKET (datapath.sh)
+# Included by the top-level Makefile after tools/tools.mk, whose libmp.a
+# they link.
 
-MPNL		:= $(BUILD)/mpnl
-MPNL_OBJ	:= $(TOOLS_OUT)/selftests/mpnl.o
+KMOD_HELPERS	:= mpnl mppkt
+KMOD_HELPER_BINS := $(KMOD_HELPERS:%=$(BUILD)/%)
+KMOD_HELPER_OBJS := $(KMOD_HELPERS:%=$(TOOLS_OUT)/selftests/%.o)
 
-# Built with the tools, so that the VM runs that use it find it.
-tools: $(MPNL)
+# Built with the tools, so that the VM runs that use them find them.
+tools: $(KMOD_HELPER_BINS)
 
-$(MPNL_OBJ): $(ROOT)/selftests/kmod/mpnl.c
+$(TOOLS_OUT)/selftests/%.o: $(ROOT)/selftests/kmod/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)echo "  CC      selftests/$(@F)"
 	$(Q)$(CC) $(TOOLS_CFLAGS) -MMD -MP -c $< -o $@
 
-$(MPNL): $(MPNL_OBJ) $(LIBMP)
+$(BUILD)/%: $(TOOLS_OUT)/selftests/%.o $(LIBMP)
 	$(Q)echo "  LD      $(@F)"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOLS_LDLIBS)
 
--include $(MPNL_OBJ:.o=.d)
+-include $(KMOD_HELPER_OBJS:.o=.d)

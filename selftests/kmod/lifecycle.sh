@@ -44,6 +44,53 @@ traffic() {
 		--duration $STREAM_S --rate 5000 >/dev/null 2>&1 &
 }
 
+# An enslave that fails after mplane's rx handler went live on the rail:
+# the test module vetoes it from NETDEV_PRECHANGEUPPER 200 ms later, while
+# ECN-CE packets flood the rail, so the would-be plane has counted them
+# and armed its congestion timer (2 ms) by the time it is freed.  It must
+# be torn down, timers included, first: KASAN on the debug kernel reports
+# the use after free of a timer that fires on the freed plane, and the
+# release kernels' timer lists break on it.
+test_failed_enslave_with_timers_armed() {
+	local veto=${MPLANE_TESTMOD:-}/mplane_test_veto.ko i tries=3 ready=$TMPDIR/mp-ready.$$
+	[ -f "$veto" ] || skip "no test module at $veto"
+	mp_pair 1
+	# A long half-life: the plane stays congested, its timer re-arming.
+	"$MPLANECTL" -n "$ha" link set mp0 cong-threshold 1 cong-halflife 1000000
+	ip link add r0 netns "$ha" address 02:00:00:00:0c:01 type veth \
+		peer name r0p netns "$hb" address 02:00:00:00:0c:02
+	printf '%s\n' "addr add 10.98.0.1/24 dev r0" "link set r0 up" \
+		"neigh replace 10.98.0.2 lladdr 02:00:00:00:0c:02 dev r0 nud permanent" |
+		ip -n "$ha" -batch -
+	printf '%s\n' "addr add 10.98.0.2/24 dev r0p" "link set r0p up" \
+		"neigh replace 10.98.0.1 lladdr 02:00:00:00:0c:01 dev r0p nud permanent" |
+		ip -n "$hb" -batch -
+	insmod "$veto" rail=r0 delay_ms=200 || fail "insmod $veto"
+	# The would-be plane's state changes are traced like any other: they
+	# show that its congestion timer was armed inside the window.
+	echo 1 >/sys/kernel/tracing/events/mplane/plane_state/enable
+	echo >/sys/kernel/tracing/trace
+	rm -f "$ready"
+	ip netns exec "$ha" "$MPLANECTL" traffic recv --idle 2 --timeout 30 \
+		--ready-file "$ready" >/dev/null 2>&1 &
+	busywait 30000 test -e "$ready" || { rmmod mplane_test_veto; fail "receiver not ready"; }
+	ip netns exec "$hb" "$MPLANECTL" traffic send 10.98.0.1 --ecn ce --rate 5000 \
+		--duration 2 >/dev/null 2>&1 &
+	sleep 0.2
+	for ((i = 1; i <= tries; i++)); do
+		expect_fail_msg "enslave $i" "upper link refused" \
+			ip -n "$ha" link set r0 master mp0
+	done
+	wait
+	echo 0 >/sys/kernel/tracing/events/mplane/plane_state/enable
+	grep -q 'rail=r0 plane=1 down -> congested reason=ecn' /sys/kernel/tracing/trace ||
+		{ rmmod mplane_test_veto; fail "no congestion seen in the window: the test shows nothing"; }
+	assert_eq "enslaves vetoed" "$(</sys/module/mplane_test_veto/parameters/vetoed)" $tries
+	rmmod mplane_test_veto
+	ip -n "$ha" -d link show r0 | grep -q "master" && fail "r0 enslaved after the veto"
+	assert_eq "planes of mp0" "$(mp_json "$ha" | jq '.devices[0].plane_count')" 1
+}
+
 test_delete_under_traffic() {
 	mp_pair 2
 	traffic
@@ -68,5 +115,5 @@ test_rmmod_under_traffic() {
 	mplane_load
 }
 
-ktap_run test_enslave_release_cycles test_delete_under_traffic \
+ktap_run test_enslave_release_cycles test_failed_enslave_with_timers_armed test_delete_under_traffic \
 	test_rmmod_under_traffic

@@ -119,5 +119,21 @@ test_mplanectl_shows_extack() {
 		"$MPLANECTL" -n "$ha" link set mp0 probe-misses 0
 }
 
+# A device that fails to register after its settings were applied (a
+# name the core refuses, checked before ndo_init) must leave nothing
+# behind: the peers list was allocated for it.  kmemleak, on the debug
+# kernel, fails the run if it does.
+test_failed_register_frees_settings() {
+	local i
+	mplane_load
+	setup_ns_nolo ha
+	for i in 1 2 3 4 5 6 7 8; do
+		expect_fail_msg "a bad name" "Invalid argument" \
+			"$MPLANECTL" -n "$ha" link add "a:$i" policy spray peers 10.99.0.2,fd99::2
+	done
+	ip -n "$ha" -o link show | grep -q mplane && fail "a device was made"
+	return 0
+}
+
 ktap_run test_settings_round_trip test_rejections_name_the_attribute \
-	test_mplanectl_shows_extack
+	test_mplanectl_shows_extack test_failed_register_frees_settings

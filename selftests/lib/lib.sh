@@ -230,6 +230,16 @@ jq_read() {
 	IFS=$'\n' read -r -d '' "$@" <<<"$(jq -r "$filter" <<<"$json")" || true
 }
 
+# udp_rcvbuf_errors NS: UDP datagrams dropped by full receive buffers in
+# NS (RcvbufErrors in /proc/net/snmp).  Loss that a test counts must be
+# told apart from these: they are the reader's, not the path's (a guest
+# stalled under TCG lets a socket overflow).
+udp_rcvbuf_errors() {
+	ip netns exec "$1" awk '$1 == "Udp:" {
+		if (!n) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i; n = 1; next }
+		print $c; exit }' /proc/net/snmp
+}
+
 # expect_fail_msg WHAT REGEX CMD... : CMD must fail and its stderr must match
 # REGEX (extack messages are printed by iproute2 on stderr).
 expect_fail_msg() {
@@ -241,12 +251,19 @@ expect_fail_msg() {
 	echo "$out" | grep -Eq -- "$re" || fail "$what: error '$out' does not match /$re/"
 }
 
-# in_quick_profile TEST: whether TEST runs in the quick profile.  A script
-# that sets QUICK_TESTS runs only those there (the debug kernel under TCG
-# runs 5-10x slower than a release one, and make check has a budget);
-# without QUICK_TESTS, all of its tests run.
+# in_quick_profile TEST: whether TEST runs in this kernel's share.  With
+# MPLANE_TEST_SHARE=share (the default of the quick profile: the debug
+# kernel under TCG runs 5-10x slower than a release one, and make check
+# has a budget), a script that sets QUICK_TESTS runs only those; without
+# QUICK_TESTS, all of its tests run.  MPLANE_TEST_SHARE=all runs all.
+test_share() {
+	case ${MPLANE_TEST_SHARE:-} in
+	all|share) echo "$MPLANE_TEST_SHARE" ;;
+	*) if quick; then echo share; else echo all; fi ;;
+	esac
+}
 in_quick_profile() {
-	! quick || [ -z "${QUICK_TESTS:-}" ] ||
+	[ "$(test_share)" = all ] || [ -z "${QUICK_TESTS:-}" ] ||
 		[[ $QUICK_TESTS =~ (^|[[:space:]])$1($|[[:space:]]) ]]
 }
 

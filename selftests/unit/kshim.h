@@ -15,9 +15,16 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int64_t s64;
 
 #define BIT(n)			(1UL << (n))
 #define hweight32(x)		((unsigned int)__builtin_popcount(x))
+/* As the kernel's: div_u64 takes a 32-bit divisor, and truncates a wider one. */
 #define div_u64(a, b)		((u64)(a) / (u32)(b))
+#define div64_u64(a, b)		((u64)(a) / (u64)(b))
+#define mul_u64_u64_div_u64(a, b, c) \
+	((u64)((unsigned __int128)(a) * (b) / (c)))
+#define mul_u64_u64_shr(a, b, s) \
+	((u64)(((unsigned __int128)(a) * (b)) >> (s)))
 
 #endif /* _MPLANE_KSHIM_H */

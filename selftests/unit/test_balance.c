@@ -196,6 +196,55 @@ static void test_flowlet_age_wraps(void **state)
 	assert_int_equal(mplane_flowlet_plane(slot, wrap + 200, 100, 0x3), -1);
 }
 
+/*
+ * Half-lives past 2^32 ns (4.29 s; the congestion half-life goes to 10 s)
+ * must not be cut to 32 bits: 4294968 us would become 704 ns, and a
+ * congestion score would be gone before the next mark.
+ */
+static void test_decay_long_halflife(void **state)
+{
+	const u64 hl = 4294968ULL * 1000;	/* 4294968 us */
+	const u64 ten_s = 10000000ULL * 1000;
+
+	(void)state;
+	/* One microsecond later the score has barely moved. */
+	assert_true(mplane_decay(256 * 1000, 1000, hl) > 256 * 1000 - 1);
+	assert_int_equal(mplane_decay(1 << 20, hl, hl), 1 << 19);
+	assert_int_equal(mplane_decay(1 << 20, 2 * ten_s, ten_s), 1 << 18);
+	/* Half a half-life: the chord, 3/4, with no overflow of value * rest. */
+	assert_int_equal(mplane_decay(1ULL << 31, ten_s / 2, ten_s), 3ULL << 29);
+	assert_int_equal(mplane_decay(1ULL << 62, ten_s / 2, ten_s), 3ULL << 60);
+}
+
+/* The shift form agrees with the general one for a power-of-two half-life. */
+static void test_decay_shift_matches_decay(void **state)
+{
+	u64 t;
+
+	(void)state;
+	for (t = 0; t < 40 * (1ULL << 17); t += 7919)
+		assert_int_equal(mplane_decay_shift(123456789, t, 17),
+				 mplane_decay(123456789, t, 1ULL << 17));
+	assert_int_equal(mplane_decay_shift(~0ULL, ~0ULL, 17), 0);
+}
+
+/*
+ * A slot stamped by another CPU just after this packet read its clock is
+ * in this packet's future: the flowlet is alive, not 2^56 ns idle (which
+ * would move the flow to another plane and reorder it).
+ */
+static void test_flowlet_stamped_in_the_future(void **state)
+{
+	const u64 t0 = 5000000000ULL, gap = 50000;
+	u64 slot = mplane_flowlet_pack(t0 + 3, 2);
+
+	(void)state;
+	assert_int_equal(mplane_flowlet_plane(slot, t0, gap, 0xf), 2);
+	assert_int_equal(mplane_flowlet_plane(slot, t0 - 1000, gap, 0xf), 2);
+	/* Still only for an eligible plane. */
+	assert_int_equal(mplane_flowlet_plane(slot, t0, gap, 0xb), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +259,9 @@ int main(void)
 		cmocka_unit_test(test_decay_is_monotonic),
 		cmocka_unit_test(test_flowlet_sticks_within_gap),
 		cmocka_unit_test(test_flowlet_age_wraps),
+		cmocka_unit_test(test_decay_long_halflife),
+		cmocka_unit_test(test_decay_shift_matches_decay),
+		cmocka_unit_test(test_flowlet_stamped_in_the_future),
 	};
 
 	return cmocka_run_group_tests_name("balance", tests, NULL, NULL);

@@ -94,6 +94,27 @@ static void test_not_ethernet(TEST_ARGS)
 			 -EOPNOTSUPP);
 }
 
+static void test_aggregate(TEST_ARGS)
+{
+	struct mplane_rail_facts f = good_rail();
+
+	f.is_aggregate = true;
+	assert_int_equal(mplane_rail_check(&f), MPLANE_RAIL_AGGREGATE);
+	assert_int_equal(mplane_rail_verdict_errno(MPLANE_RAIL_AGGREGATE),
+			 -EOPNOTSUPP);
+}
+
+/* A VXLAN, or a VLAN over one, whose underlay may lead back into mp0. */
+static void test_tunnel(TEST_ARGS)
+{
+	struct mplane_rail_facts f = good_rail();
+
+	f.is_tunnel = true;
+	assert_int_equal(mplane_rail_check(&f), MPLANE_RAIL_TUNNEL);
+	assert_int_equal(mplane_rail_verdict_errno(MPLANE_RAIL_TUNNEL),
+			 -EOPNOTSUPP);
+}
+
 static void test_other_netns(TEST_ARGS)
 {
 	struct mplane_rail_facts f = good_rail();
@@ -137,6 +158,8 @@ static void test_priority_order(TEST_ARGS)
 		.is_mplane = true,
 		.is_loopback = true,
 		.is_ethernet = false,
+		.is_aggregate = true,
+		.is_tunnel = true,
 		.same_netns = false,
 		.has_master = true,
 		.plane_count = MPLANE_MAX_PLANES,
@@ -150,6 +173,10 @@ static void test_priority_order(TEST_ARGS)
 	f.is_loopback = false;
 	assert_int_equal(mplane_rail_check(&f), MPLANE_RAIL_NOT_ETHERNET);
 	f.is_ethernet = true;
+	assert_int_equal(mplane_rail_check(&f), MPLANE_RAIL_AGGREGATE);
+	f.is_aggregate = false;
+	assert_int_equal(mplane_rail_check(&f), MPLANE_RAIL_TUNNEL);
+	f.is_tunnel = false;
 	assert_int_equal(mplane_rail_check(&f), MPLANE_RAIL_OTHER_NETNS);
 	f.same_netns = true;
 	assert_int_equal(mplane_rail_check(&f), MPLANE_RAIL_ENSLAVED);
@@ -197,6 +224,8 @@ static void test_message_words(TEST_ARGS)
 		{ MPLANE_RAIL_MPLANE, "mplane device" },
 		{ MPLANE_RAIL_LOOPBACK, "loopback" },
 		{ MPLANE_RAIL_NOT_ETHERNET, "Ethernet" },
+		{ MPLANE_RAIL_AGGREGATE, "bonds" },
+		{ MPLANE_RAIL_TUNNEL, "tunnels" },
 		{ MPLANE_RAIL_OTHER_NETNS, "namespace" },
 		{ MPLANE_RAIL_ENSLAVED, "already" },
 		{ MPLANE_RAIL_FULL, "planes" },
@@ -227,6 +256,8 @@ int main(void)
 		cmocka_unit_test(test_mplane),
 		cmocka_unit_test(test_loopback),
 		cmocka_unit_test(test_not_ethernet),
+		cmocka_unit_test(test_aggregate),
+		cmocka_unit_test(test_tunnel),
 		cmocka_unit_test(test_other_netns),
 		cmocka_unit_test(test_enslaved),
 		cmocka_unit_test(test_full),

@@ -299,6 +299,28 @@ static void test_fault_window_sees_near_stall(TEST_ARGS)
 	assert_int_equal(mp_faultwin_max_excess(&after), 1500 * US);
 }
 
+/* Away from the hole, the far stall is what the stream shows. */
+static void test_fault_window_away(TEST_ARGS)
+{
+	static struct mp_faultwin far = { .window_ns = 5000 * US };
+	static struct mp_faultwin near = { .window_ns = 5000 * US };
+	static struct mp_faultwin tail = { .window_ns = 5000 * US };
+
+	feed_stream(&far, 1000, 200, 3000 * US);
+	mp_faultwin_finish(&far);
+	assert_int_equal(mp_faultwin_max_excess_away(&far), 3000 * US);
+	assert_int_equal(mp_faultwin_max_excess(&far), 0);
+	/* A stall near the hole is not away from it. */
+	feed_stream(&near, 1000, 960, 1500 * US);
+	mp_faultwin_finish(&near);
+	assert_int_equal(mp_faultwin_max_excess(&near), 1500 * US);
+	assert_int_equal(mp_faultwin_max_excess_away(&near), 0);
+	/* The last arrivals, still in the ring when the stream ends, count. */
+	feed_stream(&tail, 1000, 1990, 700 * US);
+	mp_faultwin_finish(&tail);
+	assert_int_equal(mp_faultwin_max_excess_away(&tail), 700 * US);
+}
+
 /* No fault, nothing near one, however long the stalls. */
 static void test_fault_window_without_loss(TEST_ARGS)
 {
@@ -341,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_fault_window_ignores_far_stall),
 		cmocka_unit_test(test_fault_window_sees_near_stall),
 		cmocka_unit_test(test_fault_window_without_loss),
+		cmocka_unit_test(test_fault_window_away),
 		cmocka_unit_test(test_fault_window_event),
 		cmocka_unit_test(test_in_order),
 		cmocka_unit_test(test_empty),

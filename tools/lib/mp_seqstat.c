@@ -136,12 +136,21 @@ uint64_t mp_gapstat_max_excess(const struct mp_gapstat *g)
 }
 
 static void faultwin_count(struct mp_faultwin *w,
-			   const struct mp_faultwin_arrival *a)
+			   struct mp_faultwin_arrival *a)
 {
+	a->settled = true;
 	if (a->gap_ns > w->max_gap_ns)
 		w->max_gap_ns = a->gap_ns;
 	if (a->excess_ns > w->max_excess_ns)
 		w->max_excess_ns = a->excess_ns;
+}
+
+static void faultwin_away(struct mp_faultwin *w,
+			  struct mp_faultwin_arrival *a)
+{
+	if (!a->settled && a->excess_ns > w->max_excess_away_ns)
+		w->max_excess_away_ns = a->excess_ns;
+	a->settled = true;
 }
 
 bool mp_faultwin_seen(const struct mp_faultwin *w)
@@ -153,7 +162,7 @@ bool mp_faultwin_seen(const struct mp_faultwin *w)
  * before, newest first, unless an earlier fault's window did. */
 static void faultwin_open(struct mp_faultwin *w, uint64_t ns)
 {
-	const struct mp_faultwin_arrival *a;
+	struct mp_faultwin_arrival *a;
 	unsigned int i;
 
 	for (i = 0; i < w->len; i++) {
@@ -175,7 +184,7 @@ void mp_faultwin_event(struct mp_faultwin *w, uint64_t ns)
 void mp_faultwin_add(struct mp_faultwin *w, uint64_t rx_ns, uint64_t gap_ns,
 		     int64_t excess_ns, bool closes_hole)
 {
-	struct mp_faultwin_arrival a = { rx_ns, gap_ns, excess_ns };
+	struct mp_faultwin_arrival a = { rx_ns, gap_ns, excess_ns, false };
 
 	if (closes_hole) {
 		w->holes++;
@@ -183,6 +192,9 @@ void mp_faultwin_add(struct mp_faultwin *w, uint64_t rx_ns, uint64_t gap_ns,
 	}
 	if (mp_faultwin_seen(w) && rx_ns <= w->open_until_ns)
 		faultwin_count(w, &a);
+	/* The oldest arrival leaves the ring: no window can reach it now. */
+	if (w->len == MP_FAULTWIN_RING)
+		faultwin_away(w, &w->ring[w->head]);
 	w->ring[w->head] = a;
 	w->head = (w->head + 1) % MP_FAULTWIN_RING;
 	if (w->len < MP_FAULTWIN_RING)
@@ -192,4 +204,17 @@ void mp_faultwin_add(struct mp_faultwin *w, uint64_t rx_ns, uint64_t gap_ns,
 uint64_t mp_faultwin_max_excess(const struct mp_faultwin *w)
 {
 	return w->max_excess_ns > 0 ? (uint64_t)w->max_excess_ns : 0;
+}
+
+void mp_faultwin_finish(struct mp_faultwin *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->len; i++)
+		faultwin_away(w, &w->ring[i]);
+}
+
+uint64_t mp_faultwin_max_excess_away(const struct mp_faultwin *w)
+{
+	return w->max_excess_away_ns > 0 ? (uint64_t)w->max_excess_away_ns : 0;
 }

@@ -108,6 +108,7 @@ struct mp_faultwin_arrival {
 	uint64_t rx_ns;
 	uint64_t gap_ns;
 	int64_t excess_ns;
+	bool settled;		/* counted near a fault, or away from all */
 };
 
 struct mp_faultwin {
@@ -117,6 +118,7 @@ struct mp_faultwin {
 	uint64_t open_until_ns;		/* arrivals up to here count */
 	uint64_t max_gap_ns;
 	int64_t max_excess_ns;		/* clamped at 0 when reported */
+	int64_t max_excess_away_ns;	/* of arrivals near no fault */
 	unsigned int head, len;
 	struct mp_faultwin_arrival ring[MP_FAULTWIN_RING];
 };
@@ -135,5 +137,14 @@ bool mp_faultwin_seen(const struct mp_faultwin *w);
 
 /* The largest excess gap near a fault, never below 0. */
 uint64_t mp_faultwin_max_excess(const struct mp_faultwin *w);
+
+/*
+ * The end of the stream: the arrivals still in the ring that no fault's
+ * window reached are away from every fault.  Then the largest excess gap
+ * away from faults (never below 0): a stream that stalled there too was
+ * stalled by its host, whatever happened at the fault.
+ */
+void mp_faultwin_finish(struct mp_faultwin *w);
+uint64_t mp_faultwin_max_excess_away(const struct mp_faultwin *w);
 
 #endif /* MP_SEQSTAT_H */

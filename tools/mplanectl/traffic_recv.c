@@ -59,7 +59,11 @@ static void recv_help(void)
 "Gaps near a fault are taken only over the arrivals within --fault-window\n"
 "of a fault: an arrival that closed a hole in its flow, or a change of\n"
 "--watch-link IFNAME (up or down, carrier or not).  They are the outage\n"
-"of a failover, apart from stalls elsewhere in the stream.\n"
+"of a failover, apart from stalls elsewhere in the stream; the longest\n"
+"excess gap away from every fault is given too: a stream that stalled\n"
+"there as well was stalled by its host (a guest's vCPU descheduled).\n"
+"Packets that a full socket buffer dropped (socket_drops) count as lost:\n"
+"the path delivered them, the reader did not keep up.\n"
 "\n"
 "It stops after --count packets, after --timeout, after --idle without\n"
 "packets once the first came, or on SIGINT or SIGTERM, and then prints\n"
@@ -72,6 +76,7 @@ static void recv_help(void)
 "   \"max_excess_gap_after_flow\":0,\"gap_p50_us\":50.000,\n"
 "   \"gap_p99_us\":50.800,\"gap_p999_us\":150.021,\"holes\":1,\n"
 "   \"max_gap_near_fault_us\":150.021,\"max_excess_gap_near_fault_us\":0.000,\n"
+"   \"max_excess_gap_away_us\":3.100,\n"
 "   \"timestamps\":\"kernel\",\n"
 "   \"stopped_by\":\"idle\",\"flows\":[{\"flow\":0,\"received\":1998,\"lost\":2,\n"
 "   \"reordered\":0,\"duplicates\":0,\"first_seq\":0,\"last_seq\":1999,\n"
@@ -683,6 +688,8 @@ static void print_json(const struct receiver *r)
 		      json_us(r->fault.max_gap_ns));
 	add_fault_gap(obj, "max_excess_gap_near_fault_us", &r->fault,
 		      json_us(mp_faultwin_max_excess(&r->fault)));
+	add_fault_gap(obj, "max_excess_gap_away_us", &r->fault,
+		      json_us(mp_faultwin_max_excess_away(&r->fault)));
 	json_object_object_add(obj, "timestamps", json_object_new_string(stamps(r)));
 	json_object_object_add(obj, "stopped_by",
 			       json_object_new_string(r->stopped_by));
@@ -740,10 +747,11 @@ static void print_text(const struct receiver *r)
 		       us(mp_hist_quantile(h, 0.999)), stamps(r));
 	}
 	if (mp_faultwin_seen(&r->fault))
-		printf("near faults (%" PRIu64 " holes, %" PRIu64 " link changes, %.3f ms either side): max gap %.3f us, max excess %.3f us\n",
+		printf("near faults (%" PRIu64 " holes, %" PRIu64 " link changes, %.3f ms either side): max gap %.3f us, max excess %.3f us; away from them: max excess %.3f us\n",
 		       r->fault.holes, r->fault.events,
 		       r->cfg->fault_window_ns / 1e6, us(r->fault.max_gap_ns),
-		       us(mp_faultwin_max_excess(&r->fault)));
+		       us(mp_faultwin_max_excess(&r->fault)),
+		       us(mp_faultwin_max_excess_away(&r->fault)));
 	if (r->nflows)
 		print_flows(r);
 	printf("stopped by %s\n", r->stopped_by);
@@ -848,6 +856,7 @@ int traffic_recv_main(int argc, char **argv)
 		err = write_ready(cfg.ready_file, r->port);
 	if (!err) {
 		err = run(r);
+		mp_faultwin_finish(&r->fault);
 		if (mp_json)
 			print_json(r);
 		else
