@@ -16,7 +16,9 @@ source "$(dirname "$0")/../selftests/lib/mplane.sh"
 source "$(dirname "$0")/lib.sh"
 
 # MPLANE_BENCH_PLB=throughput|failover runs one half; MPLANE_BENCH_ROUNDS
-# sets the throughput rounds.
+# sets the throughput rounds; MPLANE_BENCH_BEFORE_KO=KO runs the
+# throughput rounds with an older module first (a before/after in one
+# boot).
 PKTS=${MPLANE_BENCH_PKTS:-20000}
 ROUNDS=${MPLANE_BENCH_ROUNDS:-15}
 OUT=${MPLANE_BENCH_OUT:-/tmp/results/plb.json}
@@ -129,6 +131,19 @@ bench_failover() {
 	cleanup_all_ns
 }
 
+# A before/after in one boot: the throughput rounds with an older build
+# of the module first (its own report), then this one's.
+if [ -n "${MPLANE_BENCH_BEFORE_KO:-}" ]; then
+	rmmod mplane 2>/dev/null
+	insmod "$MPLANE_BENCH_BEFORE_KO" || fail "cannot load $MPLANE_BENCH_BEFORE_KO"
+	echo "== before: $MPLANE_BENCH_BEFORE_KO"
+	bench_throughput
+	printf '%s\n' "${results[@]}" | jq -s '{kernel: "'"$(uname -r)"'", results: .}' >"${OUT%.json}-before.json"
+	jq -r -f "$(dirname "$0")/plb_report.jq" "${OUT%.json}-before.json"
+	results=()
+	rmmod mplane
+	echo "== after: $MPLANE_KO"
+fi
 mplane_load
 case ${MPLANE_BENCH_PLB:-all} in
 throughput) bench_throughput ;;

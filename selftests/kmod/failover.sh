@@ -192,7 +192,7 @@ test_congestion_long_halflife() {
 	wait
 	assert_ge "CE marks on plane 0" "$(mp_pstat "$ha" 0 ecn_ce)" 90
 	assert_eq "plane 0" "$(mp_state "$ha" 0)" congested
-	assert_eq "reason" "$(mp_json "$ha" | jq -r '.devices[0].planes[0].reason')" ecn
+	assert_eq "reason" "$(mp_json "$ha" | jq -r '.devices[0].planes[] | select(.index == 0) | .reason')" ecn
 	# RoCEv2 CNPs (UDP 4791, BTH opcode 0x81) are counted per plane, as
 	# the uapi's MPLANE_ROCEV2_PORT and MPLANE_BTH_OPCODE_CNP name them.
 	rm -f "$ready"

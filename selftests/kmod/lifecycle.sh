@@ -51,8 +51,12 @@ traffic() {
 # be torn down, timers included, first: KASAN on the debug kernel reports
 # the use after free of a timer that fires on the freed plane, and the
 # release kernels' timer lists break on it.
+r0_has_received() {
+	[ "$(ip netns exec "$ha" cat /sys/class/net/r0/statistics/rx_packets)" -ge "$1" ]
+}
+
 test_failed_enslave_with_timers_armed() {
-	local veto=${MPLANE_TESTMOD:-}/mplane_test_veto.ko i tries=3 ready=$TMPDIR/mp-ready.$$
+	local veto=${MPLANE_TESTMOD:-}/mplane_test_veto.ko i tries=3 ready=$TMPDIR/mp-ready.$$ sender
 	[ -f "$veto" ] || skip "no test module at $veto"
 	mp_pair 1
 	# A long half-life: the plane stays congested, its timer re-arming.
@@ -74,13 +78,17 @@ test_failed_enslave_with_timers_armed() {
 	ip netns exec "$ha" "$MPLANECTL" traffic recv --idle 2 --timeout 30 \
 		--ready-file "$ready" >/dev/null 2>&1 &
 	busywait 30000 test -e "$ready" || { rmmod mplane_test_veto; fail "receiver not ready"; }
-	ip netns exec "$hb" "$MPLANECTL" traffic send 10.98.0.1 --ecn ce --rate 5000 \
-		--duration 2 >/dev/null 2>&1 &
-	sleep 0.2
+	ip netns exec "$hb" "$MPLANECTL" traffic send 10.98.0.1 --ecn ce --rate 2000 \
+		--duration 60 >/dev/null 2>&1 &
+	sender=$!
+	# The marks must be flowing before the first try (a debug guest
+	# takes a second to start a sender).
+	busywait 30000 r0_has_received 20 || { kill $sender; fail "no CE packets on r0"; }
 	for ((i = 1; i <= tries; i++)); do
 		expect_fail_msg "enslave $i" "upper link refused" \
 			ip -n "$ha" link set r0 master mp0
 	done
+	kill $sender
 	wait
 	echo 0 >/sys/kernel/tracing/events/mplane/plane_state/enable
 	grep -q 'rail=r0 plane=1 down -> congested reason=ecn' /sys/kernel/tracing/trace ||
