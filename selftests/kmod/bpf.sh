@@ -17,12 +17,11 @@
 #   telemetry   only its exact drop counts of an overflowing ring
 #
 # MPLANE_TEST_BPF says how much (selftests/run sets it per kernel):
-#   all       every suite above (6.1, the oldest kernel of the matrix;
-#             the host runs them all on its own, newer kernel)
+#   all       every suite above (the host runs them all on its own kernel)
 #   share     the fixtures and the share that hostacct.sh, ar.sh and
-#             telemetry.sh name in QUICK_TESTS (6.12 and 7.3)
-#   fixtures  only the fixtures (the debug kernel: KASAN and lockdep see
-#             every program load, verify and run; and a quick check)
+#             telemetry.sh name in QUICK_TESTS (the release kernels)
+#   fixtures  only the fixtures: every program loaded, verified and run
+#             once (a quick check of a program change on every kernel)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../bpf" && pwd)
 rc=0
 case "${MPLANE_TEST_BPF:-all}" in

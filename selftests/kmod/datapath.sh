@@ -12,7 +12,7 @@ TRACING=/sys/kernel/tracing
 # The debug kernel under TCG sends a few hundred packets a second: fewer
 # packets there, the same assertions.
 RR_COUNT=1000 HASH_COUNT=800 SPRAY_COUNT=3000 GSO_BYTES=4M
-quick && RR_COUNT=400 HASH_COUNT=400 SPRAY_COUNT=1000 GSO_BYTES=1M
+quick && RR_COUNT=400 HASH_COUNT=400 SPRAY_COUNT=1000 GSO_BYTES=512K
 
 # send NS DST COUNT RATE [ARGS]: a paced UDP stream from NS to hb, with a
 # receiver there (no ICMP port unreachable to stop the sender); waits.
@@ -359,13 +359,13 @@ test_gso_whole_and_segment() {
 	assert_ge "plane 1 share of the segments" "$p1" $((pk / 4))
 }
 
-# The debug kernel's share: every transmit and receive path once (both
-# families, every policy under traffic, GSO segmenting, refused headers,
-# clones, TCP over a qdisc); how the policies spread packets is logic that
-# the release kernels check.
-QUICK_TESTS="test_ping_v4_v6 test_policy_change_under_traffic_loses_nothing
-	test_malformed_ipv4_dropped test_mirrored_clone_not_written test_gso_whole_and_segment
-	test_tcp_over_tbf_stack"
+# The debug kernel's share: the transmit paths that allocate, copy or
+# rewrite an skb (GSO whole and segmented over TCP, refused headers, a
+# shared clone).  The rest is how the policies spread packets and how
+# deep the stack gets, which the release kernels check; under KASAN and
+# TCG every exec takes half a second, and make check has a budget.
+QUICK_TESTS="test_malformed_ipv4_dropped test_mirrored_clone_not_written
+	test_gso_whole_and_segment"
 
 ktap_run test_ping_v4_v6 test_rr_is_even test_hash_keeps_flows \
 	test_spray_prefers_emptier_plane test_flowlet_sticks_and_moves \
