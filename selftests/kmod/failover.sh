@@ -54,10 +54,13 @@ warm() {
 #
 # A TCG guest stalls for several ms now and then, whatever the path does,
 # and near the failure as likely as anywhere.  A trial whose outage is
-# long is tried again (up to 3 times) only when it shows such a stall of
+# long is tried again, up to 5 trials, only when it shows such a stall of
 # its own: an excess gap as long away from the failure, a sender held up
 # as long, or a receiver that overflowed.  A path that held packets at
-# failover is slow in a trial that shows none of these, and fails.
+# failover is slow in a trial that shows none of these, and fails.  (Next
+# to a busy guest, 3 trials in a row on 7.3 each showed stalls of 5-9 ms
+# away from the failure, with the path's part at it 1.5-2.4 ms; alone,
+# 150-850 us or a stall again.)
 # The debug kernel sends at a tenth of the rate and its own jitter is a
 # few scheduler ticks (1-4 ms seen): there the limit is 10 ms, still far
 # from the 100 ms of a bond's MII polling.
@@ -67,7 +70,7 @@ test_carrier_failover() {
 	quick && limit=10000
 	mp_pair 2
 	"$MPLANECTL" -n "$ha" link set mp0 holddown 0
-	for trial in 1 2 3; do
+	for trial in 1 2 3 4 5; do
 		warm spray
 		rcvbuf=$(udp_rcvbuf_errors "$hb")
 		stream 2
@@ -101,7 +104,7 @@ test_carrier_failover() {
 		ip -n "$hb" link set b1 up
 		busywait 3000 mp_state_is "$ha" 1 up || fail "plane 1 not back"
 	done
-	fail "the path's gap at failover was over $limit us in 3 trials"
+	fail "the path's gap at failover was over $limit us in 5 trials"
 }
 
 test_holddown_then_readmit() {
@@ -178,7 +181,7 @@ test_silent_failure_probes() {
 # keep its length.  Cut to 32 bits, 4294968 us was 704 ns: a score fell
 # to nothing between two marks, and no plane was ever found congested.
 test_congestion_long_halflife() {
-	local ready=$TMPDIR/mp-ready.$$
+	local ready=$TMPDIR/mp-ready.$$ receiver
 	local -A P
 	mp_pair 2
 	"$MPLANECTL" -n "$ha" link set mp0 cong-threshold 20 cong-halflife 4294968
@@ -201,15 +204,20 @@ test_congestion_long_halflife() {
 	assert_eq "reason" "${P[0.reason]}" ecn
 	# RoCEv2 CNPs (UDP 4791, BTH opcode 0x81) are counted per plane, as
 	# the uapi's MPLANE_ROCEV2_PORT and MPLANE_BTH_OPCODE_CNP name them.
+	# A socket takes them in, so that no port-unreachable answers; it
+	# counts them as invalid test traffic and never stops by count,
+	# hence the kill (waiting for its timeout cost 60 s).
 	rm -f "$ready"
-	ip netns exec "$ha" "$MPLANECTL" traffic recv --port 4791 --count 100 --idle 2 \
-		--timeout 60 --ready-file "$ready" >/dev/null 2>&1 &
+	ip netns exec "$ha" "$MPLANECTL" traffic recv --port 4791 --timeout 60 \
+		--ready-file "$ready" >/dev/null 2>&1 &
+	receiver=$!
 	busywait 30000 test -e "$ready" || fail "receiver not ready"
 	ip netns exec "$hb" "$MPLANECTL" traffic send $MP_A4 --cnp 0x11 --count 100 \
 		--rate 1000 >/dev/null || fail "CNP sender"
-	wait
 	busywait 5000 eval '[ $(($(mp_pstat "$ha" 0 cnp) + $(mp_pstat "$ha" 1 cnp))) -ge 100 ]' ||
 		fail "CNPs counted: $(mp_pstat "$ha" 0 cnp) + $(mp_pstat "$ha" 1 cnp), want 100"
+	kill "$receiver"
+	wait
 }
 
 test_admin_drain_and_down() {

@@ -179,7 +179,11 @@ test_plane_samples_name_their_namespace() {
 	"$MPLANECTL" -n "$ha" link set mp0 sample-interval 1000
 	ip netns exec "$ha" "$MPLANECTL" traffic send $MP_B4 --count 7500 \
 		--rate 5000 --flows 8 >/dev/null 2>&1 &
-	sleep 0.3
+	# Record once both planes carry the stream: a guest busy elsewhere
+	# can take a second to start the sender (a window with no traffic
+	# in it saw no queue on 6.1).
+	busywait 5000 mp_pstat_ge "$ha" 0 tx_packets 200 || fail "no traffic on plane 0"
+	busywait 5000 mp_pstat_ge "$ha" 1 tx_packets 200 || fail "no traffic on plane 1"
 	"$MPLANECTL" telemetry record -o "$cap" --pin "$KPIN" --poll-hz 0 \
 		--type plane_sample --duration 0.8 2>/dev/null || fail "record"
 	wait
