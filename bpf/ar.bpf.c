@@ -28,6 +28,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "events.bpf.h"
+#include "mp_ar_flow.h"
 
 /* vmlinux.h carries types only, not the uapi macros. */
 #define TC_ACT_UNSPEC	(-1)
@@ -98,14 +99,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct mplane_port_stats);
 } mp_port_stats SEC(".maps");
-
-/* The last port of each flow (by skb hash), for flowlets and to notice
- * path switches. */
-struct flow_entry {
-	__u64 last_ns;
-	__u32 ifindex;
-	__u32 pad;
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

@@ -14,7 +14,7 @@ BPF_PROGS	:= pktcount ar hostacct pass marks kmtrace
 BPF_OBJS	:= $(BPF_PROGS:%=$(BPF_OUT)/%.bpf.o)
 BPF_SKELS	:= $(BPF_PROGS:%=$(BPF_OUT)/%.skel.h)
 BPF_CFLAGS	:= -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
-		   -I$(BPF_OUT) -I$(ROOT)/uapi
+		   -I$(BPF_OUT) -I$(ROOT)/uapi -I$(ROOT)/tools/include
 
 .PHONY: bpf
 bpf: $(BPF_OBJS) $(BPF_SKELS)

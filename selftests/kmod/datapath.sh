@@ -14,24 +14,11 @@ TRACING=/sys/kernel/tracing
 RR_COUNT=1000 HASH_COUNT=800 SPRAY_COUNT=3000 GSO_BYTES=4M
 quick && RR_COUNT=400 HASH_COUNT=400 SPRAY_COUNT=1000 GSO_BYTES=512K
 
-# send NS DST COUNT RATE [ARGS]: a paced UDP stream from NS to hb, with a
-# receiver there (no ICMP port unreachable to stop the sender); waits.
-# The receiver stops at the last packet, or 1 s after the last one that
-# came when some were lost.
-send() {
-	local ns=$1 dst=$2 count=$3 rate=$4 ready=$TMPDIR/mp-ready.$$
-	shift 4
-	rm -f "$ready"
-	ip netns exec "$hb" "$MPLANECTL" traffic recv --count "$count" --idle 1 \
-		--timeout 60 --ready-file "$ready" >/dev/null 2>&1 &
-	busywait 30000 test -e "$ready" || fail "receiver not ready"
-	ip netns exec "$ns" "$MPLANECTL" traffic send "$dst" --count "$count" \
-		--rate "$rate" "$@" >/dev/null
-	wait
-}
-
-# send_json NS DST COUNT RATE [ARGS]: as send, keeping the sender's JSON
-# summary in $sent_json.
+# send_json NS DST COUNT RATE [ARGS]: a paced UDP stream from NS to hb,
+# with a receiver there (no ICMP port unreachable to stop the sender);
+# waits, and keeps the sender's JSON summary in $sent_json.  The receiver
+# stops at the last packet, or 1 s after the last one that came when
+# some were lost.
 send_json() {
 	local ns=$1 dst=$2 count=$3 rate=$4 ready=$TMPDIR/mp-ready.$$
 	shift 4
@@ -43,6 +30,10 @@ send_json() {
 		--rate "$rate" "$@")
 	wait
 }
+
+# send NS DST COUNT RATE [ARGS]: as send_json, for a stream whose summary
+# is not read.
+send() { send_json "$@"; }
 
 # Packets of plane N that reached hb's mp0.  Counted at the receiver:
 # ha's own IPv6 multicast (MLD, router solicitations) also leaves through

@@ -45,6 +45,11 @@ traffic() {
 		--duration $STREAM_S --rate 5000 >/dev/null 2>&1 &
 }
 
+# r0_has_received N: ha's r0 has received N packets or more.
+r0_has_received() {
+	[ "$(ip netns exec "$ha" cat /sys/class/net/r0/statistics/rx_packets)" -ge "$1" ]
+}
+
 # An enslave that fails after mplane's rx handler went live on the rail:
 # the test module vetoes it from NETDEV_PRECHANGEUPPER 200 ms later, while
 # ECN-CE packets flood the rail, so the would-be plane has counted them
@@ -52,10 +57,6 @@ traffic() {
 # be torn down, timers included, first: KASAN on the debug kernel reports
 # the use after free of a timer that fires on the freed plane, and the
 # release kernels' timer lists break on it.
-r0_has_received() {
-	[ "$(ip netns exec "$ha" cat /sys/class/net/r0/statistics/rx_packets)" -ge "$1" ]
-}
-
 test_failed_enslave_with_timers_armed() {
 	local veto=${MPLANE_TESTMOD:-}/mplane_test_veto.ko i tries=3 ready=$TMPDIR/mp-ready.$$ sender
 	[ -f "$veto" ] || skip "no test module at $veto"
