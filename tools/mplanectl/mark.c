@@ -27,6 +27,8 @@
 #include "mp_run.h"
 #include "mp_pin.h"
 #include "mplane_mark.h"
+#include <linux/types.h>
+#include "mp_user_event.h"
 #include "mplanectl.h"
 
 #define MARK_PIN_DIR	MPLANE_BPF_PIN_ROOT "/marks"
@@ -38,13 +40,28 @@ static const char *const kind_names[__MPLANE_MARK_MAX] = {
 	[MPLANE_MARK_USER]	= "user",
 };
 
-/* Load and pin the marks program and its ring, unless that is done. */
-static int marks_prog_fd(void)
+#define USER_EVENT_PROG_PIN	MARK_PIN_DIR "/mp_user_event"
+
+static int pin_prog(struct bpf_program *prog, const char *path)
+{
+	int err = bpf_program__pin(prog, path);
+
+	/* Pinned by an older mplanectl, or by a racing one: theirs serves. */
+	return err == -EEXIST ? 0 : err;
+}
+
+/*
+ * The program pinned at @pin (MARK_PROG_PIN or USER_EVENT_PROG_PIN): the
+ * marks object is loaded and pinned, with its ring, unless that is done.
+ * A ring pinned by an earlier load is reused, so every reader of the
+ * marks ring sees the events of both programs.
+ */
+static int marks_pinned_prog(const char *pin)
 {
 	struct marks *skel;
 	int fd, err;
 
-	fd = bpf_obj_get(MARK_PROG_PIN);
+	fd = bpf_obj_get(pin);
 	if (fd >= 0)
 		return fd;
 	err = mp_pin_mkdir(MARK_PIN_DIR);
@@ -60,14 +77,38 @@ static int marks_prog_fd(void)
 			      MARK_PIN_DIR "/mp_event_stats");
 	err = marks__load(skel);
 	if (!err)
-		err = bpf_program__pin(skel->progs.mp_mark, MARK_PROG_PIN);
+		err = pin_prog(skel->progs.mp_mark, MARK_PROG_PIN);
+	if (!err)
+		err = pin_prog(skel->progs.mp_user_event, USER_EVENT_PROG_PIN);
 	if (!err) {
 		mp_pin_protect(MARK_PIN_DIR "/mp_events");
 		mp_pin_protect(MARK_PIN_DIR "/mp_event_stats");
-		fd = dup(bpf_program__fd(skel->progs.mp_mark));
+		fd = bpf_obj_get(pin);
+		if (fd < 0)
+			err = -errno;
 	}
 	marks__destroy(skel);
 	return err ? err : fd;
+}
+
+static int marks_prog_fd(void)
+{
+	return marks_pinned_prog(MARK_PROG_PIN);
+}
+
+int mark_user_event_open(void)
+{
+	return marks_pinned_prog(USER_EVENT_PROG_PIN);
+}
+
+int mark_user_event(int prog_fd, const struct mp_user_event_args *args)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+		    .ctx_size_in = sizeof(*args));
+
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	return opts.retval ? -EINVAL : 0;
 }
 
 static int emit(int prog_fd, unsigned int kind, uint64_t step, uint32_t pid,

@@ -190,11 +190,12 @@ enum mplane_event_type {
 	MPLANE_EV_FAILOVER,
 	MPLANE_EV_STEP_MARK,
 	MPLANE_EV_RATE_UPDATE,		/* reserved for DCQCN rate control */
-	MPLANE_EV_COLLECTIVE,		/* reserved for the collective engine */
+	MPLANE_EV_COLLECTIVE,		/* a collective's iteration, per rank */
 	MPLANE_EV_PLANE_SAMPLE,		/* mplane.ko's sampler, per plane */
 	MPLANE_EV_PORT_SAMPLE,		/* the switch sampler, per port */
 	MPLANE_EV_COUNTER,		/* a polled counter (user space) */
 	MPLANE_EV_PLANE_SELECT,		/* a sampled plane choice of mp0 */
+	MPLANE_EV_FAULT,		/* a fault injected into the fabric */
 	__MPLANE_EV_MAX,
 };
 
@@ -414,6 +415,19 @@ struct mplane_event_stats {
  * From user-space pollers (mplanectl telemetry record); hdr.flags is the
  * counter's id, named by the capture's MPLANE_CF_COUNTER_NAME frame:
  * COUNTER:      [0] value, [1] enum mplane_counter_kind
+ * From user space through marks.bpf.c's mp_user_event, on the clock of
+ * every other event:
+ * COLLECTIVE:   [0] iteration, [1] rank, [2] enum mplane_mark_kind (STEP
+ *               as it begins, STEP_END as it ends), [3] bytes per rank;
+ *               hdr.flags is the operation (enum mplane_coll_op), and
+ *               the warm-up's iterations are not marked
+ * FAULT:        [0] enum mplane_fault_action, [1] its value (a rate in
+ *               bit/s, a loss in parts per million, else 0), [2] the
+ *               fault's number in its schedule, [3] enum
+ *               mplane_fault_target; hdr.plane is the plane (or
+ *               MPLANE_EVENT_NO_PLANE), hdr.ifindex the port's ifindex in
+ *               its node's namespace (0 for a switch or a plane),
+ *               hdr.flags the node's index in the fabric's state file
  */
 enum mplane_counter_kind {
 	MPLANE_COUNTER_NETDEV,		/* rtnetlink link statistics */
@@ -499,6 +513,36 @@ struct mplane_capture_stats {
 	__u64	dropped;
 	__u64	recorded;
 	__u64	in_flight;
+};
+
+/* The operations of 'mplanectl collective' (COLLECTIVE's hdr.flags). */
+enum mplane_coll_op {
+	MPLANE_COLL_ALLREDUCE,
+	MPLANE_COLL_ALLGATHER,
+	MPLANE_COLL_REDUCE_SCATTER,
+	MPLANE_COLL_BROADCAST,
+	MPLANE_COLL_ALLTOALL,
+	MPLANE_COLL_PERMUTATION,	/* each rank to another: background */
+	MPLANE_COLL_INCAST,		/* every rank to rank 0: background */
+	__MPLANE_COLL_MAX,
+};
+
+/* What 'mplanectl fabric fault' did (FAULT's val[0]) and to what. */
+enum mplane_fault_action {
+	MPLANE_FAULT_DOWN,		/* the link or port stops carrying */
+	MPLANE_FAULT_UP,		/* and carries again */
+	MPLANE_FAULT_DEGRADE,		/* its rate drops to val[1] bit/s */
+	MPLANE_FAULT_LOSS,		/* it loses val[1] ppm of packets */
+	MPLANE_FAULT_CLEAR,		/* back to how the fabric was built */
+	__MPLANE_FAULT_MAX,
+};
+
+enum mplane_fault_target {
+	MPLANE_FAULT_LINK,		/* both ends of one link */
+	MPLANE_FAULT_PORT,		/* one end */
+	MPLANE_FAULT_SWITCH,		/* every port of a leaf or spine */
+	MPLANE_FAULT_PLANE,		/* every link of a plane */
+	__MPLANE_FAULT_TARGET_MAX,
 };
 
 /*

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_arg.h"
+#include "mp_cmd.h"
+#include "mp_opt.h"
+#include "mp_out.h"
+
+/* getopt values of long-only options: past every character. */
+#define OPT_LONG_BASE	0x100
+#define OPT_HELP	'h'
+#define OPT_HELP_MAN	(OPT_LONG_BASE - 1)
+/* Bits of mp_opt_result.seen. */
+#define OPT_MAX		64
+
+#define HELP_WIDTH	79
+#define HELP_COLUMN	24
+
+static unsigned int opt_count(const struct mp_opt_cmd *cmd)
+{
+	unsigned int n = 0;
+
+	while (cmd->opts[n].name)
+		n++;
+	return n;
+}
+
+int mp_opt_bytes(const char *arg, uint64_t *bytes)
+{
+	unsigned int shift = 0;
+	char *end;
+	uint64_t v;
+
+	if (!isdigit((unsigned char)*arg))
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno)
+		return -1;
+	switch (toupper((unsigned char)*end)) {
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	case '\0':
+		break;
+	default:
+		return -1;
+	}
+	if (shift) {
+		end++;
+		/* "64KB" and "64KiB" mean what "64K" does. */
+		if (!strcasecmp(end, "b") || !strcasecmp(end, "ib"))
+			end += strlen(end);
+	}
+	if (*end || v > (UINT64_MAX >> shift))
+		return -1;
+	*bytes = v << shift;
+	return 0;
+}
+
+static void choices_str(const char *const *choices, char *buf, size_t size)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; choices[i] && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+				choices[i]);
+}
+
+static int parse_choice(const struct mp_opt *o, const char *opt,
+			const char *arg, int *val)
+{
+	char words[256];
+	int i;
+
+	for (i = 0; o->choices[i]; i++) {
+		if (!strcmp(arg, o->choices[i])) {
+			*val = i;
+			return MP_EXIT_OK;
+		}
+	}
+	choices_str(o->choices, words, sizeof(words));
+	return mp_usage_err("bad %s '%s': want one of %s", opt, arg, words);
+}
+
+static int parse_bytes(const struct mp_opt *o, const char *opt,
+		       const char *arg, uint64_t *val)
+{
+	if (!mp_opt_bytes(arg, val) && *val >= o->min && *val <= o->max)
+		return MP_EXIT_OK;
+	return mp_usage_err("bad %s '%s': want a size such as 4096, 64K or 1M, from %" PRIu64 " to %" PRIu64 " bytes",
+			    opt, arg, o->min, o->max);
+}
+
+/* The value of option @o from @arg into its field of @settings. */
+static int parse_value(const struct mp_opt *o, const char *arg,
+		       void *settings)
+{
+	void *field = (char *)settings + o->offset;
+	char opt[64];
+
+	snprintf(opt, sizeof(opt), "--%s", o->name);
+	switch (o->kind) {
+	case MP_OPT_FLAG:
+		*(bool *)field = true;
+		return MP_EXIT_OK;
+	case MP_OPT_STRING:
+		*(const char **)field = arg;
+		return MP_EXIT_OK;
+	case MP_OPT_UINT:
+		return mp_arg_u64(opt, arg, o->min, o->max, field);
+	case MP_OPT_BYTES:
+		return parse_bytes(o, opt, arg, field);
+	case MP_OPT_SECONDS:
+		return mp_arg_seconds(opt, arg, field);
+	case MP_OPT_CHOICE:
+		return parse_choice(o, opt, arg, field);
+	case MP_OPT_CUSTOM:
+		return o->parse(opt, arg, field);
+	}
+	return MP_EXIT_USAGE;
+}
+
+/* getopt_long()'s tables for @cmd, and --help and --help-man. */
+static int build_getopt(const struct mp_opt_cmd *cmd, char *shortopts,
+			struct option *longopts)
+{
+	unsigned int i, n = opt_count(cmd);
+	char *s = shortopts;
+
+	if (n > OPT_MAX)
+		return -1;
+	/* '+' would stop at the first operand: operands and options mix. */
+	*s++ = ':';
+	for (i = 0; i < n; i++) {
+		const struct mp_opt *o = &cmd->opts[i];
+		bool arg = o->kind != MP_OPT_FLAG;
+
+		longopts[i] = (struct option){
+			o->name, arg ? required_argument : no_argument, NULL,
+			o->short_name ? o->short_name : (int)(OPT_LONG_BASE + i),
+		};
+		if (o->short_name) {
+			*s++ = o->short_name;
+			if (arg)
+				*s++ = ':';
+		}
+	}
+	*s++ = 'h';
+	*s = '\0';
+	longopts[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	longopts[n++] = (struct option){ "help-man", no_argument, NULL,
+					 OPT_HELP_MAN };
+	longopts[n] = (struct option){};
+	return 0;
+}
+
+/* The entry of @cmd that getopt's @c stands for, or -1. */
+static int opt_index(const struct mp_opt_cmd *cmd, int c)
+{
+	unsigned int i, n = opt_count(cmd);
+
+	if (c >= OPT_LONG_BASE && (unsigned int)(c - OPT_LONG_BASE) < n)
+		return c - OPT_LONG_BASE;
+	for (i = 0; i < n; i++)
+		if (cmd->opts[i].short_name == c)
+			return i;
+	return -1;
+}
+
+int mp_opt_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
+		 void *settings, struct mp_opt_result *res)
+{
+	struct option longopts[OPT_MAX + 3];
+	char shortopts[2 * OPT_MAX + 3];
+	int c, i, rc;
+
+	*res = (struct mp_opt_result){};
+	if (build_getopt(cmd, shortopts, longopts)) {
+		mp_err("too many options in one table (%d at most)", OPT_MAX);
+		return MP_EXIT_ERR;
+	}
+	while ((c = mp_getopt(argc, argv, shortopts, longopts)) != -1) {
+		if (c == OPT_HELP) {
+			mp_opt_help(cmd, stdout);
+			return MP_EXIT_OK;
+		}
+		if (c == OPT_HELP_MAN) {
+			mp_opt_man(cmd, stdout);
+			return MP_EXIT_OK;
+		}
+		i = opt_index(cmd, c);
+		if (i < 0)
+			return MP_EXIT_USAGE;
+		rc = parse_value(&cmd->opts[i], optarg, settings);
+		if (rc != MP_EXIT_OK)
+			return rc;
+		res->seen |= 1ULL << i;
+	}
+	res->argi = optind;
+	return MP_OPT_RUN;
+}
+
+bool mp_opt_given(const struct mp_opt_cmd *cmd,
+		  const struct mp_opt_result *res, const char *name)
+{
+	unsigned int i, n = opt_count(cmd);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(cmd->opts[i].name, name))
+			return res->seen & (1ULL << i);
+	return false;
+}
+
+/* What --help adds after an option's own text: its words, range, default. */
+static void help_suffix(const struct mp_opt *o, char *buf, size_t size)
+{
+	char words[256] = "";
+	size_t len = 0;
+
+	if (o->kind == MP_OPT_CHOICE) {
+		choices_str(o->choices, words, sizeof(words));
+		len += snprintf(buf + len, size - len, "%sone of: %s",
+				len ? "; " : "", words);
+	}
+	if (o->def && len < size)
+		len += snprintf(buf + len, size - len, "%sdefault %s",
+				len ? "; " : "", o->def);
+	if (len >= size)
+		buf[size - 1] = '\0';
+}
+
+/* @text from column @col, words wrapped at HELP_WIDTH, lines indented. */
+static void wrap(FILE *f, const char *text, int col)
+{
+	int at = col;
+
+	while (*text) {
+		size_t word = strcspn(text, " \n");
+
+		if (at > col && at + 1 + (int)word > HELP_WIDTH) {
+			fprintf(f, "\n%*s", col, "");
+			at = col;
+		} else if (at > col) {
+			fputc(' ', f);
+			at++;
+		}
+		fwrite(text, 1, word, f);
+		at += word;
+		text += word;
+		while (*text == ' ' || *text == '\n')
+			text++;
+	}
+	fputc('\n', f);
+}
+
+static void help_option(FILE *f, const struct mp_opt *o)
+{
+	char left[96], suffix[300], text[1024];
+	int len;
+
+	len = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s",
+		       o->short_name ? '-' : ' ',
+		       o->short_name ? o->short_name : ' ',
+		       o->short_name ? ", " : "  ", o->name,
+		       o->metavar ? " " : "", o->metavar ? o->metavar : "");
+	help_suffix(o, suffix, sizeof(suffix));
+	snprintf(text, sizeof(text), "%s%s%s%s", o->help, suffix[0] ? " (" : "",
+		 suffix, suffix[0] ? ")" : "");
+	fputs(left, f);
+	if (len + 2 > HELP_COLUMN)
+		fprintf(f, "\n%*s", HELP_COLUMN, "");
+	else
+		fprintf(f, "%*s", HELP_COLUMN - len, "");
+	wrap(f, text, HELP_COLUMN);
+}
+
+void mp_opt_help(const struct mp_opt_cmd *cmd, FILE *f)
+{
+	const struct mp_opt *o;
+
+	fprintf(f, "Usage: %s [GLOBAL OPTIONS] %s\n", mp_progname, cmd->usage);
+	if (cmd->about)
+		fprintf(f, "\n%s", cmd->about);
+	fputs("\nOptions:\n", f);
+	for (o = cmd->opts; o->name; o++)
+		help_option(f, o);
+	help_option(f, &(struct mp_opt){ "help", 'h', MP_OPT_FLAG,
+		    .help = "show this help" });
+	if (cmd->footer)
+		fprintf(f, "\n%s", cmd->footer);
+}
+
+/* @s for roff: '-' and '\' escaped, and no line that starts with '.'. */
+static void roff(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+void mp_opt_man(const struct mp_opt_cmd *cmd, FILE *f)
+{
+	const struct mp_opt *o;
+	char suffix[300];
+
+	for (o = cmd->opts; o->name; o++) {
+		fputs(".TP\n", f);
+		if (o->short_name)
+			fprintf(f, "\\fB\\-%c\\fR, ", o->short_name);
+		fputs("\\fB\\-\\-", f);
+		roff(f, o->name);
+		fputs("\\fR", f);
+		if (o->metavar) {
+			fputs(" \\fI", f);
+			roff(f, o->metavar);
+			fputs("\\fR", f);
+		}
+		fputs("\n\\&", f);
+		roff(f, o->help);
+		help_suffix(o, suffix, sizeof(suffix));
+		if (suffix[0]) {
+			fputs(" (", f);
+			roff(f, suffix);
+			fputc(')', f);
+		}
+		fputc('\n', f);
+	}
+}

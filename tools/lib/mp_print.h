@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * One output path for text and JSON, after iproute2's print_*(PRINT_ANY):
+ * a command prints each value once, with a key for JSON and a format for
+ * text, and the global -j decides which of the two comes out.  Text goes
+ * to stdout as it is printed; JSON is built as a tree and printed as one
+ * document, on one line, by mp_print_end().
+ *
+ *	mp_print_start();
+ *	mp_print_str(MP_PRINT_ANY, "op", "# %s\n", "allreduce");
+ *	mp_print_open_array("sizes");
+ *	mp_print_open_object(NULL);
+ *	mp_print_u64(MP_PRINT_ANY, "size", "%12" PRIu64, size);
+ *	mp_print_float(MP_PRINT_ANY, "busbw", " %7.2f", busbw);
+ *	mp_print_text("\n");
+ *	mp_print_close_object();
+ *	mp_print_close_array();
+ *	mp_print_end();
+ */
+#ifndef MP_PRINT_H
+#define MP_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum mp_print_to {
+	MP_PRINT_ANY,		/* the value goes to text and JSON */
+	MP_PRINT_TEXT,		/* text only: what people read, not machines */
+	MP_PRINT_JSON,		/* JSON only: what text says in other words */
+};
+
+/* Begin and end the document: JSON is one object, or one array. */
+void mp_print_start(void);
+void mp_print_start_array(void);
+void mp_print_end(void);
+
+/* Containers: @key names them inside an object, and is NULL in an array.
+ * They exist in JSON only; text shows what the values' formats print. */
+void mp_print_open_object(const char *key);
+void mp_print_close_object(void);
+void mp_print_open_array(const char *key);
+void mp_print_close_array(void);
+
+/* A value: @fmt (printf, one conversion) for text, NULL for none. */
+void mp_print_str(enum mp_print_to to, const char *key, const char *fmt,
+		  const char *val);
+void mp_print_u64(enum mp_print_to to, const char *key, const char *fmt,
+		  uint64_t val);
+void mp_print_s64(enum mp_print_to to, const char *key, const char *fmt,
+		  int64_t val);
+/* In JSON with six significant digits; text has its own precision. */
+void mp_print_float(enum mp_print_to to, const char *key, const char *fmt,
+		    double val);
+/* Text shows @val through %s as "true" or "false". */
+void mp_print_bool(enum mp_print_to to, const char *key, const char *fmt,
+		   bool val);
+/* JSON null; text prints @fmt as it is. */
+void mp_print_null(enum mp_print_to to, const char *key, const char *fmt);
+
+/* Text only, such as headers and newlines. */
+void mp_print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* MP_PRINT_H */

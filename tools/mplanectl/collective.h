@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the 'mplanectl collective' files share.  A job is one rank per
+ * host of a fabric, each a child process in its host's namespace; ranks
+ * move data with a transport (TCP sockets, or RoCEv2 framing over UDP),
+ * and every operation is built from one primitive, coll_exchange(): a
+ * set of sends and receives with peers that completes as a whole.
+ */
+#ifndef MPLANECTL_COLLECTIVE_H
+#define MPLANECTL_COLLECTIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define COLL_MAX_RANKS		256
+/* The UDP port of RoCEv2 (IANA), and the TCP port of the tcp transport. */
+#define COLL_ROCE_PORT		4791
+#define COLL_TCP_PORT		18515
+
+/* One send to, or one receive from, a peer rank. */
+struct coll_xfer {
+	unsigned int peer;
+	void *buf;		/* a send's data, or where a receive lands */
+	size_t len;		/* a receive wants exactly this many bytes */
+};
+
+/* What a transport counted, for the job's report. */
+struct coll_transport_stats {
+	uint64_t tx_packets, rx_packets;	/* segments or datagrams */
+	uint64_t tx_bytes, rx_bytes;		/* payload */
+	uint64_t retransmits;			/* packets sent again */
+	uint64_t timeouts;			/* retransmission timer fired */
+	uint64_t naks;				/* sequence errors told */
+	uint64_t dropped;			/* out of order, duplicate, bad */
+};
+
+struct coll_comm;
+
+struct coll_transport {
+	const char *name;
+	/*
+	 * Connect to every other rank: 0, or a negative errno (reported
+	 * with mp_err(), naming the peer).  Every rank calls it at once;
+	 * it returns when all of this rank's connections are up, or after
+	 * comm->timeout_ns.
+	 */
+	int (*setup)(struct coll_comm *c);
+	/*
+	 * Send every @sends and receive every @recvs, progressing all of
+	 * them together (a ring step sends to one neighbour while it
+	 * receives from the other); returns when all are done.  Messages
+	 * between two ranks arrive in the order they were sent, whole and
+	 * unchanged, or the call fails.  0, or a negative errno: -ETIMEDOUT
+	 * when nothing moved for comm->timeout_ns, -ECONNRESET when a peer
+	 * went away (reported, naming the peer).
+	 */
+	int (*exchange)(struct coll_comm *c, const struct coll_xfer *sends,
+			unsigned int nsends, const struct coll_xfer *recvs,
+			unsigned int nrecvs);
+	void (*teardown)(struct coll_comm *c);
+};
+
+extern const struct coll_transport coll_tcp_transport;
+extern const struct coll_transport coll_roce_transport;
+
+/* A rank's view of its job. */
+struct coll_comm {
+	unsigned int rank, nranks;
+	/* Each rank's address (the port is the transport's to set). */
+	struct sockaddr_storage addr[COLL_MAX_RANKS];
+	socklen_t addrlen;
+	uint64_t timeout_ns;		/* no progress for this long: fail */
+	const struct coll_transport *t;
+	void *priv;			/* the transport's state */
+	struct coll_transport_stats stats;
+};
+
+static inline int coll_exchange(struct coll_comm *c,
+				const struct coll_xfer *sends,
+				unsigned int nsends,
+				const struct coll_xfer *recvs,
+				unsigned int nrecvs)
+{
+	return c->t->exchange(c, sends, nsends, recvs, nrecvs);
+}
+
+#endif /* MPLANECTL_COLLECTIVE_H */
