@@ -30,16 +30,6 @@ need_fabric() {
 		--hosts 8 --rate 1gbit >/dev/null
 }
 
-# run_rc VAR CMD... : CMD's exit status into VAR, stdout in $OUT and
-# stderr in $ERR, despite set -e.
-run_rc() {
-	local var=$1
-	shift
-	"$@" >"$TMPD/out" 2>"$TMPD/err" && printf -v "$var" 0 || printf -v "$var" %d $?
-	OUT=$(cat "$TMPD/out")
-	ERR=$(cat "$TMPD/err")
-}
-
 # factor OP N: the busbw factor nccl-tests gives (incast: rank 0's link
 # carries n-1 senders' bytes).
 factor() {

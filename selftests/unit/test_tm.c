@@ -232,28 +232,29 @@ static void test_steps(TEST_ARGS)
  */
 static void test_collective_steps(TEST_ARGS)
 {
+	static const struct {
+		uint32_t job;
+		uint64_t ms, iter, rank, kind;
+	} marks[] = {
+		{ 100, 10, 0, 0, MPLANE_MARK_STEP },
+		{ 200, 11, 0, 0, MPLANE_MARK_STEP },
+		{ 100, 14, 0, 0, MPLANE_MARK_STEP_END },
+		{ 200, 16, 0, 0, MPLANE_MARK_STEP_END },
+		{ 100, 20, 1, 0, MPLANE_MARK_STEP },
+		{ 100, 26, 1, 0, MPLANE_MARK_STEP_END },
+		/* Ends that match no begin. */
+		{ 100, 27, 1, 0, MPLANE_MARK_STEP_END },
+		{ 100, 30, 2, 0, MPLANE_MARK_STEP },
+		{ 100, 31, 3, 0, MPLANE_MARK_STEP_END },
+		{ 300, 32, 0, 5, MPLANE_MARK_STEP_END },
+	};
+	unsigned int i;
+
 	setup_tm();
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
-	   10 * MS, 0, 0, MPLANE_MARK_STEP, 4096);
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 200, MPLANE_EVENT_NO_PLANE,
-	   11 * MS, 0, 0, MPLANE_MARK_STEP, 4096);
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
-	   14 * MS, 0, 0, MPLANE_MARK_STEP_END, 4096);
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 200, MPLANE_EVENT_NO_PLANE,
-	   16 * MS, 0, 0, MPLANE_MARK_STEP_END, 4096);
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
-	   20 * MS, 1, 0, MPLANE_MARK_STEP, 4096);
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
-	   26 * MS, 1, 0, MPLANE_MARK_STEP_END, 4096);
-	/* Ends that match no begin. */
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
-	   27 * MS, 1, 0, MPLANE_MARK_STEP_END, 4096);
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
-	   30 * MS, 2, 0, MPLANE_MARK_STEP, 4096);
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
-	   31 * MS, 3, 0, MPLANE_MARK_STEP_END, 4096);
-	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 300, MPLANE_EVENT_NO_PLANE,
-	   32 * MS, 0, 5, MPLANE_MARK_STEP_END, 4096);
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, marks[i].job,
+		   MPLANE_EVENT_NO_PLANE, marks[i].ms * MS, marks[i].iter,
+		   marks[i].rank, marks[i].kind, 4096);
 	mp_tm_finish(&tm);
 	assert_int_equal(tm.steps.count, 3);
 	assert_int_equal(tm.steps.max, 6 * MS);
