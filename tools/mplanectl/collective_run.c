@@ -285,6 +285,7 @@ static int job_hosts(struct coll_job *job, const struct run_settings *s,
 		if (coll_host_addr(node, s->family ? AF_INET6 : AF_INET, &ss,
 				   &job->addrlen))
 			return mp_usage_err("no address for host %s", node->name);
+		/* sin6_port lies where sin_port does. */
 		if (s->port)
 			((struct sockaddr_in *)&ss)->sin_port = htons(s->port);
 		job->addr[i] = ss;
