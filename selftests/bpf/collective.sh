@@ -268,6 +268,7 @@ test_timeline() {
 	assert_eq "ranks" "$(jq .step_ranks "$TMPD/rec.report")" "$n"
 }
 
+# shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_ops_tcp_4_ranks test_ops_tcp_8_ranks test_text_table \
 	test_rank_killed test_rank_stopped test_usage_errors test_side_by_side \
 	test_ipv6 test_timeline}
