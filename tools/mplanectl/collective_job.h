@@ -3,8 +3,8 @@
  * A 'collective run' job, between its files: the plan the parent makes
  * and every rank inherits across fork() (collective_run.c), a rank's
  * life (collective_rank.c), the operations (collective_ops.c), what a
- * rank tells the parent over its pipe, and the report
- * (collective_report.c).
+ * rank tells the parent over its pipe and the parent's watch
+ * (collective_watch.c), and the report (collective_report.c).
  */
 #ifndef MPLANECTL_COLLECTIVE_JOB_H
 #define MPLANECTL_COLLECTIVE_JOB_H
@@ -95,6 +95,17 @@ struct coll_size_result {
 	uint64_t wrong;			/* warm-up and timed, all ranks */
 	uint64_t *times_ns;		/* [rank * iters + it] */
 };
+
+/*
+ * Fork the job's ranks and watch them to their end: MP_EXIT_OK with each
+ * size's results in @res (free them with coll_results_free()) and the
+ * transports' counts summed in @st; or MP_EXIT_ERR when a rank failed,
+ * died or hung, reported, with every rank killed and reaped.
+ */
+int coll_watch(const struct coll_job *job, struct coll_size_result *res,
+	       struct coll_transport_stats *st);
+void coll_results_free(const struct coll_job *job,
+		       struct coll_size_result *res);
 
 /* Print the job's table, text or JSON; @stats summed over the ranks. */
 void coll_report(const struct coll_job *job,
