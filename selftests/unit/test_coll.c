@@ -149,8 +149,10 @@ static void test_ring_schedule(TEST_ARGS)
 	}
 }
 
-/* Every piece reaches every rank once, one hop a step, after it was
- * received upstream; and the chain has no step without work. */
+/* Every piece reaches every rank once, one hop a step, sent by the rank
+ * upstream in that step and received there in an earlier one (ranks
+ * send before they receive, so a piece received in a step is not yet
+ * there to send in it). */
 static void test_chain_schedule(TEST_ARGS)
 {
 	static const unsigned int pieces[] = { 1, 2, 5, 16 };
@@ -180,7 +182,6 @@ static void test_chain_schedule(TEST_ARGS)
 					assert_int_equal(up_snd, rcv);
 					got[r][rcv]++;
 				}
-				/* Received this step: sent no sooner than the next. */
 			}
 			for (r = 0; r < n; r++)
 				for (k = 0; k < p; k++) {
