@@ -43,16 +43,6 @@ need_fa() {
 		--hosts 4 --rate 50mbit >/dev/null
 }
 
-# run_rc VAR CMD... : CMD's exit status into VAR, stdout in $OUT and
-# stderr in $ERR, despite set -e.
-run_rc() {
-	local var=$1
-	shift
-	"$@" >"$TMPD/out" 2>"$TMPD/err" && printf -v "$var" 0 || printf -v "$var" %d $?
-	OUT=$(cat "$TMPD/out")
-	ERR=$(cat "$TMPD/err")
-}
-
 # Sizes, ports and ifindexes as the state file tells them, and as many
 # namespaces as nodes.
 test_up() {

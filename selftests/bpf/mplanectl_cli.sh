@@ -25,16 +25,6 @@ topo() {
 	ip -n "$a" link add br0 type bridge
 }
 
-# run_rc VAR CMD... : run CMD, keeping its exit status in VAR, its stdout
-# in $OUT and its stderr in $ERR, despite set -e.
-run_rc() {
-	local var=$1
-	shift
-	"$@" >"$TMPD/out" 2>"$TMPD/err" && printf -v "$var" 0 || printf -v "$var" %d $?
-	OUT=$(cat "$TMPD/out")
-	ERR=$(cat "$TMPD/err")
-}
-
 # expect RC MSG CMD... : CMD exits with RC and prints exactly MSG on stderr.
 expect() {
 	local want_rc=$1 want_err=$2 rc

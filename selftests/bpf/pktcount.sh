@@ -37,14 +37,6 @@ our_filters() {
 	tc -n "$b" filter show dev vb "$1" | grep -c "pref $PKTCOUNT_PREF bpf .*handle 0x4d50" || true
 }
 
-# run_rc VAR CMD... : run CMD, keeping its exit status in VAR, its stderr
-# in $ERR, despite set -e.
-run_rc() {
-	local var=$1
-	shift
-	ERR=$("$@" 2>&1 >/dev/null) && printf -v "$var" 0 || printf -v "$var" %d $?
-}
-
 # (a) ten pings each way, counted exactly: nothing but IPv4, 98 bytes each.
 test_counts_exact() {
 	local dir class

@@ -111,14 +111,6 @@ per_flow() {
 	done | sort -u | paste -sd,
 }
 
-# run_rc VAR CMD... : run CMD, keeping its exit status in VAR, its stderr
-# in $ERR, despite set -e.
-run_rc() {
-	local var=$1
-	shift
-	ERR=$("$@" 2>&1 >/dev/null) && printf -v "$var" 0 || printf -v "$var" %d $?
-}
-
 # (a) a clean path: every packet arrives, once and in order.
 test_clean() {
 	topo

@@ -35,6 +35,8 @@ unset _builtin
 # crashed run's leftovers can be found (and removed) by prefix.
 MPLANE_NS_PREFIX=${MPLANE_NS_PREFIX:-mpt$$-}
 _ns_registry=$(mktemp "${TMPDIR:-/tmp}/mplane-ns.XXXXXX")
+# Where run_rc keeps a command's output.
+_rc_out=$(mktemp "${TMPDIR:-/tmp}/mplane-rc.XXXXXX")
 
 log() { echo "# $*"; }
 fail() { echo "# FAIL: $*" >&2; exit "$KSFT_FAIL"; }
@@ -98,7 +100,7 @@ cleanup_stale_ns() {
 
 _lib_exit() {
 	cleanup_all_ns
-	rm -f "$_ns_registry"
+	rm -f "$_ns_registry" "$_rc_out" "$_rc_out.err"
 }
 trap _lib_exit EXIT
 trap 'exit 130' INT
@@ -238,6 +240,16 @@ udp_rcvbuf_errors() {
 	ip netns exec "$1" awk '$1 == "Udp:" {
 		if (!n) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i; n = 1; next }
 		print $c; exit }' /proc/net/snmp
+}
+
+# run_rc VAR CMD... : CMD's exit status into VAR, its stdout in $OUT and
+# its stderr in $ERR, despite set -e.
+run_rc() {
+	local var=$1
+	shift
+	"$@" >"$_rc_out" 2>"$_rc_out.err" && printf -v "$var" 0 || printf -v "$var" %d $?
+	OUT=$(<"$_rc_out")
+	ERR=$(<"$_rc_out.err")
 }
 
 # expect_fail_msg WHAT REGEX CMD... : CMD must fail and its stderr must match
