@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The roce transport's connection manager, a small cousin of IB's CM on
+ * QP 1: each pair of ranks trades first PSNs before data flows (REQ,
+ * REP), and at the end each rank stays until every peer has said that
+ * its exchanges are over (DREQ, DREP), so that the ACKs a peer still
+ * waits for are never lost with a closed socket.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "collective_roce.h"
+
+#define ROCE_CM_MAGIC		0x4d50434d	/* "MPCM" */
+#define ROCE_CM_VERSION		1
+
+static void put16(unsigned char *b, uint16_t v)
+{
+	v = htobe16(v);
+	memcpy(b, &v, 2);
+}
+
+static void put32(unsigned char *b, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(b, &v, 4);
+}
+
+static uint16_t get16(const unsigned char *b)
+{
+	uint16_t v;
+
+	memcpy(&v, b, 2);
+	return be16toh(v);
+}
+
+static uint32_t get32(const unsigned char *b)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return be32toh(v);
+}
+
+void roce_cm_put(unsigned char *b, const struct roce_cm *m)
+{
+	put32(b, ROCE_CM_MAGIC);
+	b[4] = ROCE_CM_VERSION;
+	b[5] = m->type;
+	put16(b + 6, m->rank);
+	put16(b + 8, m->nranks);
+	put16(b + 10, 0);
+	put32(b + 12, m->isn);
+	put32(b + 16, m->nonce);
+	put32(b + 20, m->echo);
+}
+
+int roce_cm_get(const unsigned char *b, size_t len, struct roce_cm *m)
+{
+	if (len < ROCE_CM_LEN || get32(b) != ROCE_CM_MAGIC ||
+	    b[4] != ROCE_CM_VERSION)
+		return -1;
+	m->type = b[5];
+	m->rank = get16(b + 6);
+	m->nranks = get16(b + 8);
+	m->isn = get32(b + 12) & ROCE_PSN_MASK;
+	m->nonce = get32(b + 16);
+	m->echo = get32(b + 20);
+	return m->type >= ROCE_CM_REQ && m->type <= ROCE_CM_DREP ? 0 : -1;
+}
+
+/* Its first REQ or REP: from now on its data is ours to take. */
+static int cm_hear(struct roce_peer *p, const struct roce_cm *m)
+{
+	if (p->heard)
+		return p->nonce == m->nonce ? 0 : -ECONNRESET;
+	p->heard = true;
+	p->nonce = m->nonce;
+	roce_rq_init(&p->rq, m->isn);
+	return 0;
+}
+
+int roce_cm_rx(struct roce_peer *p, const struct roce_cm *m, uint32_t ours,
+	       uint8_t *reply)
+{
+	int err = 0;
+
+	*reply = 0;
+	/* A reply to an earlier incarnation of ours is stale. */
+	if ((m->type == ROCE_CM_REP || m->type == ROCE_CM_DREP) &&
+	    m->echo != ours)
+		return 0;
+	/* Whatever it sends, its socket is open. */
+	p->gone = false;
+	switch (m->type) {
+	case ROCE_CM_REQ:
+		err = cm_hear(p, m);
+		*reply = ROCE_CM_REP;
+		break;
+	case ROCE_CM_REP:
+		err = cm_hear(p, m);
+		p->confirmed = true;
+		break;
+	case ROCE_CM_DREQ:
+		if (!p->heard || p->nonce != m->nonce)
+			return 0;
+		p->done = true;
+		*reply = ROCE_CM_DREP;
+		break;
+	case ROCE_CM_DREP:
+		p->released = true;
+		break;
+	}
+	if (err)
+		*reply = 0;
+	return err;
+}
+
+void roce_cm_arm(struct roce_peer *p, uint64_t now)
+{
+	p->cm_rto_ns = ROCE_CM_RTO_INIT;
+	p->cm_deadline_ns = now;
+}
+
+uint8_t roce_cm_due(struct roce_peer *p, bool teardown, uint64_t now)
+{
+	bool owed = teardown ? !p->released && !p->gone : !p->confirmed;
+
+	if (!owed || now < p->cm_deadline_ns)
+		return 0;
+	p->cm_deadline_ns = now + p->cm_rto_ns;
+	p->cm_rto_ns = 2 * p->cm_rto_ns > ROCE_CM_RTO_MAX ? ROCE_CM_RTO_MAX
+							  : 2 * p->cm_rto_ns;
+	return teardown ? ROCE_CM_DREQ : ROCE_CM_REQ;
+}
