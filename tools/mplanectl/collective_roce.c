@@ -73,7 +73,6 @@ struct roce_io {
 struct roce {
 	struct coll_comm *c;
 	int fd;
-	uint32_t nonce;		/* this incarnation's */
 	uint32_t cm_psn;	/* of our UD packets */
 	enum roce_phase phase;
 	struct roce_peer *peer;
@@ -295,7 +294,7 @@ static void tx_ack(struct roce *r, unsigned int peer, uint8_t syndrome,
 }
 
 static void tx_cm(struct roce *r, unsigned int peer, uint8_t type,
-		  uint32_t echo, uint64_t now)
+		  uint64_t now)
 {
 	struct roce_bth bth = {
 		.opcode = ROCE_OP_UD_SEND_ONLY,
@@ -307,8 +306,7 @@ static void tx_cm(struct roce *r, unsigned int peer, uint8_t type,
 		.rank = r->c->rank,
 		.nranks = r->c->nranks,
 		.isn = r->peer[peer].isn,
-		.nonce = r->nonce,
-		.echo = echo,
+		.job = r->c->job,
 	};
 	unsigned char *b = tx_slot(r, peer, ROCE_SLOT_HDR, NULL, 0, 0, now);
 
@@ -343,8 +341,7 @@ static void tx_cms(struct roce *r, uint64_t now)
 			continue;
 		type = roce_cm_due(&r->peer[i], teardown, now);
 		if (type)
-			tx_cm(r, i, type, type == ROCE_CM_DREQ ?
-			      r->peer[i].nonce : 0, now);
+			tx_cm(r, i, type, now);
 	}
 }
 
@@ -469,16 +466,18 @@ static void rx_cm(struct roce *r, const struct roce_bth *bth,
 	if (bth->opcode != ROCE_OP_UD_SEND_ONLY || len < hlen + ROCE_ICRC_LEN ||
 	    roce_cm_get(b->raw + hlen, len - hlen - ROCE_ICRC_LEN, &m) ||
 	    m.rank >= r->c->nranks || m.rank == r->c->rank ||
-	    m.nranks != r->c->nranks || !addr_same(from, &r->c->addr[m.rank])) {
+	    m.nranks != r->c->nranks || m.job != r->c->job ||
+	    !addr_same(from, &r->c->addr[m.rank])) {
 		r->st.dropped++;
 		return;
 	}
-	if (roce_cm_rx(&r->peer[m.rank], &m, r->nonce, &reply)) {
-		roce_fail(r, -ECONNRESET, m.rank, "restarted (a new nonce)");
+	if (roce_cm_rx(&r->peer[m.rank], &m, &reply)) {
+		roce_fail(r, -ECONNRESET, m.rank,
+			  "its first PSN changed: two ranks of that number?");
 		return;
 	}
 	if (reply)
-		tx_cm(r, m.rank, reply, m.nonce, now);
+		tx_cm(r, m.rank, reply, now);
 }
 
 /* The peer a packet of ours comes from, by its QPN and address; -1. */
@@ -719,7 +718,8 @@ static uint64_t next_deadline(const struct roce *r)
 		if (i == r->c->rank)
 			continue;
 		min_deadline(&d, p->sq.deadline_ns);
-		if (r->phase != ROCE_EXCHANGE)
+		if (r->phase == ROCE_CONNECT ? !p->confirmed :
+		    r->phase == ROCE_DISCONNECT && !p->released && !p->gone)
 			min_deadline(&d, p->cm_deadline_ns);
 	}
 	if (r->phase == ROCE_EXCHANGE)
@@ -827,12 +827,16 @@ err:
 	return r->err;
 }
 
-static void set_port(struct sockaddr_storage *ss, uint16_t port)
+/* The port the engine gave (--port), else RoCEv2's, which hostacct and
+ * every RoCE tool know. */
+static void set_port(struct sockaddr_storage *ss)
 {
-	if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-	else
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	in_port_t *port = ss->ss_family == AF_INET6 ?
+		&((struct sockaddr_in6 *)ss)->sin6_port :
+		&((struct sockaddr_in *)ss)->sin_port;
+
+	if (!*port)
+		*port = htons(COLL_ROCE_PORT);
 }
 
 /* First PSNs at random, as RC QPs have: a stale packet of an earlier job
@@ -840,15 +844,14 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
 static int roce_random(struct roce *r)
 {
 	unsigned int i, n = r->c->nranks;
-	uint32_t *v = calloc(n + 1, sizeof(*v));
+	uint32_t *v = calloc(n, sizeof(*v));
 
-	if (!v || getrandom(v, (n + 1) * sizeof(*v), 0) != (ssize_t)((n + 1) * sizeof(*v))) {
+	if (!v || getrandom(v, n * sizeof(*v), 0) != (ssize_t)(n * sizeof(*v))) {
 		roce_fail(r, v ? -errno : -ENOMEM, r->c->rank, "random PSNs: %s",
 			  strerror(v ? errno : ENOMEM));
 		free(v);
 		return r->err;
 	}
-	r->nonce = v[n];
 	for (i = 0; i < n; i++) {
 		r->peer[i].isn = v[i] & ROCE_PSN_MASK;
 		roce_sq_init(&r->peer[i].sq, r->peer[i].isn);
@@ -912,7 +915,7 @@ static int roce_setup(struct coll_comm *c)
 	err = roce_alloc(c, &r);
 	if (!err) {
 		for (i = 0; i < c->nranks; i++)
-			set_port(&c->addr[i], COLL_ROCE_PORT);
+			set_port(&c->addr[i]);
 		err = roce_random(r);
 	}
 	if (!err)

@@ -264,8 +264,7 @@ void roce_rq_free(struct roce_rq *rq);
  *	8	2	the job's ranks
  *	10	2	reserved, 0
  *	12	4	the first PSN of the sender's QP to the receiver
- *	16	4	the sender's nonce: its incarnation, at random
- *	20	4	replies: the receiver's nonce, echoed; requests: 0
+ *	16	8	the job's id (struct coll_comm's job)
  */
 #define ROCE_CM_LEN		24
 /* Handshake packets again after this long, doubling up to the ceiling. */
@@ -284,7 +283,8 @@ enum roce_cm_type {
 struct roce_cm {
 	uint8_t type;
 	uint16_t rank, nranks;
-	uint32_t isn, nonce, echo;
+	uint32_t isn;
+	uint64_t job;
 };
 
 /* Write @m after the BTH and DETH; read one: 0, or -1 if not ours. */
@@ -296,7 +296,7 @@ struct roce_peer {
 	struct roce_sq sq;
 	struct roce_rq rq;
 	uint32_t isn;		/* our first PSN to it */
-	uint32_t nonce;		/* its, once heard */
+	uint32_t peer_isn;	/* its first PSN to us, once heard */
 	bool heard;		/* its REQ or REP came: rq knows its PSNs */
 	bool confirmed;		/* its REP came: it knows ours */
 	bool done;		/* its DREQ came: its exchanges are over */
@@ -306,12 +306,11 @@ struct roce_peer {
 };
 
 /*
- * A CM packet @m from peer @p (to a rank of nonce @ours): 0 with *@reply
- * the type to answer with (0: none), or -ECONNRESET when the peer is a
- * new incarnation of one already connected.
+ * A CM packet @m of our job from peer @p: 0 with *@reply the type to
+ * answer with (0: none), or -ECONNRESET when it is not the peer we
+ * connected with (a rank of the same number with other PSNs).
  */
-int roce_cm_rx(struct roce_peer *p, const struct roce_cm *m, uint32_t ours,
-	       uint8_t *reply);
+int roce_cm_rx(struct roce_peer *p, const struct roce_cm *m, uint8_t *reply);
 /* What @p is owed at @now: REQ while connecting, DREQ while
  * disconnecting (@teardown), or 0. */
 uint8_t roce_cm_due(struct roce_peer *p, bool teardown, uint64_t now);

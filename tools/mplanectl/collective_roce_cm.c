@@ -43,6 +43,20 @@ static uint32_t get32(const unsigned char *b)
 	return be32toh(v);
 }
 
+static void put64(unsigned char *b, uint64_t v)
+{
+	v = htobe64(v);
+	memcpy(b, &v, 8);
+}
+
+static uint64_t get64(const unsigned char *b)
+{
+	uint64_t v;
+
+	memcpy(&v, b, 8);
+	return be64toh(v);
+}
+
 void roce_cm_put(unsigned char *b, const struct roce_cm *m)
 {
 	put32(b, ROCE_CM_MAGIC);
@@ -52,8 +66,7 @@ void roce_cm_put(unsigned char *b, const struct roce_cm *m)
 	put16(b + 8, m->nranks);
 	put16(b + 10, 0);
 	put32(b + 12, m->isn);
-	put32(b + 16, m->nonce);
-	put32(b + 20, m->echo);
+	put64(b + 16, m->job);
 }
 
 int roce_cm_get(const unsigned char *b, size_t len, struct roce_cm *m)
@@ -65,8 +78,7 @@ int roce_cm_get(const unsigned char *b, size_t len, struct roce_cm *m)
 	m->rank = get16(b + 6);
 	m->nranks = get16(b + 8);
 	m->isn = get32(b + 12) & ROCE_PSN_MASK;
-	m->nonce = get32(b + 16);
-	m->echo = get32(b + 20);
+	m->job = get64(b + 16);
 	return m->type >= ROCE_CM_REQ && m->type <= ROCE_CM_DREP ? 0 : -1;
 }
 
@@ -74,23 +86,18 @@ int roce_cm_get(const unsigned char *b, size_t len, struct roce_cm *m)
 static int cm_hear(struct roce_peer *p, const struct roce_cm *m)
 {
 	if (p->heard)
-		return p->nonce == m->nonce ? 0 : -ECONNRESET;
+		return p->peer_isn == m->isn ? 0 : -ECONNRESET;
 	p->heard = true;
-	p->nonce = m->nonce;
+	p->peer_isn = m->isn;
 	roce_rq_init(&p->rq, m->isn);
 	return 0;
 }
 
-int roce_cm_rx(struct roce_peer *p, const struct roce_cm *m, uint32_t ours,
-	       uint8_t *reply)
+int roce_cm_rx(struct roce_peer *p, const struct roce_cm *m, uint8_t *reply)
 {
 	int err = 0;
 
 	*reply = 0;
-	/* A reply to an earlier incarnation of ours is stale. */
-	if ((m->type == ROCE_CM_REP || m->type == ROCE_CM_DREP) &&
-	    m->echo != ours)
-		return 0;
 	/* Whatever it sends, its socket is open. */
 	p->gone = false;
 	switch (m->type) {
@@ -103,7 +110,7 @@ int roce_cm_rx(struct roce_peer *p, const struct roce_cm *m, uint32_t ours,
 		p->confirmed = true;
 		break;
 	case ROCE_CM_DREQ:
-		if (!p->heard || p->nonce != m->nonce)
+		if (!p->heard)
 			return 0;
 		p->done = true;
 		*reply = ROCE_CM_DREP;
