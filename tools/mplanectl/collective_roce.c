@@ -251,17 +251,27 @@ static void tx_flush(struct roce *r, uint64_t now)
 	io->ntx = 0;
 }
 
-/* The next slot, to peer @peer, with @hlen bytes of header. */
+/*
+ * Room for a slot, a full batch sent first; false while the socket is
+ * full.  Asked before a QP gives up its next packet or ACK, so that
+ * what it gave is always in the batch, in order.
+ */
+static bool tx_room(struct roce *r, uint64_t now)
+{
+	if (r->io.ntx == ROCE_BATCH && !r->io.tx_blocked)
+		tx_flush(r, now);
+	return !r->io.tx_blocked && r->io.ntx < ROCE_BATCH;
+}
+
+/* The next slot (tx_room() said there is one), to peer @peer, with
+ * @hlen bytes of header. */
 static unsigned char *tx_slot(struct roce *r, unsigned int peer, size_t hlen,
-			      const void *payload, size_t len, unsigned int pad,
-			      uint64_t now)
+			      const void *payload, size_t len, unsigned int pad)
 {
 	struct roce_io *io = &r->io;
 	struct iovec *iov;
 	struct msghdr *h;
 
-	if (io->ntx == ROCE_BATCH)
-		tx_flush(r, now);
 	iov = io->txiov[io->ntx];
 	h = &io->tx[io->ntx].msg_hdr;
 	iov[0] = (struct iovec){ io->txhdr[io->ntx], hlen };
@@ -278,7 +288,7 @@ static unsigned char *tx_slot(struct roce *r, unsigned int peer, size_t hlen,
 }
 
 static void tx_ack(struct roce *r, unsigned int peer, uint8_t syndrome,
-		   uint32_t psn, uint32_t msn, uint64_t now)
+		   uint32_t psn, uint32_t msn)
 {
 	struct roce_bth bth = {
 		.opcode = ROCE_OP_ACK,
@@ -286,13 +296,14 @@ static void tx_ack(struct roce *r, unsigned int peer, uint8_t syndrome,
 		.psn = psn,
 	};
 	unsigned char *b = tx_slot(r, peer, ROCE_BTH_LEN + ROCE_AETH_LEN,
-				   NULL, 0, 0, now);
+				   NULL, 0, 0);
 
 	roce_bth_put(b, &bth);
 	roce_aeth_put(b + ROCE_BTH_LEN, syndrome, msn);
 	r->io.slot[r->io.ntx - 1].syndrome = syndrome;
 }
 
+/* A CM packet that finds no room is lost: its sender's timer resends. */
 static void tx_cm(struct roce *r, unsigned int peer, uint8_t type,
 		  uint64_t now)
 {
@@ -308,8 +319,11 @@ static void tx_cm(struct roce *r, unsigned int peer, uint8_t type,
 		.isn = r->peer[peer].isn,
 		.job = r->c->job,
 	};
-	unsigned char *b = tx_slot(r, peer, ROCE_SLOT_HDR, NULL, 0, 0, now);
+	unsigned char *b;
 
+	if (!tx_room(r, now))
+		return;
+	b = tx_slot(r, peer, ROCE_SLOT_HDR, NULL, 0, 0);
 	r->cm_psn = roce_psn_add(r->cm_psn, 1);
 	roce_bth_put(b, &bth);
 	roce_deth_put(b + ROCE_BTH_LEN, ROCE_QPN_CM);
@@ -323,11 +337,11 @@ static void tx_acks(struct roce *r, bool all, uint64_t now)
 	uint8_t syndrome;
 	unsigned int i;
 
-	for (i = 0; i < r->c->nranks; i++)
+	for (i = 0; i < r->c->nranks && tx_room(r, now); i++)
 		if (i != r->c->rank && r->peer[i].heard &&
 		    roce_rq_ack(&r->peer[i].rq, all, &syndrome, &psn, &msn,
 				&r->st))
-			tx_ack(r, i, syndrome, psn, msn, now);
+			tx_ack(r, i, syndrome, psn, msn);
 }
 
 static void tx_cms(struct roce *r, uint64_t now)
@@ -354,12 +368,11 @@ static unsigned int tx_data_qp(struct roce *r, unsigned int peer,
 	unsigned char *b;
 	unsigned int n;
 
-	for (n = 0; n < max && !r->io.tx_blocked; n++) {
+	for (n = 0; n < max && tx_room(r, now); n++) {
 		if (!roce_sq_next(&r->peer[peer].sq, roce_qpn(peer, r->c->rank),
 				  &p))
 			break;
-		b = tx_slot(r, peer, ROCE_BTH_LEN, p.payload, p.len, p.bth.pad,
-			    now);
+		b = tx_slot(r, peer, ROCE_BTH_LEN, p.payload, p.len, p.bth.pad);
 		roce_bth_put(b, &p.bth);
 		s = &r->io.slot[r->io.ntx - 1];
 		s->data = true;
@@ -369,8 +382,8 @@ static unsigned int tx_data_qp(struct roce *r, unsigned int peer,
 	return n;
 }
 
-/* Data, a few packets of each QP in turn, until a batch is full. */
-static unsigned int tx_data(struct roce *r, uint64_t now)
+/* Data, a few packets of each QP in turn, a batch at most. */
+static void tx_data(struct roce *r, uint64_t now)
 {
 	unsigned int n = r->c->nranks, i, k, got, sent = 0;
 
@@ -384,22 +397,20 @@ static unsigned int tx_data(struct roce *r, uint64_t now)
 		sent += got;
 		r->rr = (r->rr + 1) % n;
 	} while (got && sent < ROCE_BATCH && !r->io.tx_blocked);
-	return sent;
 }
 
-/* One round of sending: what it sent (or tried to). */
-static unsigned int tx_pass(struct roce *r, bool all_acks, uint64_t now)
+/* One round of sending: how many packets went out. */
+static uint64_t tx_pass(struct roce *r, bool all_acks, uint64_t now)
 {
-	unsigned int sent;
+	uint64_t before = r->c->stats.tx_packets;
 
 	r->io.tx_blocked = false;
 	tx_acks(r, all_acks, now);
 	tx_cms(r, now);
-	sent = r->io.ntx;
-	sent += tx_data(r, now);
+	tx_data(r, now);
 	if (r->io.ntx)
 		tx_flush(r, now);
-	return sent;
+	return r->c->stats.tx_packets - before;
 }
 
 /* ---- receive ---- */
@@ -759,8 +770,7 @@ static void timers(struct roce *r, uint64_t now)
 /* Receive, time out, send, until the phase is over or fails. */
 static int roce_run(struct roce *r, enum roce_phase phase)
 {
-	uint64_t now = mp_mono_ns();
-	unsigned int sent;
+	uint64_t now = mp_mono_ns(), sent;
 	int n;
 
 	r->phase = phase;
