@@ -86,7 +86,7 @@ test_loss_1pct() {
 	assert_eq "verified" "${J[verified]}" true
 	assert_eq "wrong" "${J[wrong]}" 0
 	assert_ge "retransmits" "${J[s.retransmits]}" 1
-	assert_ge "naks + timeouts" $((J[s.naks] + J[s.timeouts])) 1
+	assert_ge "naks + timeouts" "$((${J[s.naks]} + ${J[s.timeouts]}))" 1
 	assert_ge "dropped (out of order)" "${J[s.dropped]}" 1
 	log "allreduce under 1% loss: ${J[s.retransmits]} retransmits, ${J[s.naks]} NAKs, ${J[s.timeouts]} timeouts"
 	job loss-a2a --op alltoall --hosts 8 -b 64K -e 256K -f 4 -n 3 -w 1
