@@ -11,7 +11,9 @@
  *				acks and timer, the responder's placement
  *				and acks (no sockets: unit-tested alone)
  *	collective_roce_cm.c	connect and disconnect handshakes
- *	collective_roce.c	the socket, batched I/O, the transport ops
+ *	collective_roce_io.h	the transport's state, for the two below
+ *	collective_roce_io.c	batched sendmmsg()/recvmmsg(), dispatch
+ *	collective_roce.c	the socket, the loop, the transport ops
  */
 #ifndef MPLANECTL_COLLECTIVE_ROCE_H
 #define MPLANECTL_COLLECTIVE_ROCE_H
