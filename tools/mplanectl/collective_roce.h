@@ -51,6 +51,40 @@ static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
 	return (int32_t)((a - b) << 8) >> 8;
 }
 
+/* Fields in network order, byte by byte: headers need not be aligned. */
+static inline void roce_put16(unsigned char *b, uint16_t v)
+{
+	b[0] = v >> 8;
+	b[1] = v;
+}
+
+static inline void roce_put32(unsigned char *b, uint32_t v)
+{
+	roce_put16(b, v >> 16);
+	roce_put16(b + 2, v);
+}
+
+static inline void roce_put64(unsigned char *b, uint64_t v)
+{
+	roce_put32(b, v >> 32);
+	roce_put32(b + 4, v);
+}
+
+static inline uint16_t roce_get16(const unsigned char *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+static inline uint32_t roce_get32(const unsigned char *b)
+{
+	return (uint32_t)roce_get16(b) << 16 | roce_get16(b + 2);
+}
+
+static inline uint64_t roce_get64(const unsigned char *b)
+{
+	return (uint64_t)roce_get32(b) << 32 | roce_get32(b + 4);
+}
+
 /*
  * The wire.  A UDP payload is a BTH (12 bytes), an extended header (an
  * AETH on ACKs, a DETH on the connection manager's UD packets), the

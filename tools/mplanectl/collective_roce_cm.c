@@ -6,7 +6,6 @@
  * its exchanges are over (DREQ, DREP), so that the ACKs a peer still
  * waits for are never lost with a closed socket.
  */
-#include <endian.h>
 #include <errno.h>
 #include <string.h>
 
@@ -15,70 +14,28 @@
 #define ROCE_CM_MAGIC		0x4d50434d	/* "MPCM" */
 #define ROCE_CM_VERSION		1
 
-static void put16(unsigned char *b, uint16_t v)
-{
-	v = htobe16(v);
-	memcpy(b, &v, 2);
-}
-
-static void put32(unsigned char *b, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(b, &v, 4);
-}
-
-static uint16_t get16(const unsigned char *b)
-{
-	uint16_t v;
-
-	memcpy(&v, b, 2);
-	return be16toh(v);
-}
-
-static uint32_t get32(const unsigned char *b)
-{
-	uint32_t v;
-
-	memcpy(&v, b, 4);
-	return be32toh(v);
-}
-
-static void put64(unsigned char *b, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(b, &v, 8);
-}
-
-static uint64_t get64(const unsigned char *b)
-{
-	uint64_t v;
-
-	memcpy(&v, b, 8);
-	return be64toh(v);
-}
-
 void roce_cm_put(unsigned char *b, const struct roce_cm *m)
 {
-	put32(b, ROCE_CM_MAGIC);
+	roce_put32(b, ROCE_CM_MAGIC);
 	b[4] = ROCE_CM_VERSION;
 	b[5] = m->type;
-	put16(b + 6, m->rank);
-	put16(b + 8, m->nranks);
-	put16(b + 10, 0);
-	put32(b + 12, m->isn);
-	put64(b + 16, m->job);
+	roce_put16(b + 6, m->rank);
+	roce_put16(b + 8, m->nranks);
+	roce_put16(b + 10, 0);
+	roce_put32(b + 12, m->isn);
+	roce_put64(b + 16, m->job);
 }
 
 int roce_cm_get(const unsigned char *b, size_t len, struct roce_cm *m)
 {
-	if (len < ROCE_CM_LEN || get32(b) != ROCE_CM_MAGIC ||
+	if (len < ROCE_CM_LEN || roce_get32(b) != ROCE_CM_MAGIC ||
 	    b[4] != ROCE_CM_VERSION)
 		return -1;
 	m->type = b[5];
-	m->rank = get16(b + 6);
-	m->nranks = get16(b + 8);
-	m->isn = get32(b + 12) & ROCE_PSN_MASK;
-	m->job = get64(b + 16);
+	m->rank = roce_get16(b + 6);
+	m->nranks = roce_get16(b + 8);
+	m->isn = roce_get32(b + 12) & ROCE_PSN_MASK;
+	m->job = roce_get64(b + 16);
 	return m->type >= ROCE_CM_REQ && m->type <= ROCE_CM_DREP ? 0 : -1;
 }
 
