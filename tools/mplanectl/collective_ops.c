@@ -9,9 +9,9 @@
  *  - alltoall: one exchange with every peer at once;
  *  - permutation: one send to r + n/2 and one receive from r - n/2;
  *  - incast: every rank sends to rank 0, which receives them all at once.
- * Rings move a chunk (S/n) a step in slices of COLL_SLICE bytes, and
- * send one slice ahead of what they receive: while a rank adds a slice,
- * the next is already on the wire to it.
+ * Rings move a chunk (S/n) a step in slices of COLL_SLICE bytes: a
+ * reduction adds one slice while the next fills the socket buffers, and
+ * its scratch space is one slice, whatever S is.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 #include "mp_out.h"
 #include "collective_job.h"
 
-#define COLL_SLICE		(1 << 20)
+#define COLL_SLICE		(256 << 10)
 #define SLICE_ELEMS		(COLL_SLICE / sizeof(float))
 #define BARRIER_MAGIC		0x4d504252U	/* "MPBR" */
 
@@ -125,29 +125,27 @@ static void unit_of(const struct ring *g, unsigned int u, bool tx,
 }
 
 /*
- * Unit u's send needs unit u - per received (the same slice, one step
- * earlier), so with two slices a step or more, exchange u may send unit
- * u + 1: one slice ahead.
+ * Unit by unit, each exchange one slice out to r + 1 and one in from
+ * r - 1.  No send runs ahead of its receive: a send may complete only
+ * once the peer takes it (a transport with acknowledgements), and a
+ * peer that is itself blocked sending ahead would never take it.
  */
 static int ring_run(struct ring *g)
 {
-	unsigned int n = g->c->nranks, r = g->c->rank, lead = g->per > 1;
-	unsigned int u, sent = 0, ns;
-	struct coll_xfer tx[2], rx;
+	unsigned int n = g->c->nranks, r = g->c->rank, u;
+	struct coll_xfer tx, rx;
 	size_t at, len;
 	int err;
 
 	for (u = 0; u < g->units; u++) {
-		for (ns = 0; sent <= u + lead && sent < g->units; sent++) {
-			unit_of(g, sent, true, &at, &len);
-			tx[ns++] = (struct coll_xfer){ (r + 1) % n, g->buf + at,
-						       len * sizeof(float) };
-		}
+		unit_of(g, u, true, &at, &len);
+		tx = (struct coll_xfer){ (r + 1) % n, g->buf + at,
+					 len * sizeof(float) };
 		unit_of(g, u, false, &at, &len);
 		rx = (struct coll_xfer){ (r + n - 1) % n,
 					 g->reduce ? g->scratch : g->buf + at,
 					 len * sizeof(float) };
-		err = coll_exchange(g->c, tx, ns, &rx, 1);
+		err = coll_exchange(g->c, &tx, 1, &rx, 1);
 		if (err)
 			return err;
 		if (g->reduce)

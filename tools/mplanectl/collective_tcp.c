@@ -106,30 +106,31 @@ static int tcp_socket(const struct coll_comm *c)
 	return fd;
 }
 
-static int tcp_listen(struct coll_comm *c)
+/*
+ * Our listener, or -1 while the port is taken: by another job's rank on
+ * this host in its own setup, most likely, which lets go of it once its
+ * connections are up.  So two jobs may share a host and a port, and
+ * setup tries again until its deadline.
+ */
+static int tcp_listen(struct coll_comm *c, int *err)
 {
 	struct sockaddr_storage ss = c->addr[c->rank];
-	char peer[96];
-	int fd, one = 1, err;
+	int fd, one = 1;
 
 	fd = tcp_socket(c);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
 	/* A job that just ended leaves TIME_WAIT, not a listener. */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	set_port(&ss, tcp_port(&c->addr[c->rank]));
 	if (!bind(fd, (struct sockaddr *)&ss, c->addrlen) &&
 	    !listen(fd, COLL_MAX_RANKS))
 		return fd;
-	err = -errno;
+	*err = errno;
 	close(fd);
-	if (err == -EADDRINUSE)
-		mp_err("%s: the port is taken: is another job on this host? (give each its own --port)",
-		       peer_str(c, c->rank, peer, sizeof(peer)));
-	else
-		mp_err("listening on %s: %s",
-		       peer_str(c, c->rank, peer, sizeof(peer)), strerror(-err));
-	return err;
+	return -1;
 }
 
 /* A connection from our own address to @peer's, in progress: an fd. */
@@ -153,78 +154,151 @@ static int tcp_connect(struct coll_comm *c, unsigned int peer)
 	return fd;
 }
 
-/* Setup's state: connections under way out, hellos awaited in. */
+/*
+ * Setup's state.  Out, to each lower rank: connect, send our hello, and
+ * take the peer's hello back as its yes; a refusal, or a listener of
+ * another job that hangs up, is tried again.  In, from each higher rank:
+ * accept, take its hello, answer with ours.
+ */
+enum out_state { OUT_IDLE, OUT_CONNECTING, OUT_HELLO };
+
 struct tcp_setup {
+	int lfd, listen_err;
+	uint64_t retry_listen_ns;
 	int out[COLL_MAX_RANKS];		/* connecting fd, or -1 */
+	enum out_state state[COLL_MAX_RANKS];
 	uint64_t retry_ns[COLL_MAX_RANKS];	/* when to try again */
 	int last_err[COLL_MAX_RANKS];
 	int in[COLL_MAX_RANKS];			/* accepted, hello not read */
-	struct tcp_hello hello[COLL_MAX_RANKS];
-	size_t got[COLL_MAX_RANKS];
 	unsigned int nin;
+	struct tcp_hello hello[2][COLL_MAX_RANKS];	/* out's, in's */
+	size_t got[2][COLL_MAX_RANKS];
 };
 
-/* A connect that finished: hello sent, and the peer's fd set. */
-static void out_ready(struct coll_comm *c, struct tcp_priv *p,
-		      struct tcp_setup *s, unsigned int q)
+static struct tcp_hello my_hello(const struct coll_comm *c)
 {
-	struct tcp_hello h = {
+	return (struct tcp_hello){
 		.magic = TCP_HELLO_MAGIC, .rank = c->rank, .nranks = c->nranks,
 		.job = c->job,
 	};
-	socklen_t len = sizeof(int);
-	int err = 0;
-
-	getsockopt(s->out[q], SOL_SOCKET, SO_ERROR, &err, &len);
-	/* An empty socket takes 24 bytes whole. */
-	if (!err && send(s->out[q], &h, sizeof(h), MSG_NOSIGNAL) != sizeof(h))
-		err = errno ? errno : EIO;
-	if (!err) {
-		p->fd[q] = s->out[q];
-	} else {
-		/* Not listening yet, most likely: that rank starts later. */
-		close(s->out[q]);
-		s->last_err[q] = err;
-		s->retry_ns[q] = mp_mono_ns() + TCP_RETRY_NS;
-	}
-	s->out[q] = -1;
 }
 
-/* Bytes of an accepted connection's hello: its fd goes to its rank once
- * the hello is whole and of our job; a stray connection is dropped. */
-static void in_ready(struct coll_comm *c, struct tcp_priv *p,
-		     struct tcp_setup *s, unsigned int i)
+static bool hello_ok(const struct coll_comm *c, const struct tcp_hello *h)
 {
-	struct tcp_hello *h = &s->hello[i];
-	ssize_t n;
+	return h->magic == TCP_HELLO_MAGIC && h->job == c->job &&
+	       h->nranks == c->nranks && h->rank < c->nranks &&
+	       h->rank != c->rank;
+}
 
-	n = recv(s->in[i], (char *)h + s->got[i], sizeof(*h) - s->got[i], 0);
+/*
+ * Read more of a hello on @fd: 1 when it is whole, 0 for more to come,
+ * -1 when the peer hung up or failed.  An empty socket takes our own
+ * 24-byte hello whole, so sends need no such care.
+ */
+static int hello_read(int fd, struct tcp_hello *h, size_t *got)
+{
+	ssize_t n = recv(fd, (char *)h + *got, sizeof(*h) - *got, 0);
+
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		return -1;
+	*got += n;
+	return *got == sizeof(*h);
+}
+
+static void out_retry(struct tcp_setup *s, unsigned int q, int err)
+{
+	close(s->out[q]);
+	s->out[q] = -1;
+	s->state[q] = OUT_IDLE;
+	s->last_err[q] = err;
+	s->retry_ns[q] = mp_mono_ns() + TCP_RETRY_NS;
+}
+
+/* Rank @q's connection, one state further when it can be. */
+static void out_step(struct coll_comm *c, struct tcp_priv *p,
+		     struct tcp_setup *s, unsigned int q)
+{
+	struct tcp_hello h = my_hello(c), *back = &s->hello[0][q];
+	socklen_t len = sizeof(int);
+	int err = 0, fd, rc;
+
+	switch (s->state[q]) {
+	case OUT_IDLE:
+		if (s->retry_ns[q] > mp_mono_ns())
+			return;
+		fd = tcp_connect(c, q);
+		if (fd < 0) {
+			s->last_err[q] = -fd;
+			s->retry_ns[q] = mp_mono_ns() + TCP_RETRY_NS;
+			return;
+		}
+		s->out[q] = fd;
+		s->state[q] = OUT_CONNECTING;
 		return;
-	if (n > 0)
-		s->got[i] += n;
-	if (n > 0 && s->got[i] < sizeof(*h))
+	case OUT_CONNECTING:
+		if (poll(&(struct pollfd){ .fd = s->out[q], .events = POLLOUT },
+			 1, 0) <= 0)
+			return;
+		getsockopt(s->out[q], SOL_SOCKET, SO_ERROR, &err, &len);
+		if (!err && send(s->out[q], &h, sizeof(h), MSG_NOSIGNAL) != sizeof(h))
+			err = errno ? errno : EIO;
+		if (err) {
+			out_retry(s, q, err);
+			return;
+		}
+		s->state[q] = OUT_HELLO;
+		s->got[0][q] = 0;
 		return;
-	if (n > 0 && h->magic == TCP_HELLO_MAGIC && h->job == c->job &&
-	    h->nranks == c->nranks && h->rank > c->rank &&
-	    h->rank < c->nranks && p->fd[h->rank] < 0)
+	case OUT_HELLO:
+		rc = hello_read(s->out[q], back, &s->got[0][q]);
+		if (rc < 0 || (rc > 0 && (!hello_ok(c, back) || back->rank != q)))
+			out_retry(s, q, ECONNREFUSED);
+		else if (rc > 0) {
+			p->fd[q] = s->out[q];
+			s->out[q] = -1;
+		}
+		return;
+	}
+}
+
+static void in_drop(struct tcp_setup *s, unsigned int i)
+{
+	s->nin--;
+	s->in[i] = s->in[s->nin];
+	s->hello[1][i] = s->hello[1][s->nin];
+	s->got[1][i] = s->got[1][s->nin];
+}
+
+/* More of accepted connection @i's hello: whole and of our job, it is
+ * answered and its fd goes to its rank; a stray one is dropped. */
+static void in_step(struct coll_comm *c, struct tcp_priv *p,
+		    struct tcp_setup *s, unsigned int i)
+{
+	struct tcp_hello *h = &s->hello[1][i], me = my_hello(c);
+	int rc = hello_read(s->in[i], h, &s->got[1][i]);
+
+	if (!rc)
+		return;
+	if (rc > 0 && hello_ok(c, h) && h->rank > c->rank &&
+	    p->fd[h->rank] < 0 &&
+	    send(s->in[i], &me, sizeof(me), MSG_NOSIGNAL) == sizeof(me))
 		p->fd[h->rank] = s->in[i];
 	else
 		close(s->in[i]);
-	s->nin--;
-	s->in[i] = s->in[s->nin];
-	s->hello[i] = s->hello[s->nin];
-	s->got[i] = s->got[s->nin];
+	in_drop(s, i);
 }
 
-static void accept_all(int lfd, struct tcp_setup *s)
+static void accept_all(struct tcp_setup *s)
 {
 	int fd;
 
 	while (s->nin < COLL_MAX_RANKS &&
-	       (fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+	       (fd = accept4(s->lfd, NULL, NULL,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		s->in[s->nin] = fd;
-		s->got[s->nin++] = 0;
+		s->got[1][s->nin++] = 0;
 	}
 }
 
@@ -245,6 +319,18 @@ static void setup_timed_out(const struct coll_comm *c,
 	char peer[96];
 	unsigned int q;
 
+	if (s->lfd < 0 && s->listen_err == EADDRINUSE) {
+		mp_err("%s: the port stayed taken for %.1f s: by a job still running on this host? (give each its own --port)",
+		       peer_str(c, c->rank, peer, sizeof(peer)),
+		       c->timeout_ns / 1e9);
+		return;
+	}
+	if (s->lfd < 0) {
+		mp_err("listening on %s: %s",
+		       peer_str(c, c->rank, peer, sizeof(peer)),
+		       strerror(s->listen_err));
+		return;
+	}
 	for (q = 0; q < c->nranks; q++) {
 		if (q == c->rank || p->fd[q] >= 0)
 			continue;
@@ -261,20 +347,25 @@ static void setup_timed_out(const struct coll_comm *c,
 	}
 }
 
-/* One round of setup's poll: what to wait for, then wait. */
-static int setup_poll(struct coll_comm *c, int lfd, struct tcp_setup *s,
+/* Wait for the next thing setup can do, or the next retry. */
+static int setup_poll(struct coll_comm *c, struct tcp_setup *s,
 		      uint64_t deadline)
 {
 	struct pollfd pfd[2 * COLL_MAX_RANKS + 1];
 	uint64_t now = mp_mono_ns(), wake = deadline;
 	unsigned int q, n = 0;
 
-	pfd[n++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+	if (s->lfd >= 0)
+		pfd[n++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+	else if (s->retry_listen_ns < wake)
+		wake = s->retry_listen_ns;
 	for (q = 0; q < c->rank; q++) {
-		if (s->out[q] >= 0)
-			pfd[n++] = (struct pollfd){ .fd = s->out[q],
-						    .events = POLLOUT };
-		else if (s->retry_ns[q] && s->retry_ns[q] < wake)
+		if (s->state[q] != OUT_IDLE)
+			pfd[n++] = (struct pollfd){
+				.fd = s->out[q],
+				.events = s->state[q] == OUT_HELLO ? POLLIN : POLLOUT,
+			};
+		else if (s->retry_ns[q] < wake)
 			wake = s->retry_ns[q];
 	}
 	for (q = 0; q < s->nin; q++)
@@ -285,35 +376,36 @@ static int setup_poll(struct coll_comm *c, int lfd, struct tcp_setup *s,
 	return 0;
 }
 
-static int setup_round(struct coll_comm *c, struct tcp_priv *p, int lfd,
-		       struct tcp_setup *s)
+static void setup_round(struct coll_comm *c, struct tcp_priv *p,
+			struct tcp_setup *s)
 {
-	uint64_t now = mp_mono_ns();
 	unsigned int q, i;
-	int fd;
 
-	accept_all(lfd, s);
-	for (i = s->nin; i-- > 0;)
-		in_ready(c, p, s, i);
-	for (q = 0; q < c->rank; q++) {
-		if (p->fd[q] >= 0)
-			continue;
-		if (s->out[q] >= 0) {
-			struct pollfd pf = { .fd = s->out[q], .events = POLLOUT };
-
-			if (poll(&pf, 1, 0) > 0)
-				out_ready(c, p, s, q);
-		} else if (s->retry_ns[q] <= now) {
-			fd = tcp_connect(c, q);
-			if (fd < 0) {
-				s->last_err[q] = -fd;
-				s->retry_ns[q] = now + TCP_RETRY_NS;
-			} else {
-				s->out[q] = fd;
-			}
-		}
+	if (s->lfd < 0 && s->retry_listen_ns <= mp_mono_ns()) {
+		s->lfd = tcp_listen(c, &s->listen_err);
+		s->retry_listen_ns = mp_mono_ns() + TCP_RETRY_NS;
 	}
-	return 0;
+	if (s->lfd >= 0)
+		accept_all(s);
+	for (i = s->nin; i-- > 0;)
+		in_step(c, p, s, i);
+	for (q = 0; q < c->rank; q++)
+		if (p->fd[q] < 0)
+			out_step(c, p, s, q);
+}
+
+static void setup_free(struct tcp_setup *s)
+{
+	unsigned int q;
+
+	for (q = 0; q < COLL_MAX_RANKS; q++)
+		if (s->out[q] >= 0)
+			close(s->out[q]);
+	for (q = 0; q < s->nin; q++)
+		close(s->in[q]);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	free(s);
 }
 
 static int tcp_setup(struct coll_comm *c)
@@ -321,8 +413,8 @@ static int tcp_setup(struct coll_comm *c)
 	uint64_t deadline = mp_mono_ns() + c->timeout_ns;
 	struct tcp_setup *s;
 	struct tcp_priv *p;
-	int lfd, err = 0;
 	unsigned int q;
+	int err = 0;
 
 	p = calloc(1, sizeof(*p));
 	s = calloc(1, sizeof(*s));
@@ -333,31 +425,22 @@ static int tcp_setup(struct coll_comm *c)
 	}
 	for (q = 0; q < COLL_MAX_RANKS; q++)
 		p->fd[q] = s->out[q] = -1;
+	s->lfd = -1;
 	c->priv = p;
-	lfd = tcp_listen(c);
-	if (lfd < 0) {
-		free(s);
-		return lfd;
-	}
-	while (missing(c, p) && !err) {
-		err = setup_round(c, p, lfd, s);
-		if (!err && !missing(c, p))
+	for (;;) {
+		setup_round(c, p, s);
+		if (!missing(c, p))
 			break;
 		if (mp_mono_ns() >= deadline) {
 			setup_timed_out(c, p, s);
 			err = -ETIMEDOUT;
 			break;
 		}
-		if (!err)
-			err = setup_poll(c, lfd, s, deadline);
+		err = setup_poll(c, s, deadline);
+		if (err)
+			break;
 	}
-	for (q = 0; q < COLL_MAX_RANKS; q++)
-		if (s->out[q] >= 0)
-			close(s->out[q]);
-	for (q = 0; q < s->nin; q++)
-		close(s->in[q]);
-	close(lfd);
-	free(s);
+	setup_free(s);
 	return err;
 }
 
