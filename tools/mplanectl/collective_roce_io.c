@@ -126,15 +126,18 @@ static void tx_unsend(struct roce *r, unsigned int from)
 }
 
 /*
- * Send the batch.  A datagram the stack drops on the way out (ENOBUFS
- * from a full qdisc, no route) is lost as on a wire: go-back-N resends
- * it.  A full send buffer stops the batch until the socket has room.
+ * Send the batch.  A datagram the stack drops on the way out (ENOBUFS: a
+ * full qdisc, a tc dropper) or cannot route is lost as on a wire, and
+ * go-back-N resends it; but when sendmmsg() stopped at it, the error is
+ * not told, and the next call sends it again.  A full send buffer stops
+ * the batch until the socket has room.
  */
 static void tx_flush(struct roce *r, uint64_t now)
 {
 	struct roce_io *io = &r->io;
 	unsigned int i = 0, k;
-	int n;
+	bool retried = false;
+	int n, err;
 
 	while (i < io->ntx && !r->err) {
 		n = sendmmsg(r->fd, io->tx + i, io->ntx - i, MSG_DONTWAIT);
@@ -142,9 +145,11 @@ static void tx_flush(struct roce *r, uint64_t now)
 			for (k = i; k < i + n; k++)
 				tx_account(r, k, now);
 			i += n;
+			retried = false;
 			continue;
 		}
-		switch (errno) {
+		err = errno;
+		switch (err) {
 		case EINTR:
 			continue;
 		case EAGAIN:
@@ -155,17 +160,22 @@ static void tx_flush(struct roce *r, uint64_t now)
 		case ECONNREFUSED:
 		case EHOSTUNREACH:
 		case ENETUNREACH:
-			/* An earlier datagram's ICMP error, reported now. */
-			roce_rx_errqueue(r);
-			continue;
+			/* An earlier datagram's ICMP error, told now; if the
+			 * same comes again, it is this one's: no route. */
+			if (!retried) {
+				roce_rx_errqueue(r);
+				retried = true;
+				continue;
+			}
+			/* fall through */
 		case ENOBUFS:
 		case EPERM:
 			tx_account(r, i++, now);
+			retried = false;
 			continue;
 		default:
-			mp_err("roce: rank %u: sendmmsg: %s", r->c->rank,
-			       strerror(errno));
-			r->err = -errno;
+			roce_fail(r, -err, io->slot[i].peer, "sendmmsg: %s",
+				  strerror(err));
 		}
 	}
 	io->ntx = 0;
