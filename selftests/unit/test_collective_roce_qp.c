@@ -5,8 +5,8 @@
  * simulated wire that loses, reorders and duplicates packets and ACKs,
  * on a clock of its own.  Every message must arrive whole and in order,
  * across the 24-bit PSN wrap, through a full keep-ahead buffer (RNR) and
- * a peer whose ACKs stop for a while; and messages that do not fit the
- * receives are refused.
+ * a peer whose ACKs stop for a while or come late; and messages that do
+ * not fit the receives are refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -440,6 +440,53 @@ static void test_timeout(TEST_ARGS)
 	sim_free(&s);
 }
 
+/* Send 10 packets, let the timer fire and send the probe (PSN 0). */
+static void timed_out(struct sim *s, unsigned char *tx)
+{
+	struct roce_tx_pkt p;
+	unsigned int i;
+
+	sim_init(s, 0);
+	roce_sq_post(&s->sq, tx, 10 * ROCE_MTU);
+	for (i = 0; i < 10; i++) {
+		assert_true(roce_sq_next(&s->sq, DQPN, &p));
+		roce_sq_sent(&s->sq, p.bth.psn, 0, &s->st);
+	}
+	assert_true(roce_sq_timer(&s->sq, ROCE_RTO_INIT, &s->st));
+	assert_true(roce_sq_next(&s->sq, DQPN, &p));
+	assert_int_equal(p.bth.psn, 0);
+	assert_true(p.bth.ackreq);
+	roce_sq_sent(&s->sq, 0, ROCE_RTO_INIT, &s->st);
+	assert_false(roce_sq_next(&s->sq, DQPN, &p));
+}
+
+/*
+ * The probe's ACK covers 0..4: the first sending got through, only its
+ * ACKs were late; 5..9 are not sent again.  When it covers the probe
+ * alone, go back N from 1 as after any loss.
+ */
+static void test_spurious_timeout(TEST_ARGS)
+{
+	unsigned char tx[10 * ROCE_MTU] = { 0 };
+	struct roce_tx_pkt p;
+	struct sim s;
+
+	timed_out(&s, tx);
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 4, ROCE_RTO_INIT));
+	assert_int_equal(s.sq.window, ROCE_WINDOW);
+	assert_false(roce_sq_next(&s.sq, DQPN, &p));
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 9, ROCE_RTO_INIT));
+	assert_true(roce_sq_done(&s.sq));
+	assert_int_equal(s.st.retransmits, 1);
+	sim_free(&s);
+
+	timed_out(&s, tx);
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 0, ROCE_RTO_INIT));
+	assert_true(roce_sq_next(&s.sq, DQPN, &p));
+	assert_int_equal(p.bth.psn, 1);
+	sim_free(&s);
+}
+
 /* Messages that do not fit the receives are refused, and say why. */
 static void expect_error(size_t send, size_t recv, const char *why)
 {
@@ -513,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_keep_ahead),
 		cmocka_unit_test(test_rnr),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_spurious_timeout),
 		cmocka_unit_test(test_size_mismatch),
 		cmocka_unit_test(test_opcode_order),
 		cmocka_unit_test(test_bogus_acks),

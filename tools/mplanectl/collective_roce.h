@@ -192,7 +192,9 @@ struct roce_sq {
 	uint32_t end;		/* one past the last PSN posted */
 	unsigned int cur;	/* the message that holds nxt */
 	uint32_t window;	/* packets it may have in flight: 1 after a
-				 * timeout, doubling with each ACK */
+				 * timeout, until an ACK moves */
+	bool frto;		/* a timeout's probe is out, and ... */
+	uint32_t frto_max;	/* ... this was max when the timer fired */
 	bool paused;		/* an RNR NAK came: nothing until the
 				 * responder has room, or the timer fires */
 	bool timing;		/* an RTT sample is under way */

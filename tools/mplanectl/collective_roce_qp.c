@@ -189,22 +189,42 @@ static void sq_rtt(struct roce_sq *sq, uint64_t rtt)
 	sq->srtt_ns = (7 * sq->srtt_ns + rtt) / 8;
 }
 
+/*
+ * The first ACK after a timeout.  When it covers more than the probe, the
+ * packets sent before the timer fired got through: the timeout was the
+ * ACKs' lateness (a peer busy between exchanges, or descheduled), so go
+ * on from where we were rather than send them all again (F-RTO's idea,
+ * RFC 5682).  If some were lost after all, the next new packet finds the
+ * gap, and its NAK sends us back.
+ */
+static void sq_frto(struct roce_sq *sq, uint32_t probe, uint32_t acked)
+{
+	sq->frto = false;
+	if (roce_psn_diff(acked, roce_psn_add(probe, 1)) > 0 &&
+	    roce_psn_diff(sq->frto_max, sq->nxt) > 0)
+		sq->nxt = sq->frto_max;
+}
+
 /* Everything before @acked arrived: messages complete, the timer moves. */
 static void sq_advance(struct roce_sq *sq, uint32_t acked, uint64_t now)
 {
+	uint32_t probe = sq->una;
+
 	sq->una = acked;
 	if (sq->timing && roce_psn_diff(sq->timed_psn, acked) < 0) {
 		sq->timing = false;
 		sq_rtt(sq, now - sq->timed_ns);
 	}
-	/* Progress: a timeout's backoff is over, its window grows back. */
+	/* Progress: a timeout's backoff and window are over. */
 	sq->rto_ns = sq_base_rto(sq);
-	sq->window = 2 * sq->window > ROCE_WINDOW ? ROCE_WINDOW : 2 * sq->window;
+	sq->window = ROCE_WINDOW;
 	while (!roce_msgq_empty(&sq->q) &&
 	       roce_psn_diff(msg_end(&sq->q.m[sq->q.head]), acked) <= 0)
 		sq->q.head++;
 	if (roce_psn_diff(sq->nxt, acked) < 0)
 		sq->nxt = acked;
+	if (sq->frto)
+		sq_frto(sq, probe, acked);
 	sq_seek(sq);
 }
 
@@ -234,6 +254,7 @@ bool roce_sq_ack(struct roce_sq *sq, uint8_t syndrome, uint32_t psn,
 		sq->nxt = acked;
 		sq_seek(sq);
 		sq->timing = false;
+		sq->frto = false;
 	}
 	/* An RNR NAK: nothing goes out until the responder says it has
 	 * room (a NAK) or the timer sends a probe.  A NAK means it takes
@@ -257,13 +278,10 @@ bool roce_sq_timer(struct roce_sq *sq, uint64_t now,
 		sq->deadline_ns = 0;
 		return false;
 	}
-	/*
-	 * Resend the oldest packet alone, and grow the window back with each
-	 * ACK: when only the ACKs were late (the peer was busy between
-	 * exchanges), the probe's ACK covers the whole window and little
-	 * else is sent again.
-	 */
+	/* Resend the oldest packet alone, and see what its ACK says. */
 	st->timeouts++;
+	sq->frto = !sq->paused;
+	sq->frto_max = sq->max;
 	sq->nxt = sq->una;
 	sq_seek(sq);
 	sq->paused = false;
