@@ -6,8 +6,9 @@
 # is lost unless a test loses it).  Every operation on 4 and 8 ranks
 # with every element checked; 1% loss at the leaf's ports, so that
 # go-back-N has to work; hostacct on the hosts' rails counting exactly
-# what the transport says it sent, on the QPs the design gives; IPv6; and
-# a link that goes down in the middle of a job, named when it fails.
+# what the transport says it sent, on the QPs the design gives; IPv6; a
+# link that goes down in the middle of a job, named when it fails; and
+# two jobs on the same hosts, on one port and on two.
 # shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
 source "$(dirname "$0")/../lib/lib.sh"
 
@@ -166,5 +167,35 @@ test_link_down_named() {
 	assert_le "failed in (s)" $(((${EPOCHREALTIME/./} - ${start/./}) / 1000000)) 3
 }
 
+# roce_bound NS: a UDP socket on 4791 in NS.
+roce_bound() {
+	[ -n "$(ip netns exec "$1" ss -Hlun 'sport = :4791')" ]
+}
+
+# Two jobs on the same hosts: the second on the same port fails at once,
+# saying why; on its own --port it runs next to the first, and both
+# check.  The background job runs as long as the two others take.
+test_same_hosts_ports() {
+	local bg rc=0
+	need_fabric
+	"$MPLANECTL" -j collective run --prefix "$FAB" --transport roce \
+		--op allreduce --hosts 2 -b 64K -e 64K --duration 2 \
+		>"$TMPD/bg.json" 2>"$TMPD/bg.err" &
+	bg=$!
+	busywait 5000 roce_bound "$FAB-h0" || fail "the first job did not bind"
+	"$MPLANECTL" collective run --prefix "$FAB" --transport roce \
+		--op allreduce --hosts 2 -b 64K -e 64K -n 1 \
+		>/dev/null 2>"$TMPD/taken.err" || rc=$?
+	assert_eq "same port: exit" "$rc" 1
+	grep -q "roce: rank 0 (10\.100\.0\.2:4791): the port is taken" "$TMPD/taken.err" ||
+		fail "same port: $(cat "$TMPD/taken.err")"
+	job port2 --op allreduce --hosts 2 -b 64K -e 256K -f 4 -n 2 -w 1 --port 4792
+	check_job port2
+	wait "$bg" || fail "the first job: $(cat "$TMPD/bg.err")"
+	read_job bg
+	assert_eq "the first job verified" "${J[verified]}" true
+}
+
 ktap_run test_ops_4_ranks test_ops_8_ranks test_loss_1pct \
-	test_hostacct_counts test_ipv6 test_link_down_named
+	test_hostacct_counts test_ipv6 test_link_down_named \
+	test_same_hosts_ports

@@ -246,6 +246,13 @@ static int roce_socket(struct roce *r)
 		goto err;
 	return 0;
 err:
+	/* The socket is the job's until its end: a second job on this
+	 * host cannot wait for it, as tcp's does for its listener. */
+	if (errno == EADDRINUSE) {
+		roce_fail(r, -errno, r->c->rank,
+			  "the port is taken: is another job on this host? (give each its own --port)");
+		return r->err;
+	}
 	roce_fail(r, -errno, r->c->rank, "%s: %s", what, strerror(errno));
 	return r->err;
 }
