@@ -108,6 +108,7 @@ bench: deps-test
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(BENCH_KERNEL) kmod
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)bash $(ROOT)/bench/fabric.sh
+	$(Q)bash $(ROOT)/bench/collective_roce.sh
 	$(Q)$(ROOT)/bench/bpf_progs.sh
 	$(Q)bash $(ROOT)/bench/ar.sh | tee $(BUILD)/bench/ar.txt
 	$(Q)bash $(ROOT)/bench/record.sh

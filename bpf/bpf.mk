@@ -10,7 +10,7 @@ VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
 Q		?= @
 
 BPF_OUT		:= $(BUILD)/bpf
-BPF_PROGS	:= pktcount ar hostacct pass marks kmtrace
+BPF_PROGS	:= pktcount ar hostacct pass marks kmtrace fault_loss
 BPF_OBJS	:= $(BPF_PROGS:%=$(BPF_OUT)/%.bpf.o)
 BPF_SKELS	:= $(BPF_PROGS:%=$(BPF_OUT)/%.skel.h)
 BPF_CFLAGS	:= -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \

@@ -95,6 +95,8 @@ static void test_names(TEST_ARGS)
 	assert_string_equal(mp_event_val_name(MPLANE_EV_QUEUE_SAMPLE, 0), "q_bytes");
 	assert_null(mp_event_val_name(MPLANE_EV_PORT_STATE, 2));
 	assert_null(mp_event_val_name(MPLANE_EV_CNP, 4));
+	assert_string_equal(mp_event_type_name(MPLANE_EV_FAULT), "fault");
+	assert_string_equal(mp_event_val_name(MPLANE_EV_FAULT, 3), "spec");
 }
 
 struct seen {

@@ -24,11 +24,14 @@ static void test_names_round_trip(TEST_ARGS)
 {
 	const struct mp_names *tables[] = {
 		&mp_policy_names, &mp_gso_names, &mp_admin_names,
-		&mp_state_names, &mp_reason_names,
+		&mp_state_names, &mp_reason_names, &mp_fault_action_names,
+		&mp_fault_target_names, &mp_fault_via_names,
 	};
 	const unsigned int counts[] = {
 		__MPLANE_POLICY_MAX, __MPLANE_GSO_MAX, __MPLANE_ADMIN_MAX,
 		__MPLANE_PLANE_STATE_MAX, __MPLANE_REASON_MAX,
+		__MPLANE_FAULT_MAX, __MPLANE_FAULT_TARGET_MAX,
+		__MPLANE_FAULT_VIA_MAX,
 	};
 	unsigned int t, v;
 	uint32_t back;

@@ -2,16 +2,18 @@
 #
 # cmocka unit tests for pure logic, built for the host.
 # selftests/unit/test_X.c tests kmod/X.c (logic that mplane.ko shares with
-# user space) or, when there is no such file, tools/lib/mp_X.c (the tools').
+# user space) or, when there is no such file, tools/lib/mp_X.c (the tools')
+# or tools/mplanectl/X.c.
 
 UNIT_OUT	:= $(BUILD)/unit
 UNIT_NAMES	:= $(patsubst $(ROOT)/selftests/unit/test_%.c,%,$(wildcard $(ROOT)/selftests/unit/test_*.c))
 UNIT_BINS	:= $(UNIT_NAMES:%=$(UNIT_OUT)/test_%)
 UNIT_CFLAGS	:= -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 		   -include $(ROOT)/selftests/unit/kshim.h -I$(ROOT)/kmod -I$(ROOT)/uapi \
-		   -I$(ROOT)/tools/lib $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
-# libmnl: for the tools' netlink message code (test_linkmsg).
-UNIT_LDLIBS	:= $(shell $(PKG_CONFIG) --libs cmocka libmnl 2>/dev/null || echo -lcmocka -lmnl)
+		   -I$(ROOT)/tools/lib -I$(ROOT)/tools/mplanectl $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+# libmnl: for the tools' netlink message code (test_linkmsg); json-c: for
+# their JSON output (test_print, and mp_out.c wherever a test takes it in).
+UNIT_LDLIBS	:= $(shell $(PKG_CONFIG) --libs cmocka libmnl json-c 2>/dev/null || echo -lcmocka -lmnl -ljson-c)
 
 .PHONY: unit
 unit: $(UNIT_BINS)
@@ -27,4 +29,9 @@ $(UNIT_OUT)/test_%: $(ROOT)/selftests/unit/test_%.c $(ROOT)/kmod/%.c $(wildcard 
 	$(unit_build)
 
 $(UNIT_OUT)/test_%: $(ROOT)/selftests/unit/test_%.c $(ROOT)/tools/lib/mp_%.c $(wildcard $(ROOT)/tools/lib/*.h) $(ROOT)/selftests/unit/kshim.h
+	$(unit_build)
+
+# Then mplanectl's own logic that needs no sockets: test_X.c tests
+# tools/mplanectl/X.c (the roce transport's QPs).
+$(UNIT_OUT)/test_%: $(ROOT)/selftests/unit/test_%.c $(ROOT)/tools/mplanectl/%.c $(wildcard $(ROOT)/tools/mplanectl/*.h) $(ROOT)/selftests/unit/kshim.h
 	$(unit_build)

@@ -22,15 +22,19 @@ int mp_arg_u64(const char *opt, const char *arg, uint64_t min, uint64_t max,
 {
 	bool hex = !strncmp(arg, "0x", 2);
 	const char *digits = hex ? arg + 2 : arg;
+	uint64_t v;
 	char *end;
 
-	/* strtoull() would take "-1" for 2^64 - 1, and skip spaces. */
+	/* strtoull() would take "-1" for 2^64 - 1, and skip spaces.  @val
+	 * is left as it was unless @arg is good. */
 	if (hex ? isxdigit((unsigned char)*digits) :
 		  isdigit((unsigned char)*digits)) {
 		errno = 0;
-		*val = strtoull(digits, &end, hex ? 16 : 10);
-		if (!errno && !*end && *val >= min && *val <= max)
+		v = strtoull(digits, &end, hex ? 16 : 10);
+		if (!errno && !*end && v >= min && v <= max) {
+			*val = v;
 			return MP_EXIT_OK;
+		}
 	}
 	return mp_usage_err("bad %s '%s': want an integer from %" PRIu64
 			    " to %" PRIu64, opt, arg, min, max);

@@ -22,6 +22,7 @@ static const char *const type_names[__MPLANE_EV_MAX] = {
 	[MPLANE_EV_PORT_SAMPLE]		= "port_sample",
 	[MPLANE_EV_COUNTER]		= "counter",
 	[MPLANE_EV_PLANE_SELECT]	= "plane_select",
+	[MPLANE_EV_FAULT]		= "fault",
 };
 
 /* As documented next to struct mplane_event in the uapi. */
@@ -49,6 +50,7 @@ static const char *const val_names[__MPLANE_EV_MAX][4] = {
 	[MPLANE_EV_COUNTER]		= { "value", "kind" },
 	[MPLANE_EV_PLANE_SELECT]	= { "policy", "flow_hash", "load",
 					    "new_flowlet" },
+	[MPLANE_EV_FAULT]		= { "action", "value", "step", "spec" },
 };
 
 int mp_event_decode(const void *data, size_t size, struct mplane_event *e)

@@ -75,9 +75,33 @@ NAMES(mp_operstate_names, "operstate",
 	[IF_OPER_DORMANT]		= "dormant",
 	[IF_OPER_UP]			= "up");
 
+NAMES(mp_fault_action_names, "fault",
+	[MPLANE_FAULT_DOWN]		= "down",
+	[MPLANE_FAULT_UP]		= "up",
+	[MPLANE_FAULT_DEGRADE]		= "degrade",
+	[MPLANE_FAULT_LOSS]		= "loss",
+	[MPLANE_FAULT_CLEAR]		= "clear");
+
+NAMES(mp_fault_target_names, "fault target",
+	[MPLANE_FAULT_LINK]		= "link",
+	[MPLANE_FAULT_PORT]		= "port",
+	[MPLANE_FAULT_SWITCH]		= "switch",
+	[MPLANE_FAULT_PLANE]		= "plane",
+	[MPLANE_FAULT_FABRIC]		= "fabric");
+
+NAMES(mp_fault_via_names, "fault mechanism",
+	[MPLANE_FAULT_VIA_ADMIN]	= "admin",
+	[MPLANE_FAULT_VIA_TBF]		= "tbf",
+	[MPLANE_FAULT_VIA_NETEM]	= "netem",
+	[MPLANE_FAULT_VIA_BPF]		= "bpf",
+	[MPLANE_FAULT_VIA_ALL]		= "all");
+
 /* A new uapi value without a name here fails the build, not a user. */
 _Static_assert(__MPLANE_POLICY_MAX == 4, "name the new policy");
 _Static_assert(__MPLANE_GSO_MAX == 2, "name the new gso mode");
+_Static_assert(__MPLANE_FAULT_MAX == 5, "name the new fault");
+_Static_assert(__MPLANE_FAULT_TARGET_MAX == 5, "name the new fault target");
+_Static_assert(__MPLANE_FAULT_VIA_MAX == 5, "name the new fault mechanism");
 _Static_assert(__MPLANE_ADMIN_MAX == 3, "name the new admin state");
 _Static_assert(__MPLANE_PLANE_STATE_MAX == 5, "name the new plane state");
 _Static_assert(__MPLANE_REASON_MAX == 7, "name the new reason");

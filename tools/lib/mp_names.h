@@ -33,6 +33,9 @@ extern const struct mp_names mp_state_names;	/* enum mplane_plane_state */
 extern const struct mp_names mp_reason_names;	/* enum mplane_plane_reason */
 extern const struct mp_names mp_pstat_names;	/* IFLA_MPLANE_PSTAT_* */
 extern const struct mp_names mp_operstate_names; /* IF_OPER_* (RFC 2863) */
+extern const struct mp_names mp_fault_action_names; /* enum mplane_fault_action */
+extern const struct mp_names mp_fault_target_names; /* enum mplane_fault_target */
+extern const struct mp_names mp_fault_via_names; /* enum mplane_fault_via */
 
 /* The name of @val, or NULL when @n has none (a newer kernel's value). */
 const char *mp_name(const struct mp_names *n, unsigned int val);

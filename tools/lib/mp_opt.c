@@ -13,8 +13,8 @@
 
 /* getopt values of long-only options: past every character. */
 #define OPT_LONG_BASE	0x100
-#define OPT_HELP	'h'
-#define OPT_HELP_MAN	(OPT_LONG_BASE - 1)
+#define OPT_HELP	(OPT_LONG_BASE - 1)
+#define OPT_HELP_MAN	(OPT_LONG_BASE - 2)
 /* Bits of mp_opt_result.seen. */
 #define OPT_MAX		64
 
@@ -69,6 +69,17 @@ int mp_opt_bytes(const char *arg, uint64_t *bytes)
 	return 0;
 }
 
+/* Whether some option of @cmd takes -@c (then -h is not --help's). */
+static bool short_taken(const struct mp_opt_cmd *cmd, int c)
+{
+	const struct mp_opt *o;
+
+	for (o = cmd->opts; o->name; o++)
+		if (o->short_name == c)
+			return true;
+	return false;
+}
+
 static void choices_str(const char *const *choices, char *buf, size_t size)
 {
 	size_t len = 0;
@@ -96,13 +107,40 @@ static int parse_choice(const struct mp_opt *o, const char *opt,
 	return mp_usage_err("bad %s '%s': want one of %s", opt, arg, words);
 }
 
+/* A table that leaves max out means no upper bound, not "0 only". */
+static uint64_t opt_max(const struct mp_opt *o)
+{
+	return o->max ? o->max : UINT64_MAX;
+}
+
+/* A value that is refused leaves the setting as it was. */
 static int parse_bytes(const struct mp_opt *o, const char *opt,
 		       const char *arg, uint64_t *val)
 {
-	if (!mp_opt_bytes(arg, val) && *val >= o->min && *val <= o->max)
+	uint64_t v;
+
+	if (!mp_opt_bytes(arg, &v) && v >= o->min && v <= opt_max(o)) {
+		*val = v;
 		return MP_EXIT_OK;
+	}
 	return mp_usage_err("bad %s '%s': want a size such as 4096, 64K or 1M, from %" PRIu64 " to %" PRIu64 " bytes",
-			    opt, arg, o->min, o->max);
+			    opt, arg, o->min, opt_max(o));
+}
+
+static int parse_seconds(const struct mp_opt *o, const char *opt,
+			 const char *arg, uint64_t *ns)
+{
+	uint64_t v;
+	int rc = mp_arg_seconds(opt, arg, &v);
+
+	if (rc != MP_EXIT_OK)
+		return rc;
+	if (!o->max || (v >= o->min && v <= o->max)) {
+		*ns = v;
+		return MP_EXIT_OK;
+	}
+	return mp_usage_err("bad %s '%s': want from %g to %g seconds", opt,
+			    arg, o->min / 1e9, o->max / 1e9);
 }
 
 /* The value of option @o from @arg into its field of @settings. */
@@ -121,17 +159,20 @@ static int parse_value(const struct mp_opt *o, const char *arg,
 		*(const char **)field = arg;
 		return MP_EXIT_OK;
 	case MP_OPT_UINT:
-		return mp_arg_u64(opt, arg, o->min, o->max, field);
+		return mp_arg_u64(opt, arg, o->min, opt_max(o), field);
 	case MP_OPT_BYTES:
 		return parse_bytes(o, opt, arg, field);
 	case MP_OPT_SECONDS:
-		return mp_arg_seconds(opt, arg, field);
+		return parse_seconds(o, opt, arg, field);
 	case MP_OPT_CHOICE:
 		return parse_choice(o, opt, arg, field);
 	case MP_OPT_CUSTOM:
-		return o->parse(opt, arg, field);
+		if (o->parse)
+			return o->parse(opt, arg, field);
+		break;
 	}
-	return MP_EXIT_USAGE;
+	mp_err("%s: no parser in the option table", opt);
+	return MP_EXIT_ERR;
 }
 
 /* getopt_long()'s tables for @cmd, and --help and --help-man. */
@@ -159,7 +200,8 @@ static int build_getopt(const struct mp_opt_cmd *cmd, char *shortopts,
 				*s++ = ':';
 		}
 	}
-	*s++ = 'h';
+	if (!short_taken(cmd, 'h'))
+		*s++ = 'h';
 	*s = '\0';
 	longopts[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
 	longopts[n++] = (struct option){ "help-man", no_argument, NULL,
@@ -175,6 +217,8 @@ static int opt_index(const struct mp_opt_cmd *cmd, int c)
 
 	if (c >= OPT_LONG_BASE && (unsigned int)(c - OPT_LONG_BASE) < n)
 		return c - OPT_LONG_BASE;
+	if (c >= OPT_LONG_BASE - 2)
+		return -1;	/* --help, --help-man */
 	for (i = 0; i < n; i++)
 		if (cmd->opts[i].short_name == c)
 			return i;
@@ -193,8 +237,11 @@ int mp_opt_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
 		mp_err("too many options in one table (%d at most)", OPT_MAX);
 		return MP_EXIT_ERR;
 	}
+	/* argv[0] is the command: parse from argv[1], whatever ran before
+	 * (a second table, a test), with getopt's state started afresh. */
+	optind = 0;
 	while ((c = mp_getopt(argc, argv, shortopts, longopts)) != -1) {
-		if (c == OPT_HELP) {
+		if (c == OPT_HELP || (c == 'h' && !short_taken(cmd, 'h'))) {
 			mp_opt_help(cmd, stdout);
 			return MP_EXIT_OK;
 		}
@@ -225,6 +272,37 @@ bool mp_opt_given(const struct mp_opt_cmd *cmd,
 	return false;
 }
 
+/* "64K" for 65536: sizes as people write them, when exact. */
+static void bytes_str(uint64_t v, char *buf, size_t size)
+{
+	static const char units[] = "KMG";
+	int i = -1;
+
+	while (i < 2 && v && !(v & 1023)) {
+		v >>= 10;
+		i++;
+	}
+	snprintf(buf, size, "%" PRIu64 "%.*s", v, i >= 0, i >= 0 ? &units[i] : "");
+}
+
+/* "1 to 100000", for the kinds that have a range and a table that set one. */
+static void range_str(const struct mp_opt *o, char *buf, size_t size)
+{
+	char lo[32], hi[32];
+
+	buf[0] = '\0';
+	if (!o->max)
+		return;
+	if (o->kind == MP_OPT_UINT)
+		snprintf(buf, size, "%" PRIu64 " to %" PRIu64, o->min, o->max);
+	else if (o->kind == MP_OPT_BYTES) {
+		bytes_str(o->min, lo, sizeof(lo));
+		bytes_str(o->max, hi, sizeof(hi));
+		snprintf(buf, size, "%s to %s", lo, hi);
+	} else if (o->kind == MP_OPT_SECONDS)
+		snprintf(buf, size, "%g to %g s", o->min / 1e9, o->max / 1e9);
+}
+
 /* What --help adds after an option's own text: its words, range, default. */
 static void help_suffix(const struct mp_opt *o, char *buf, size_t size)
 {
@@ -232,7 +310,10 @@ static void help_suffix(const struct mp_opt *o, char *buf, size_t size)
 	size_t len = 0;
 
 	buf[0] = '\0';
-	if (o->kind == MP_OPT_CHOICE) {
+	range_str(o, words, sizeof(words));
+	if (words[0])
+		len += snprintf(buf + len, size - len, "%s", words);
+	if (o->kind == MP_OPT_CHOICE && len < size) {
 		choices_str(o->choices, words, sizeof(words));
 		len += snprintf(buf + len, size - len, "%sone of: %s",
 				len ? "; " : "", words);
@@ -279,9 +360,14 @@ static void help_option(FILE *f, const struct mp_opt *o)
 		       o->short_name ? ", " : "  ", o->name,
 		       o->metavar ? " " : "", o->metavar ? o->metavar : "");
 	help_suffix(o, suffix, sizeof(suffix));
-	snprintf(text, sizeof(text), "%s%s%s%s", o->help, suffix[0] ? " (" : "",
+	snprintf(text, sizeof(text), "%s%s%s%s", o->help ? o->help : "",
+		 suffix[0] && o->help ? " (" : suffix[0] ? "(" : "",
 		 suffix, suffix[0] ? ")" : "");
 	fputs(left, f);
+	if (!text[0]) {
+		fputc('\n', f);
+		return;
+	}
 	if (len + 2 > HELP_COLUMN)
 		fprintf(f, "\n%*s", HELP_COLUMN, "");
 	else
@@ -299,19 +385,23 @@ void mp_opt_help(const struct mp_opt_cmd *cmd, FILE *f)
 	fputs("\nOptions:\n", f);
 	for (o = cmd->opts; o->name; o++)
 		help_option(f, o);
-	help_option(f, &(struct mp_opt){ "help", 'h', MP_OPT_FLAG,
+	help_option(f, &(struct mp_opt){ "help",
+		    short_taken(cmd, 'h') ? 0 : 'h', MP_OPT_FLAG,
 		    .help = "show this help" });
 	if (cmd->footer)
 		fprintf(f, "\n%s", cmd->footer);
 }
 
-/* @s for roff: '-' and '\' escaped, and no line that starts with '.'. */
+/* @s for roff: '-' and '\' escaped, and no line that starts with '.' or
+ * '\'' (a request): "\&" in front of one keeps it text. */
 static void roff(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '-' || *s == '\\')
 			fputc('\\', f);
 		fputc(*s, f);
+		if (*s == '\n' && (s[1] == '.' || s[1] == '\''))
+			fputs("\\&", f);
 	}
 }
 
@@ -333,7 +423,7 @@ void mp_opt_man(const struct mp_opt_cmd *cmd, FILE *f)
 			fputs("\\fR", f);
 		}
 		fputs("\n\\&", f);
-		roff(f, o->help);
+		roff(f, o->help ? o->help : "");
 		help_suffix(o, suffix, sizeof(suffix));
 		if (suffix[0]) {
 			fputs(" (", f);

@@ -33,7 +33,8 @@ enum mp_opt_kind {
 	MP_OPT_STRING,	/* const char *, pointing into argv */
 	MP_OPT_UINT,	/* uint64_t in [min, max] */
 	MP_OPT_BYTES,	/* uint64_t in [min, max]; K, M, G are 2^10, 2^20, 2^30 */
-	MP_OPT_SECONDS,	/* uint64_t nanoseconds, from seconds such as 0.5 */
+	MP_OPT_SECONDS,	/* uint64_t nanoseconds, from seconds such as 0.5;
+			 * in [min, max] ns when max is set */
 	MP_OPT_CHOICE,	/* int: the index of the argument in choices */
 	MP_OPT_CUSTOM,	/* parse(name, arg, field) does it */
 };
@@ -45,7 +46,9 @@ struct mp_opt {
 	size_t offset;			/* of the value in the settings */
 	const char *metavar;		/* "N" in "--iters N"; NULL for flags */
 	const char *help;		/* one sentence or more; wrapped */
-	uint64_t min, max;		/* UINT and BYTES */
+	/* UINT, BYTES and SECONDS; a max of 0 is no upper bound.  --help
+	 * shows the range when max is set. */
+	uint64_t min, max;
 	const char *const *choices;	/* CHOICE: the words, NULL ended */
 	/* CUSTOM: "--name" as @opt, MP_EXIT_OK or MP_EXIT_USAGE (reported). */
 	int (*parse)(const char *opt, const char *arg, void *field);
@@ -74,8 +77,10 @@ struct mp_opt_result {
  * Parse argv (argv[0] is the command's name) into @settings, which holds
  * the defaults on entry.  MP_OPT_RUN, or the status to exit with:
  * MP_EXIT_OK after --help or --help-man, MP_EXIT_USAGE for a bad line
- * (reported, naming the option and what it wants).  Options and operands
- * may mix; "--" ends the options.
+ * (reported, naming the option and what it wants), MP_EXIT_ERR for a
+ * table that cannot be parsed with (more than 64 options).  Options and
+ * operands may mix: the operands are argv[res->argi..argc-1] after it;
+ * "--" ends the options.  -h is --help unless the table takes -h itself.
  */
 int mp_opt_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
 		 void *settings, struct mp_opt_result *res);

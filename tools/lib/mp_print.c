@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <json-c/json.h>
@@ -11,6 +12,10 @@
 
 static struct json_object *stack[PRINT_MAX_DEPTH];
 static int depth = -1;
+/* Containers opened past PRINT_MAX_DEPTH, or with no document: their
+ * values go to the deepest one kept (or nowhere), and their closes are
+ * counted off here, so that every close still matches its open. */
+static unsigned int too_deep;
 
 static bool to_json(enum mp_print_to to)
 {
@@ -39,36 +44,48 @@ static void add(const char *key, struct json_object *val)
 		json_object_object_add(top, key ? key : "", val);
 }
 
+/* A container inside the document; outside one (none started), it is
+ * dropped as one too deep is. */
 static void push(const char *key, struct json_object *c)
 {
-	if (depth >= 0)
-		add(key, json_object_get(c));
-	if (depth + 1 >= PRINT_MAX_DEPTH) {
+	if (depth < 0 || depth + 1 >= PRINT_MAX_DEPTH) {
 		json_object_put(c);
+		too_deep++;
 		return;
 	}
+	add(key, json_object_get(c));
 	stack[++depth] = c;
 }
 
 static void pop(void)
 {
-	if (depth < 0)
+	if (too_deep) {
+		too_deep--;
 		return;
-	json_object_put(stack[depth--]);
-	if (depth < 0)
-		fflush(stdout);
+	}
+	if (depth > 0)
+		json_object_put(stack[depth--]);
+}
+
+/* A document still open is a caller's bug: it comes out before the next. */
+static void start(struct json_object *root)
+{
+	if (depth >= 0)
+		mp_print_end();
+	too_deep = 0;
+	stack[++depth] = root;
 }
 
 void mp_print_start(void)
 {
 	if (mp_json)
-		push(NULL, json_object_new_object());
+		start(json_object_new_object());
 }
 
 void mp_print_start_array(void)
 {
 	if (mp_json)
-		push(NULL, json_object_new_array());
+		start(json_object_new_array());
 }
 
 void mp_print_end(void)
@@ -78,12 +95,14 @@ void mp_print_end(void)
 		return;
 	}
 	/* The outermost container is printed once, when it closes. */
+	too_deep = 0;
 	while (depth > 0)
 		pop();
 	if (depth == 0) {
 		mp_json_print(stack[0]);
 		depth = -1;
 	}
+	fflush(stdout);
 }
 
 void mp_print_open_object(const char *key)
@@ -94,7 +113,7 @@ void mp_print_open_object(const char *key)
 
 void mp_print_close_object(void)
 {
-	if (mp_json && depth > 0)
+	if (mp_json)
 		pop();
 }
 
@@ -142,9 +161,14 @@ void mp_print_float(enum mp_print_to to, const char *key, const char *fmt,
 	char buf[32];
 
 	if (to_json(to)) {
-		/* json-c would print all 17 digits of 0.1. */
-		snprintf(buf, sizeof(buf), "%.6g", val);
-		add(key, json_object_new_double_s(val, buf));
+		/* JSON has no NaN or infinity: null says "no value". */
+		if (!isfinite(val)) {
+			add(key, NULL);
+		} else {
+			/* json-c would print all 17 digits of 0.1. */
+			snprintf(buf, sizeof(buf), "%.6g", val);
+			add(key, json_object_new_double_s(val, buf));
+		}
 	}
 	if (to_text(to) && fmt)
 		printf(fmt, val);

@@ -29,7 +29,9 @@ enum mp_print_to {
 	MP_PRINT_JSON,		/* JSON only: what text says in other words */
 };
 
-/* Begin and end the document: JSON is one object, or one array. */
+/* Begin and end the document: JSON is one object, or one array.  End
+ * closes what is still open; a start while a document is open ends it
+ * first. */
 void mp_print_start(void);
 void mp_print_start_array(void);
 void mp_print_end(void);
@@ -48,7 +50,8 @@ void mp_print_u64(enum mp_print_to to, const char *key, const char *fmt,
 		  uint64_t val);
 void mp_print_s64(enum mp_print_to to, const char *key, const char *fmt,
 		  int64_t val);
-/* In JSON with six significant digits; text has its own precision. */
+/* In JSON with six significant digits, null when not finite (NaN, inf);
+ * text has its own precision. */
 void mp_print_float(enum mp_print_to to, const char *key, const char *fmt,
 		    double val);
 /* Text shows @val through %s as "true" or "false". */

@@ -20,6 +20,7 @@
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_event.h"
+#include "mp_fault.h"
 #include "mp_feed.h"
 #include "mp_out.h"
 #include "mp_run.h"
@@ -61,7 +62,30 @@ static void print_text(const struct mp_event_item *it, const char *label)
 		else if (!type)
 			printf(" v%u=%llu", i, (unsigned long long)e->val[i]);
 	}
+	if (e->hdr.type == MPLANE_EV_FAULT) {
+		char where[48], what[48];
+
+		printf(" %s %s (%s, %s)", mp_fault_where(e, where, sizeof(where)),
+		       mp_fault_what(e, what, sizeof(what)),
+		       mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])),
+		       mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
+	}
 	putchar('\n');
+}
+
+/* A fault in words, next to its numbers: what the spec packs. */
+static void fault_json(struct json_object *o, const struct mplane_event *e)
+{
+	char buf[48];
+
+	json_object_object_add(o, "where", json_object_new_string(
+		mp_fault_where(e, buf, sizeof(buf))));
+	json_object_object_add(o, "what", json_object_new_string(
+		mp_fault_what(e, buf, sizeof(buf))));
+	json_object_object_add(o, "target", json_object_new_string(
+		mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3]))));
+	json_object_object_add(o, "via", json_object_new_string(
+		mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3]))));
 }
 
 static struct json_object *event_json(const struct mp_event_item *it,
@@ -98,6 +122,8 @@ static struct json_object *event_json(const struct mp_event_item *it,
 		}
 		json_object_object_add(o, vn, json_object_new_uint64(e->val[i]));
 	}
+	if (e->hdr.type == MPLANE_EV_FAULT)
+		fault_json(o, e);
 	return o;
 }
 
@@ -230,7 +256,9 @@ static void events_help(void)
 "Usage: mplanectl [GLOBAL OPTIONS] events [OPTIONS]\n"
 "\n"
 "Print the events of mplane's BPF programs as they happen: queue samples,\n"
-"ECN marks, CNPs, path and flowlet switches, port state changes.  Every\n"
+"ECN marks, CNPs, path and flowlet switches, port state changes, and\n"
+"what user space puts on the timeline: step marks, collectives, faults\n"
+"('fabric fault', named: \"p0l0:s1 down (link, admin)\").  Every\n"
 "program that is attached and pinned under " MPLANE_BPF_PIN_ROOT " is read\n"
 "(or only those of --fabric, or of --pin DIR), and the records of all of\n"
 "them are merged in timestamp order (CLOCK_MONOTONIC ns): each is held\n"
@@ -249,7 +277,8 @@ static void events_help(void)
 "  -t, --type T[,T...]   only these types: queue_sample, ecn_mark, cnp,\n"
 "                        path_switch, flowlet_switch, port_state,\n"
 "                        plane_state, failover, plane_sample,\n"
-"                        plane_select, port_sample, step_mark, counter\n"
+"                        plane_select, port_sample, step_mark, counter,\n"
+"                        collective, fault\n"
 "  -c, --count N         stop after N events\n"
 "  -d, --duration SEC    stop after SEC seconds (e.g. 2 or 0.5)\n"
 "      --hold-ms MS      reorder window, 0..1000 (default 5)\n"

@@ -23,6 +23,7 @@ static const struct mp_cmd fabric_cmds[] = {
 	{ "down", fabric_down_main, "remove a fabric and whatever it left behind" },
 	{ "show", fabric_show_main, "show a fabric's nodes, ports and addresses" },
 	{ "exec", fabric_exec_main, "run a command in the namespace of a node" },
+	{ "fault", fabric_fault_main, "break links: down, flap, degrade, loss; now or on a schedule" },
 	{}
 };
 

@@ -18,6 +18,7 @@ int fabric_up_main(int argc, char **argv);
 int fabric_down_main(int argc, char **argv);
 int fabric_show_main(int argc, char **argv);
 int fabric_exec_main(int argc, char **argv);
+int fabric_fault_main(int argc, char **argv);
 
 /*
  * Limits, from the addressing plan: a host number is one byte of
@@ -125,6 +126,14 @@ void fabric_progress(const struct fabric_build *b, const char *what,
 		     unsigned int i, unsigned int n);
 
 struct mp_nlbatch;
+/*
+ * Queue what a port is given by 'fabric up' but its qdiscs: up, its
+ * addresses, neighbours for the far end (fabric_config.c).  What the
+ * kernel takes away when the port goes down comes back with it and the
+ * node's routes ('fabric fault').
+ */
+void fabric_config_port(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			const struct mp_fabric_port *p);
 /* Queue the routes of node @n (fabric_routes.c). */
 void fabric_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 		   const struct mp_fabric_node *n);

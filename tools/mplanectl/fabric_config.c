@@ -136,22 +136,27 @@ static void add_neigh(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
 	mnl_attr_put(nlh, NDA_LLADDR, sizeof(q->mac), q->mac);
 }
 
+void fabric_config_port(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			const struct mp_fabric_port *p)
+{
+	const struct mp_fabric_port *q = &f->nodes[p->peer_node].ports[p->peer_port];
+
+	link_up(nb, p->ifindex, p->ifname);
+	add_addr(nb, p, AF_INET);
+	add_addr(nb, p, AF_INET6);
+	add_neigh(nb, p, q, AF_INET);
+	add_neigh(nb, p, q, AF_INET6);
+}
+
 static void config_node(struct mp_nlbatch *nb, const struct mp_fabric *f,
 			const struct mp_fabric_node *n)
 {
-	const struct mp_fabric_port *p, *q;
 	unsigned int i;
 
 	link_up(nb, LOOPBACK_IFINDEX, "lo");
 	for (i = 0; i < n->nports; i++) {
-		p = &n->ports[i];
-		q = &f->nodes[p->peer_node].ports[p->peer_port];
-		link_up(nb, p->ifindex, p->ifname);
-		add_addr(nb, p, AF_INET);
-		add_addr(nb, p, AF_INET6);
-		add_neigh(nb, p, q, AF_INET);
-		add_neigh(nb, p, q, AF_INET6);
-		fabric_tbf(nb, p);
+		fabric_config_port(nb, f, &n->ports[i]);
+		fabric_tbf(nb, &n->ports[i]);
 	}
 	fabric_routes(nb, f, n);
 }

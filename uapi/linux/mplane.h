@@ -424,11 +424,16 @@ struct mplane_event_stats {
  *               and the warm-up's iterations are not marked
  * FAULT:        [0] enum mplane_fault_action, [1] its value (a rate in
  *               bit/s, a loss in parts per million, else 0), [2] the
- *               fault's number in its schedule, [3] enum
- *               mplane_fault_target; hdr.plane is the plane (or
- *               MPLANE_EVENT_NO_PLANE), hdr.ifindex the port's ifindex in
- *               its node's namespace (0 for a switch or a plane),
- *               hdr.flags the node's index in the fabric's state file
+ *               fault's number in its schedule: 0 for a fault applied
+ *               once, 2C for the down of a flap's cycle C and 2C + 1 for
+ *               its up, [3] what it was applied to and how, MPLANE_FAULT_
+ *               SPEC() below; hdr.plane is the plane (or
+ *               MPLANE_EVENT_NO_PLANE for the whole fabric), hdr.ifindex
+ *               the port's ifindex in its node's namespace (0 for a
+ *               switch, a plane or the fabric), hdr.flags the node's
+ *               index in the fabric's state file (0 without a node).
+ *               One event per target and step, emitted just before the
+ *               change is made, so that it comes before its effects.
  */
 enum mplane_counter_kind {
 	MPLANE_COUNTER_NETDEV,		/* rtnetlink link statistics */
@@ -543,8 +548,47 @@ enum mplane_fault_target {
 	MPLANE_FAULT_PORT,		/* one end */
 	MPLANE_FAULT_SWITCH,		/* every port of a leaf or spine */
 	MPLANE_FAULT_PLANE,		/* every link of a plane */
+	MPLANE_FAULT_FABRIC,		/* every link (clear) */
 	__MPLANE_FAULT_TARGET_MAX,
 };
+
+/* How the fault was made. */
+enum mplane_fault_via {
+	MPLANE_FAULT_VIA_ADMIN,		/* the ports' admin state (rtnetlink) */
+	MPLANE_FAULT_VIA_TBF,		/* the rate of the ports' root tbf */
+	MPLANE_FAULT_VIA_NETEM,		/* netem under that tbf */
+	MPLANE_FAULT_VIA_BPF,		/* bpf/fault_loss.bpf.c on tc egress */
+	MPLANE_FAULT_VIA_ALL,		/* clear: whatever was made, undone */
+	__MPLANE_FAULT_VIA_MAX,
+};
+
+/*
+ * The node named by a fault (the first node of a link as it was given,
+ * "p0l0" of "p0l0:s1"), and the node at the far end of the port named,
+ * when one was: a role and an index (H, L or S; the plane is hdr.plane),
+ * so that a reader names them without the fabric's state file.  A port
+ * is named by its far end: "s1" of a leaf is its port to spine 1, and a
+ * host's port in plane P is "r<P>".
+ */
+enum mplane_fault_role {
+	MPLANE_FAULT_ROLE_NONE,
+	MPLANE_FAULT_ROLE_HOST,
+	MPLANE_FAULT_ROLE_LEAF,
+	MPLANE_FAULT_ROLE_SPINE,
+};
+
+/* FAULT's val[3]: bits 0-7 the target, 8-15 the way, 16-23 the node's
+ * role, 24-39 its index, 40-47 the far end's role, 48-63 its index. */
+#define MPLANE_FAULT_SPEC(target, via, role, index, peer_role, peer_index) \
+	((__u64)(target) | (__u64)(via) << 8 | (__u64)(role) << 16 |	\
+	 (__u64)((index) & 0xffff) << 24 | (__u64)(peer_role) << 40 |	\
+	 (__u64)((peer_index) & 0xffff) << 48)
+#define MPLANE_FAULT_SPEC_TARGET(v)	((__u32)((v) & 0xff))
+#define MPLANE_FAULT_SPEC_VIA(v)	((__u32)(((v) >> 8) & 0xff))
+#define MPLANE_FAULT_SPEC_ROLE(v)	((__u32)(((v) >> 16) & 0xff))
+#define MPLANE_FAULT_SPEC_INDEX(v)	((__u32)(((v) >> 24) & 0xffff))
+#define MPLANE_FAULT_SPEC_PEER_ROLE(v)	((__u32)(((v) >> 40) & 0xff))
+#define MPLANE_FAULT_SPEC_PEER_INDEX(v)	((__u32)(((v) >> 48) & 0xffff))
 
 /*
  * Step markers.  A program stamps its steps into the event stream either

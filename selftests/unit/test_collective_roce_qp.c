@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for tools/mplanectl/collective_roce_qp.c, the roce
+ * transport's go-back-N: a requester and a responder joined by a
+ * simulated wire that loses, reorders and duplicates packets and ACKs,
+ * on a clock of its own.  Every message must arrive whole and in order,
+ * across the 24-bit PSN wrap, through a full keep-ahead buffer (RNR) and
+ * a peer whose ACKs stop for a while or come late; and messages that do
+ * not fit the receives are refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "collective_roce.h"
+
+/* cmocka passes a state pointer that these tests do not use. */
+#define TEST_ARGS void **state __attribute__((unused))
+
+#define MS		1000000ULL
+#define WIRE_MAX	(4 * ROCE_WINDOW)
+#define DQPN		0x010102
+
+struct pkt {
+	struct roce_bth bth;
+	struct roce_buf *b;	/* data */
+	uint8_t syndrome;	/* an ACK's */
+};
+
+/* One direction of the wire; what it holds arrives at the next step. */
+struct wire {
+	struct pkt q[WIRE_MAX];
+	unsigned int n;
+	unsigned int loss, reorder, dup;	/* per mille */
+	bool cut;				/* loses everything */
+};
+
+struct sim {
+	struct roce_sq sq;
+	struct roce_rq rq;
+	struct roce_qp_stats st;
+	struct wire ab, ba;
+	struct roce_buf *free;
+	uint64_t now;
+	uint32_t rand;
+	unsigned int placed, kept, errors;
+	const char *why;
+};
+
+static unsigned int sim_rand(struct sim *s)
+{
+	s->rand = s->rand * 1103515245 + 12345;
+	return (s->rand >> 16) % 1000;
+}
+
+static struct roce_buf *buf_get(struct sim *s)
+{
+	struct roce_buf *b = s->free;
+
+	if (!b)
+		return malloc(sizeof(*b));
+	s->free = b->next;
+	return b;
+}
+
+static void buf_put(struct sim *s, struct roce_buf *b)
+{
+	if (!b)
+		return;
+	b->next = s->free;
+	s->free = b;
+}
+
+static void sim_init(struct sim *s, uint32_t isn)
+{
+	memset(s, 0, sizeof(*s));
+	roce_sq_init(&s->sq, isn);
+	roce_rq_init(&s->rq, isn);
+	s->rand = 1;
+}
+
+static void sim_free(struct sim *s)
+{
+	struct roce_buf *b;
+	unsigned int i;
+
+	for (i = 0; i < s->ab.n; i++)
+		free(s->ab.q[i].b);
+	roce_msgq_free(&s->sq.q);
+	roce_msgq_free(&s->rq.q);
+	roce_rq_free(&s->rq);
+	while ((b = s->free)) {
+		s->free = b->next;
+		free(b);
+	}
+}
+
+/* Put @p on @w, or lose it, or put it twice, or before the last one. */
+static void wire_put(struct sim *s, struct wire *w, struct pkt *p)
+{
+	struct roce_buf *copy;
+	struct pkt t;
+
+	if (w->cut || sim_rand(s) < w->loss || w->n >= WIRE_MAX - 1) {
+		buf_put(s, p->b);
+		return;
+	}
+	w->q[w->n++] = *p;
+	if (sim_rand(s) < w->dup && p->b) {
+		copy = buf_get(s);
+		*copy = *p->b;
+		w->q[w->n] = *p;
+		w->q[w->n++].b = copy;
+	}
+	if (w->n >= 2 && sim_rand(s) < w->reorder) {
+		t = w->q[w->n - 1];
+		w->q[w->n - 1] = w->q[w->n - 2];
+		w->q[w->n - 2] = t;
+	}
+}
+
+static void send_data(struct sim *s)
+{
+	struct roce_tx_pkt p;
+	struct pkt k;
+
+	while (roce_sq_next(&s->sq, DQPN, &p)) {
+		k = (struct pkt){ .bth = p.bth, .b = buf_get(s) };
+		k.b->off = ROCE_BTH_LEN;
+		k.b->len = p.len;
+		memcpy(k.b->raw + k.b->off, p.payload, p.len);
+		roce_sq_sent(&s->sq, p.bth.psn, s->now, &s->st);
+		wire_put(s, &s->ab, &k);
+	}
+}
+
+static void deliver_data(struct sim *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ab.n; i++) {
+		struct pkt *k = &s->ab.q[i];
+
+		switch (roce_rq_data(&s->rq, &k->bth, &k->b, &s->st, &s->why)) {
+		case ROCE_RX_PLACED:
+			s->placed++;
+			break;
+		case ROCE_RX_KEPT:
+			s->kept++;
+			break;
+		case ROCE_RX_ERROR:
+			s->errors++;
+			break;
+		case ROCE_RX_DROPPED:
+			break;
+		}
+		buf_put(s, k->b);
+	}
+	s->ab.n = 0;
+}
+
+static void send_acks(struct sim *s, bool all)
+{
+	uint32_t psn, msn;
+	uint8_t syn;
+	struct pkt k;
+
+	while (roce_rq_ack(&s->rq, all, &syn, &psn, &msn, &s->st)) {
+		k = (struct pkt){ .bth.psn = psn, .syndrome = syn };
+		wire_put(s, &s->ba, &k);
+	}
+}
+
+static void deliver_acks(struct sim *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ba.n; i++)
+		roce_sq_ack(&s->sq, s->ba.q[i].syndrome, s->ba.q[i].bth.psn,
+			    s->now);
+	s->ba.n = 0;
+}
+
+/* One step of 100 us: both ends do all they can, then time passes. */
+static void sim_step(struct sim *s)
+{
+	send_data(s);
+	deliver_data(s);
+	send_acks(s, true);
+	deliver_acks(s);
+	s->now += MS / 10;
+	roce_sq_timer(&s->sq, s->now, &s->st);
+}
+
+/* Steps until every send is acked and every receive full, or @max. */
+static void sim_run(struct sim *s, unsigned int max)
+{
+	unsigned int i;
+
+	for (i = 0; i < max && !s->errors; i++) {
+		if (roce_sq_done(&s->sq) && roce_rq_done(&s->rq) && !s->ab.n)
+			return;
+		sim_step(s);
+	}
+}
+
+static unsigned char *pattern(size_t len, unsigned int seed)
+{
+	unsigned char *b = malloc(len + 1);
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = (unsigned char)(i * 7 + seed * 131 + (i >> 10));
+	return b;
+}
+
+static const size_t sizes[] = { 0, 1, 3, 1023, 1024, 1025, 4096, 70001 };
+#define NSIZES	(sizeof(sizes) / sizeof(sizes[0]))
+
+/* Post every size, run, and check each receive against its send. */
+static void run_sizes(struct sim *s, unsigned int max_steps)
+{
+	unsigned char *tx[NSIZES], *rx[NSIZES];
+	unsigned int i;
+
+	for (i = 0; i < NSIZES; i++) {
+		tx[i] = pattern(sizes[i], i);
+		rx[i] = calloc(1, sizes[i] + 1);
+		assert_int_equal(roce_sq_post(&s->sq, tx[i], sizes[i]), 0);
+		assert_int_equal(roce_rq_post(&s->rq, rx[i], sizes[i]), 0);
+	}
+	sim_run(s, max_steps);
+	assert_int_equal(s->errors, 0);
+	assert_true(roce_sq_done(&s->sq));
+	assert_true(roce_rq_done(&s->rq));
+	for (i = 0; i < NSIZES; i++) {
+		assert_memory_equal(tx[i], rx[i], sizes[i]);
+		free(tx[i]);
+		free(rx[i]);
+	}
+}
+
+static void test_psn_arith(TEST_ARGS)
+{
+	assert_int_equal(roce_psn_add(0xffffff, 1), 0);
+	assert_int_equal(roce_psn_add(0xfffffe, 5), 3);
+	assert_int_equal(roce_psn_diff(2, 0xfffffe), 4);
+	assert_int_equal(roce_psn_diff(0xfffffe, 2), -4);
+	assert_int_equal(roce_psn_diff(5, 5), 0);
+	assert_int_equal(roce_qpn(3, 7), 0x010307);
+}
+
+static void test_clean(TEST_ARGS)
+{
+	struct sim s;
+
+	sim_init(&s, 1000);
+	run_sizes(&s, 1000);
+	assert_int_equal(s.st.retransmits, 0);
+	assert_int_equal(s.st.timeouts, 0);
+	assert_int_equal(s.st.naks, 0);
+	assert_int_equal(s.st.dropped, 0);
+	assert_int_equal(s.rq.msn, NSIZES);
+	sim_free(&s);
+}
+
+static void test_psn_wrap(TEST_ARGS)
+{
+	struct sim s;
+
+	/* 78 packets in all: the PSNs run over 0xffffff and on from 0. */
+	sim_init(&s, ROCE_PSN_MASK - 20);
+	run_sizes(&s, 1000);
+	assert_true(roce_psn_diff(s.sq.una, 0) > 0);
+	assert_int_equal(s.sq.una, s.rq.epsn);
+	assert_int_equal(s.st.retransmits, 0);
+	sim_free(&s);
+}
+
+/* Loss, reordering and duplicates both ways, across the wrap. */
+static void test_lossy(TEST_ARGS)
+{
+	unsigned int round;
+	struct sim s;
+
+	sim_init(&s, ROCE_PSN_MASK - 30);
+	s.ab = (struct wire){ .loss = 50, .reorder = 30, .dup = 20 };
+	s.ba = (struct wire){ .loss = 50, .reorder = 30, .dup = 20 };
+	for (round = 0; round < 20; round++)
+		run_sizes(&s, 100000);
+	assert_true(s.st.retransmits > 0);
+	assert_true(s.st.naks > 0);
+	assert_true(s.st.dropped > 0);
+	sim_free(&s);
+}
+
+/* Every packet past the first lost one is dropped, and told once. */
+static void test_one_nak_per_gap(TEST_ARGS)
+{
+	unsigned char *tx = pattern(10 * ROCE_MTU, 1), *rx = calloc(1, 10 * ROCE_MTU);
+	struct roce_tx_pkt p;
+	struct pkt k[10];
+	uint32_t psn, msn;
+	unsigned int i, naks = 0;
+	uint8_t syn;
+	struct sim s;
+
+	sim_init(&s, 0);
+	roce_sq_post(&s.sq, tx, 10 * ROCE_MTU);
+	roce_rq_post(&s.rq, rx, 10 * ROCE_MTU);
+	for (i = 0; i < 10; i++) {
+		assert_true(roce_sq_next(&s.sq, DQPN, &p));
+		roce_sq_sent(&s.sq, p.bth.psn, 0, &s.st);
+		k[i] = (struct pkt){ .bth = p.bth, .b = buf_get(&s) };
+		k[i].b->off = 0;
+		k[i].b->len = p.len;
+		memcpy(k[i].b->raw, p.payload, p.len);
+	}
+	/* 3 is lost; 4..9 arrive out of order. */
+	for (i = 0; i < 10; i++) {
+		if (i == 3)
+			continue;
+		assert_int_equal(roce_rq_data(&s.rq, &k[i].bth, &k[i].b, &s.st,
+					      &s.why),
+				 i < 3 ? ROCE_RX_PLACED : ROCE_RX_DROPPED);
+		while (roce_rq_ack(&s.rq, false, &syn, &psn, &msn, &s.st))
+			if (syn == ROCE_AETH_NAK_SEQ) {
+				naks++;
+				assert_int_equal(psn, 3);
+				/* The NAK acks 0..2 and sends the requester back. */
+				assert_true(roce_sq_ack(&s.sq, syn, psn, 0));
+				assert_int_equal(s.sq.una, 3);
+				assert_int_equal(s.sq.nxt, 3);
+			}
+	}
+	assert_int_equal(naks, 1);
+	assert_int_equal(s.st.naks, 1);
+	assert_int_equal(s.st.dropped, 6);
+	/* Go back: 3..9 again, counted as retransmits, and done. */
+	for (i = 3; i < 10; i++) {
+		assert_true(roce_sq_next(&s.sq, DQPN, &p));
+		assert_int_equal(p.bth.psn, i);
+		roce_sq_sent(&s.sq, p.bth.psn, 0, &s.st);
+		assert_int_equal(roce_rq_data(&s.rq, &k[i].bth, &k[i].b, &s.st,
+					      &s.why), ROCE_RX_PLACED);
+	}
+	assert_int_equal(s.st.retransmits, 7);
+	assert_true(roce_rq_done(&s.rq));
+	assert_memory_equal(tx, rx, 10 * ROCE_MTU);
+	for (i = 0; i < 10; i++)
+		free(k[i].b);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+/* A receive posted late: what came first waits, acked, and is placed. */
+static void test_keep_ahead(TEST_ARGS)
+{
+	unsigned char *tx = pattern(100000, 2), *rx = calloc(1, 100000);
+	struct sim s;
+
+	sim_init(&s, 77);
+	roce_sq_post(&s.sq, tx, 100000);
+	sim_run(&s, 100);
+	assert_true(roce_sq_done(&s.sq));
+	assert_int_equal(s.rq.nahead, (100000 + ROCE_MTU - 1) / ROCE_MTU);
+	assert_int_equal(s.kept, s.rq.nahead);
+	roce_rq_post(&s.rq, rx, 100000);
+	assert_int_equal(roce_rq_drain(&s.rq, &s.free, &s.why), 0);
+	assert_true(roce_rq_done(&s.rq));
+	assert_int_equal(s.rq.nahead, 0);
+	assert_memory_equal(tx, rx, 100000);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+/* More than the responder keeps: RNR NAK, a pause, a resume. */
+static void test_rnr(TEST_ARGS)
+{
+	size_t len = (ROCE_AHEAD_MAX + 500) * (size_t)ROCE_MTU;
+	unsigned char *tx = pattern(len, 3), *rx = calloc(1, len);
+	struct sim s;
+
+	sim_init(&s, 5);
+	roce_sq_post(&s.sq, tx, len);
+	sim_run(&s, 2000);
+	assert_int_equal(s.rq.nahead, ROCE_AHEAD_MAX);
+	assert_true(s.sq.paused || s.sq.window == 1);
+	assert_false(roce_sq_done(&s.sq));
+	/* Paused: one probe per timeout (20, 40, 80 ms), not a stream. */
+	assert_in_range(s.st.timeouts, 1, 3);
+	assert_int_equal(s.st.retransmits, s.st.timeouts);
+	roce_rq_post(&s.rq, rx, len);
+	assert_int_equal(roce_rq_drain(&s.rq, &s.free, &s.why), 0);
+	assert_int_equal(s.rq.ctl, ROCE_CTL_NAK);
+	sim_run(&s, 1000);
+	assert_true(roce_sq_done(&s.sq));
+	assert_true(roce_rq_done(&s.rq));
+	assert_false(s.sq.paused);
+	assert_memory_equal(tx, rx, len);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+/* No ACK for a while: the timer fires, backs off, and the job goes on. */
+static void test_timeout(TEST_ARGS)
+{
+	unsigned char *tx = pattern(50000, 4), *rx = calloc(1, 50000);
+	uint64_t rto;
+	struct sim s;
+
+	sim_init(&s, 9);
+	roce_sq_post(&s.sq, tx, 50000);
+	roce_rq_post(&s.rq, rx, 50000);
+	s.ba.cut = true;
+	sim_run(&s, 10000);
+	assert_true(roce_rq_done(&s.rq));
+	assert_false(roce_sq_done(&s.sq));
+	assert_true(s.st.timeouts >= 3);
+	/* Backed off: doubled each time, up to the ceiling. */
+	rto = s.sq.rto_ns;
+	assert_true(rto > ROCE_RTO_INIT && rto <= ROCE_RTO_MAX);
+	assert_int_equal(s.sq.window, 1);
+	/* Each timeout resent one packet only; the responder re-ACKs it. */
+	assert_int_equal(s.st.retransmits, s.st.timeouts);
+	s.ba.cut = false;
+	sim_run(&s, 10000);
+	assert_true(roce_sq_done(&s.sq));
+	assert_true(s.sq.rto_ns < rto);
+	assert_memory_equal(tx, rx, 50000);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+/* Send 10 packets, let the timer fire and send the probe (PSN 0). */
+static void timed_out(struct sim *s, unsigned char *tx)
+{
+	struct roce_tx_pkt p;
+	unsigned int i;
+
+	sim_init(s, 0);
+	roce_sq_post(&s->sq, tx, 10 * ROCE_MTU);
+	for (i = 0; i < 10; i++) {
+		assert_true(roce_sq_next(&s->sq, DQPN, &p));
+		roce_sq_sent(&s->sq, p.bth.psn, 0, &s->st);
+	}
+	assert_true(roce_sq_timer(&s->sq, ROCE_RTO_INIT, &s->st));
+	assert_true(roce_sq_next(&s->sq, DQPN, &p));
+	assert_int_equal(p.bth.psn, 0);
+	assert_true(p.bth.ackreq);
+	roce_sq_sent(&s->sq, 0, ROCE_RTO_INIT, &s->st);
+	assert_false(roce_sq_next(&s->sq, DQPN, &p));
+}
+
+/*
+ * The probe's ACK covers 0..4: the first sending got through, only its
+ * ACKs were late; 5..9 are not sent again.  When it covers the probe
+ * alone, go back N from 1 as after any loss.
+ */
+static void test_spurious_timeout(TEST_ARGS)
+{
+	unsigned char tx[10 * ROCE_MTU] = { 0 };
+	struct roce_tx_pkt p;
+	struct sim s;
+
+	timed_out(&s, tx);
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 4, ROCE_RTO_INIT));
+	assert_int_equal(s.sq.window, ROCE_WINDOW);
+	assert_false(roce_sq_next(&s.sq, DQPN, &p));
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 9, ROCE_RTO_INIT));
+	assert_true(roce_sq_done(&s.sq));
+	assert_int_equal(s.st.retransmits, 1);
+	sim_free(&s);
+
+	timed_out(&s, tx);
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 0, ROCE_RTO_INIT));
+	assert_true(roce_sq_next(&s.sq, DQPN, &p));
+	assert_int_equal(p.bth.psn, 1);
+	sim_free(&s);
+}
+
+/* Messages that do not fit the receives are refused, and say why. */
+static void expect_error(size_t send, size_t recv, const char *why)
+{
+	unsigned char *tx = pattern(send, 5), *rx = calloc(1, recv + 1);
+	struct sim s;
+
+	sim_init(&s, 0);
+	roce_sq_post(&s.sq, tx, send);
+	roce_rq_post(&s.rq, rx, recv);
+	sim_run(&s, 100);
+	assert_int_equal(s.errors, 1);
+	assert_string_equal(s.why, why);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+static void test_size_mismatch(TEST_ARGS)
+{
+	expect_error(3000, 2000, "a message was longer than the receive");
+	expect_error(2000, 3000, "a message was shorter than the receive");
+	expect_error(0, 1, "a message was shorter than the receive");
+}
+
+/* A MIDDLE with no FIRST before it is not a message. */
+static void test_opcode_order(TEST_ARGS)
+{
+	unsigned char rx[4096];
+	struct roce_bth h = { .opcode = ROCE_OP_SEND_MIDDLE, .psn = 0 };
+	struct roce_buf *b = calloc(1, sizeof(*b));
+	struct sim s;
+
+	sim_init(&s, 0);
+	roce_rq_post(&s.rq, rx, sizeof(rx));
+	b->len = ROCE_MTU;
+	assert_int_equal(roce_rq_data(&s.rq, &h, &b, &s.st, &s.why),
+			 ROCE_RX_ERROR);
+	assert_string_equal(s.why,
+			    "a message's middle or end came without its first packet");
+	free(b);
+	sim_free(&s);
+}
+
+/* ACKs of PSNs never sent, or older than una, change nothing. */
+static void test_bogus_acks(TEST_ARGS)
+{
+	unsigned char tx[5 * ROCE_MTU] = { 0 };
+	struct roce_tx_pkt p;
+	struct sim s;
+
+	sim_init(&s, 100);
+	roce_sq_post(&s.sq, tx, sizeof(tx));
+	assert_true(roce_sq_next(&s.sq, DQPN, &p));
+	roce_sq_sent(&s.sq, p.bth.psn, 0, &s.st);
+	assert_false(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 104, 0));
+	assert_false(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 98, 0));
+	assert_int_equal(s.sq.una, 100);
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 100, 0));
+	assert_int_equal(s.sq.una, 101);
+	sim_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_psn_arith),
+		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_psn_wrap),
+		cmocka_unit_test(test_lossy),
+		cmocka_unit_test(test_one_nak_per_gap),
+		cmocka_unit_test(test_keep_ahead),
+		cmocka_unit_test(test_rnr),
+		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_spurious_timeout),
+		cmocka_unit_test(test_size_mismatch),
+		cmocka_unit_test(test_opcode_order),
+		cmocka_unit_test(test_bogus_acks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for tools/lib/mp_fault.c: fault events named from the event
+ * alone, for every kind of target, and what each action did.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mp_fault.h"
+
+/* unit.mk builds a test from its own file and tools/lib/mp_fault.c
+ * alone; the names come in here. */
+#include "mp_names.c"
+
+#define TEST_ARGS void **state __attribute__((unused))
+
+#define HOST	MPLANE_FAULT_ROLE_HOST
+#define LEAF	MPLANE_FAULT_ROLE_LEAF
+#define SPINE	MPLANE_FAULT_ROLE_SPINE
+
+static struct mplane_event fault(unsigned int action, __u64 value,
+				 unsigned int plane, __u64 spec)
+{
+	struct mplane_event e = {
+		.hdr = { .type = MPLANE_EV_FAULT, .plane = plane },
+		.val = { action, value, 0, spec },
+	};
+
+	return e;
+}
+
+static void test_fault_where(TEST_ARGS)
+{
+	static const struct {
+		unsigned int plane;
+		__u64 spec;
+		const char *where;
+	} cases[] = {
+		{ 0, MPLANE_FAULT_SPEC(MPLANE_FAULT_LINK, 0, LEAF, 0, SPINE, 1), "p0l0:s1" },
+		{ 1, MPLANE_FAULT_SPEC(MPLANE_FAULT_LINK, 0, SPINE, 1, LEAF, 3), "p1s1:l3" },
+		{ 2, MPLANE_FAULT_SPEC(MPLANE_FAULT_PORT, 0, LEAF, 1, HOST, 249), "p2l1:h249" },
+		/* A host's port is its rail of the event's plane. */
+		{ 3, MPLANE_FAULT_SPEC(MPLANE_FAULT_PORT, 0, HOST, 7, LEAF, 1), "h7:r3" },
+		{ 15, MPLANE_FAULT_SPEC(MPLANE_FAULT_SWITCH, 0, SPINE, 127, 0, 0), "p15s127" },
+		{ 1, MPLANE_FAULT_SPEC(MPLANE_FAULT_PLANE, 0, 0, 0, 0, 0), "plane 1" },
+		{ MPLANE_EVENT_NO_PLANE, MPLANE_FAULT_SPEC(MPLANE_FAULT_FABRIC,
+			MPLANE_FAULT_VIA_ALL, 0, 0, 0, 0), "fabric" },
+	};
+	struct mplane_event e;
+	unsigned int i;
+	char buf[32];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		e = fault(MPLANE_FAULT_DOWN, 0, cases[i].plane, cases[i].spec);
+		assert_string_equal(mp_fault_where(&e, buf, sizeof(buf)),
+				    cases[i].where);
+	}
+	/* Cut to the buffer, still a string. */
+	e = fault(MPLANE_FAULT_DOWN, 0, 0, cases[0].spec);
+	assert_string_equal(mp_fault_where(&e, buf, 4), "p0l");
+	assert_string_equal(mp_fault_where(&e, buf, 6), "p0l0:");
+}
+
+/* Every field of the spec reads back as it was packed, at its limits. */
+static void test_fault_spec_fields(TEST_ARGS)
+{
+	__u64 v = MPLANE_FAULT_SPEC(MPLANE_FAULT_PLANE, MPLANE_FAULT_VIA_BPF,
+				    SPINE, 0xffff, HOST, 0xfffe);
+
+	assert_int_equal(MPLANE_FAULT_SPEC_TARGET(v), MPLANE_FAULT_PLANE);
+	assert_int_equal(MPLANE_FAULT_SPEC_VIA(v), MPLANE_FAULT_VIA_BPF);
+	assert_int_equal(MPLANE_FAULT_SPEC_ROLE(v), SPINE);
+	assert_int_equal(MPLANE_FAULT_SPEC_INDEX(v), 0xffff);
+	assert_int_equal(MPLANE_FAULT_SPEC_PEER_ROLE(v), HOST);
+	assert_int_equal(MPLANE_FAULT_SPEC_PEER_INDEX(v), 0xfffe);
+}
+
+static void test_fault_what(TEST_ARGS)
+{
+	static const struct {
+		unsigned int action;
+		__u64 value;
+		const char *what;
+	} cases[] = {
+		{ MPLANE_FAULT_DOWN, 0, "down" },
+		{ MPLANE_FAULT_UP, 0, "up" },
+		{ MPLANE_FAULT_DEGRADE, 10000000, "degrade 10mbit" },
+		{ MPLANE_FAULT_DEGRADE, 1500000000, "degrade 1.5gbit" },
+		{ MPLANE_FAULT_DEGRADE, 12500, "degrade 12.5kbit" },
+		{ MPLANE_FAULT_LOSS, 10000, "loss 1%" },
+		{ MPLANE_FAULT_LOSS, 5000, "loss 0.5%" },
+		{ MPLANE_FAULT_LOSS, 1000000, "loss 100%" },
+		{ MPLANE_FAULT_CLEAR, 0, "clear" },
+		{ 99, 0, "?" },
+	};
+	struct mplane_event e;
+	unsigned int i;
+	char buf[32];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		e = fault(cases[i].action, cases[i].value, 0, 0);
+		assert_string_equal(mp_fault_what(&e, buf, sizeof(buf)),
+				    cases[i].what);
+	}
+	assert_string_equal(mp_fault_target_name(MPLANE_FAULT_SWITCH), "switch");
+	assert_string_equal(mp_fault_via_name(MPLANE_FAULT_VIA_NETEM), "netem");
+	assert_string_equal(mp_fault_via_name(__MPLANE_FAULT_VIA_MAX), "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fault_where),
+		cmocka_unit_test(test_fault_spec_fields),
+		cmocka_unit_test(test_fault_what),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for tools/lib/mp_print.c, the one output path for text and
+ * JSON: the same calls print each form, values land where their
+ * destination says, containers nest, JSON stays valid for values it has
+ * no word for (NaN), and unbalanced or too deep nesting cannot break the
+ * document.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "mp_print.h"
+#include "unit_stdio.h"
+
+/* unit.mk builds a test from its own file and tools/lib/mp_print.c
+ * alone; mp_json and mp_json_print() come in here. */
+#include "mp_out.c"
+
+#define TEST_ARGS void **state __attribute__((unused))
+
+/* One report, as a command prints it: a header, rows in an array. */
+static void report(void)
+{
+	unsigned int i;
+
+	mp_print_start();
+	mp_print_str(MP_PRINT_ANY, "op", "# %s", "allreduce");
+	mp_print_u64(MP_PRINT_ANY, "ranks", " over %" PRIu64 " ranks\n", 4);
+	mp_print_text("#     size    busbw\n");
+	mp_print_open_array("sizes");
+	for (i = 0; i < 2; i++) {
+		mp_print_open_object(NULL);
+		mp_print_u64(MP_PRINT_ANY, "size", "%10" PRIu64, 1024 << i);
+		mp_print_float(MP_PRINT_ANY, "busbw", " %8.2f", 0.1 * (i + 1));
+		mp_print_bool(MP_PRINT_JSON, "ok", NULL, true);
+		mp_print_str(MP_PRINT_TEXT, NULL, "  %s", "ok");
+		mp_print_text("\n");
+		mp_print_close_object();
+	}
+	mp_print_close_array();
+	mp_print_s64(MP_PRINT_ANY, "skew_ns", "skew %" PRId64 " ns\n", -12);
+	mp_print_null(MP_PRINT_ANY, "error", "no error\n");
+	mp_print_end();
+}
+
+static char *run(bool json, void (*fn)(void))
+{
+	struct grab g;
+
+	mp_json = json;
+	grab_start(&g, 1);
+	fn();
+	return grab_end(&g);
+}
+
+static void test_print_text(TEST_ARGS)
+{
+	char *out = run(false, report);
+
+	assert_string_equal(out,
+		"# allreduce over 4 ranks\n"
+		"#     size    busbw\n"
+		"      1024     0.10  ok\n"
+		"      2048     0.20  ok\n"
+		"skew -12 ns\n"
+		"no error\n");
+	free(out);
+}
+
+/* One line, one document; floats with six digits, not 17. */
+static void test_print_json(TEST_ARGS)
+{
+	char *out = run(true, report);
+
+	assert_string_equal(out,
+		"{\"op\":\"allreduce\",\"ranks\":4,\"sizes\":["
+		"{\"size\":1024,\"busbw\":0.1,\"ok\":true},"
+		"{\"size\":2048,\"busbw\":0.2,\"ok\":true}],"
+		"\"skew_ns\":-12,\"error\":null}\n");
+	free(out);
+}
+
+static void values(void)
+{
+	mp_print_start_array();
+	mp_print_u64(MP_PRINT_ANY, NULL, "%" PRIu64 "\n", UINT64_MAX);
+	mp_print_s64(MP_PRINT_ANY, NULL, "%" PRId64 "\n", INT64_MIN);
+	mp_print_float(MP_PRINT_ANY, NULL, "%.1f\n", NAN);
+	mp_print_float(MP_PRINT_ANY, NULL, "%.1f\n", -INFINITY);
+	mp_print_float(MP_PRINT_ANY, NULL, "%.1f\n", 1234567.0);
+	mp_print_float(MP_PRINT_ANY, NULL, "%.1f\n", 2.5e-9);
+	mp_print_str(MP_PRINT_ANY, NULL, "%s\n", NULL);
+	mp_print_str(MP_PRINT_ANY, NULL, "%s\n", "a \"q\" \\ /path\n");
+	mp_print_bool(MP_PRINT_ANY, NULL, "%s\n", false);
+	mp_print_end();
+}
+
+/* The extremes of each type, and what JSON has no number for. */
+static void test_print_values(TEST_ARGS)
+{
+	struct json_object *doc;
+	char *out = run(true, values);
+
+	assert_string_equal(out,
+		"[18446744073709551615,-9223372036854775808,null,null,"
+		"1.23457e+06,2.5e-09,null,\"a \\\"q\\\" \\\\ /path\\n\",false]\n");
+	/* Valid JSON, as a parser reads it back. */
+	doc = json_tokener_parse(out);
+	assert_non_null(doc);
+	assert_int_equal(json_object_array_length(doc), 9);
+	assert_true(json_object_get_uint64(json_object_array_get_idx(doc, 0)) ==
+		    UINT64_MAX);
+	json_object_put(doc);
+	free(out);
+	out = run(false, values);
+	assert_string_equal(out,
+		"18446744073709551615\n-9223372036854775808\nnan\n-inf\n"
+		"1234567.0\n0.0\n-\na \"q\" \\ /path\n\nfalse\n");
+	free(out);
+}
+
+/* A command that forgets to close, or closes too often, still prints one
+ * valid document, and the next one is separate. */
+static void unbalanced(void)
+{
+	mp_print_start();
+	mp_print_open_object("a");
+	mp_print_open_array("b");
+	mp_print_u64(MP_PRINT_ANY, NULL, NULL, 1);
+	mp_print_end();
+	mp_print_start();
+	mp_print_close_object();
+	mp_print_close_array();
+	mp_print_u64(MP_PRINT_ANY, "c", NULL, 2);
+	mp_print_end();
+	/* No document started: nothing comes out, nothing breaks. */
+	mp_print_u64(MP_PRINT_ANY, "d", NULL, 3);
+	mp_print_open_object("e");
+	mp_print_close_object();
+	mp_print_end();
+}
+
+static void test_print_unbalanced(TEST_ARGS)
+{
+	char *out = run(true, unbalanced);
+
+	assert_string_equal(out, "{\"a\":{\"b\":[1]}}\n{\"c\":2}\n");
+	free(out);
+}
+
+/* Deeper than the stack: values go to the deepest container kept, and
+ * the closes of the lost ones do not close their parents. */
+static void deep(void)
+{
+	int i;
+
+	mp_print_start();
+	for (i = 0; i < 20; i++)
+		mp_print_open_object("x");
+	mp_print_u64(MP_PRINT_ANY, "v", NULL, 7);
+	for (i = 0; i < 20; i++)
+		mp_print_close_object();
+	mp_print_u64(MP_PRINT_ANY, "after", NULL, 8);
+	mp_print_end();
+}
+
+static void test_print_too_deep(TEST_ARGS)
+{
+	struct json_object *doc, *o, *v;
+	char *out = run(true, deep);
+	int levels = 0;
+
+	doc = json_tokener_parse(out);
+	assert_non_null(doc);
+	/* "after" is a member of the document, not of some "x". */
+	assert_true(json_object_object_get_ex(doc, "after", &v));
+	assert_int_equal(json_object_get_int(v), 8);
+	for (o = doc; json_object_object_get_ex(o, "x", &v); o = v)
+		levels++;
+	assert_int_equal(levels, 15);
+	assert_true(json_object_object_get_ex(o, "v", &v));
+	json_object_put(doc);
+	free(out);
+}
+
+/* A document left open is printed when the next one starts. */
+static void restart(void)
+{
+	mp_print_start();
+	mp_print_u64(MP_PRINT_ANY, "first", NULL, 1);
+	mp_print_start_array();
+	mp_print_u64(MP_PRINT_ANY, NULL, NULL, 2);
+	mp_print_end();
+}
+
+static void test_print_restart(TEST_ARGS)
+{
+	char *out = run(true, restart);
+
+	assert_string_equal(out, "{\"first\":1}\n[2]\n");
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_print_text),
+		cmocka_unit_test(test_print_json),
+		cmocka_unit_test(test_print_values),
+		cmocka_unit_test(test_print_unbalanced),
+		cmocka_unit_test(test_print_too_deep),
+		cmocka_unit_test(test_print_restart),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
