@@ -225,6 +225,49 @@ static void test_steps(TEST_ARGS)
 }
 
 /*
+ * Collective iterations: begin to end of the same iteration of a rank
+ * of a job is a step (4 and 6 ms for job 100's rank 0, 5 ms for job
+ * 200's rank 0, which shares the rank number but not the job); an end
+ * without its begin, or of another iteration, is none.
+ */
+static void test_collective_steps(TEST_ARGS)
+{
+	setup_tm();
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
+	   10 * MS, 0, 0, MPLANE_MARK_STEP, 4096);
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 200, MPLANE_EVENT_NO_PLANE,
+	   11 * MS, 0, 0, MPLANE_MARK_STEP, 4096);
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
+	   14 * MS, 0, 0, MPLANE_MARK_STEP_END, 4096);
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 200, MPLANE_EVENT_NO_PLANE,
+	   16 * MS, 0, 0, MPLANE_MARK_STEP_END, 4096);
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
+	   20 * MS, 1, 0, MPLANE_MARK_STEP, 4096);
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
+	   26 * MS, 1, 0, MPLANE_MARK_STEP_END, 4096);
+	/* Ends that match no begin. */
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
+	   27 * MS, 1, 0, MPLANE_MARK_STEP_END, 4096);
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
+	   30 * MS, 2, 0, MPLANE_MARK_STEP, 4096);
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 100, MPLANE_EVENT_NO_PLANE,
+	   31 * MS, 3, 0, MPLANE_MARK_STEP_END, 4096);
+	ev(SRC_MARKS, MPLANE_EV_COLLECTIVE, 300, MPLANE_EVENT_NO_PLANE,
+	   32 * MS, 0, 5, MPLANE_MARK_STEP_END, 4096);
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.steps.count, 3);
+	assert_int_equal(tm.steps.max, 6 * MS);
+	assert_true(mp_hist_quantile(&tm.steps, 0.5) >= 5 * MS);
+	assert_true(mp_hist_quantile(&tm.steps, 0.5) <= 5 * MS + 5 * MS / 64);
+	assert_int_equal(tm.nranks, 2);
+	assert_int_equal(tm.npids, 0);
+	assert_string_equal(mp_event_val_name(MPLANE_EV_COLLECTIVE, 0),
+			    "iteration");
+	assert_string_equal(mp_event_val_name(MPLANE_EV_COLLECTIVE, 3), "bytes");
+	mp_tm_free(&tm);
+}
+
+/*
  * tx_bytes grows every 100 us but stalls from 50 ms to 55 ms: one gap of
  * 5.1 ms (last increase at 50 ms, next at 55.1 ms).  The idle tail after
  * 80 ms and the polled counter's idle head add none.
@@ -541,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_bandwidth_symmetry),
 		cmocka_unit_test(test_threshold_option),
 		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_collective_steps),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_failover),
 		cmocka_unit_test(test_ecn_storm),

@@ -37,6 +37,8 @@ static const char *const val_names[__MPLANE_EV_MAX][4] = {
 	[MPLANE_EV_PORT_STATE]		= { "up", "old_up" },
 	[MPLANE_EV_STEP_MARK]		= { "step", "pid", "kind",
 					    "app_ts_ns" },
+	[MPLANE_EV_COLLECTIVE]		= { "iteration", "rank", "kind",
+					    "bytes" },
 	[MPLANE_EV_PLANE_STATE]		= { "state", "old_state", "reason",
 					    "rail_ifindex" },
 	[MPLANE_EV_FAILOVER]		= { "reason", "usable_mask" },

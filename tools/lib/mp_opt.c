@@ -231,6 +231,7 @@ static void help_suffix(const struct mp_opt *o, char *buf, size_t size)
 	char words[256] = "";
 	size_t len = 0;
 
+	buf[0] = '\0';
 	if (o->kind == MP_OPT_CHOICE) {
 		choices_str(o->choices, words, sizeof(words));
 		len += snprintf(buf + len, size - len, "%sone of: %s",

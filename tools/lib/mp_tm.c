@@ -71,6 +71,7 @@ void mp_tm_free(struct mp_tm *tm)
 	free(tm->groups);
 	free(tm->anoms);
 	free(tm->pids);
+	free(tm->ranks);
 	free(tm->names);
 	free(tm->netns);
 	free(tm->sources);
@@ -460,6 +461,36 @@ static void step_mark(struct mp_tm *tm, const struct mplane_event *ev)
 	p->steps++;
 }
 
+/* A collective iteration: from its begin to its end is one step. */
+static void coll_mark(struct mp_tm *tm, const struct mplane_event *ev)
+{
+	struct mp_tm_step_rank *p = NULL;
+	unsigned int i;
+
+	for (i = 0; i < tm->nranks && !p; i++)
+		if (tm->ranks[i].job == ev->hdr.ifindex &&
+		    tm->ranks[i].rank == ev->val[1])
+			p = &tm->ranks[i];
+	if (!p && ev->val[2] == MPLANE_MARK_STEP) {
+		p = grow(&tm->ranks, &tm->nranks, sizeof(*p));
+		if (!p)
+			return;
+		p->job = ev->hdr.ifindex;
+		p->rank = ev->val[1];
+	}
+	if (!p)
+		return;
+	if (ev->val[2] == MPLANE_MARK_STEP) {
+		p->iter = ev->val[0];
+		p->begin_ts = ev->hdr.ts_ns;
+	} else if (ev->val[2] == MPLANE_MARK_STEP_END && p->begin_ts &&
+		   p->iter == ev->val[0] && ev->hdr.ts_ns >= p->begin_ts) {
+		mp_hist_add(&tm->steps, ev->hdr.ts_ns - p->begin_ts);
+		p->begin_ts = 0;
+		p->steps++;
+	}
+}
+
 static int entity_of(struct mp_tm *tm, unsigned int source,
 		     const struct mplane_event_hdr *h)
 {
@@ -491,6 +522,9 @@ static void apply(struct mp_tm *tm, unsigned int source,
 		break;
 	case MPLANE_EV_STEP_MARK:
 		step_mark(tm, ev);
+		return;
+	case MPLANE_EV_COLLECTIVE:
+		coll_mark(tm, ev);
 		return;
 	default:
 		return;

@@ -147,6 +147,15 @@ struct mp_tm_step_pid {
 	uint64_t steps;
 };
 
+/* A rank of a collective job (COLLECTIVE events: the job is hdr.ifindex,
+ * the rank val[1]), whose iterations are steps too. */
+struct mp_tm_step_rank {
+	uint32_t job, rank;
+	uint64_t iter;			/* of the iteration begun */
+	uint64_t begin_ts;		/* its begin mark; 0: none open */
+	uint64_t steps;
+};
+
 struct mp_tm_name;			/* interface and counter names */
 struct mp_tm_netns;			/* namespace names (CF_NETNS) */
 
@@ -169,13 +178,18 @@ struct mp_tm {
 	unsigned int nanoms;
 	struct mp_tm_step_pid *pids;
 	unsigned int npids;
+	struct mp_tm_step_rank *ranks;
+	unsigned int nranks;
 	struct mp_tm_name *names;
 	unsigned int nnames;
 	struct mp_tm_netns *netns;
 	unsigned int nnetns;
 	struct mp_hist queue;		/* every entity's q_bytes */
 	struct mp_hist gaps;		/* delivery gaps, ns */
-	struct mp_hist steps;		/* step times, ns */
+	/* Step times, ns: from one STEP_MARK of a pid to its next, and from
+	 * a collective iteration's begin to its end (the same iteration of
+	 * the same rank of the same job): its completion time. */
+	struct mp_hist steps;
 	bool dirty;			/* names and groups to redo */
 };
 

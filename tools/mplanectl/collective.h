@@ -59,6 +59,9 @@ struct coll_transport {
 	int (*exchange)(struct coll_comm *c, const struct coll_xfer *sends,
 			unsigned int nsends, const struct coll_xfer *recvs,
 			unsigned int nrecvs);
+	/* Close every connection; what only the end can tell (the
+	 * kernel's segment and retransmit counts) goes into c->stats
+	 * first. */
 	void (*teardown)(struct coll_comm *c);
 };
 
@@ -68,9 +71,13 @@ extern const struct coll_transport coll_roce_transport;
 /* A rank's view of its job. */
 struct coll_comm {
 	unsigned int rank, nranks;
-	/* Each rank's address (the port is the transport's to set). */
+	/* Each rank's address.  The port is the transport's to set: 0 for
+	 * its default, or what --port asked for. */
 	struct sockaddr_storage addr[COLL_MAX_RANKS];
 	socklen_t addrlen;
+	/* The job's id, the same in every rank and unlike any other job's:
+	 * a transport tells its own job's peers from a stray one. */
+	uint64_t job;
 	uint64_t timeout_ns;		/* no progress for this long: fail */
 	const struct coll_transport *t;
 	void *priv;			/* the transport's state */

@@ -21,6 +21,7 @@ static const struct mp_cmd groups[] = {
 	{ "events", events_main, "print the BPF programs' events as they happen" },
 	{ "mark", mark_main, "put step markers on the event timeline" },
 	{ "telemetry", telemetry_main, "record, report, top, hist and export the fabric's telemetry" },
+	{ "collective", collective_main, "run NCCL-style collectives over a fabric's hosts, checked and timed" },
 	{}
 };
 

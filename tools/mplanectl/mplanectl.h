@@ -15,6 +15,8 @@ int link_main(int argc, char **argv);
 int fabric_main(int argc, char **argv);
 int events_main(int argc, char **argv);
 int mark_main(int argc, char **argv);
+int collective_main(int argc, char **argv);
+int collective_run_main(int argc, char **argv);
 
 /*
  * Events that user space puts on the timeline (tools/include/

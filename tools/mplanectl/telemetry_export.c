@@ -360,7 +360,7 @@ static void render(FILE *f, struct exporter *x)
 		  "Queue depth of every plane and port sample, in bytes.",
 		  &tm->queue, queue_le, N(queue_le), 1);
 	histogram(f, "mplane_step_seconds",
-		  "Time from one step mark of a process to its next.",
+		  "Time from one step mark of a process to its next, or of a collective iteration.",
 		  &tm->steps, time_le, N(time_le), 1e9);
 	histogram(f, "mplane_delivery_gap_seconds",
 		  "Time between successive increases of a byte or packet counter.",

@@ -55,8 +55,9 @@ static void help(void)
 "  - symmetry per group (the planes of a device, the ports of a switch,\n"
 "    the rails of a host): max/mean and the coefficient of variation of\n"
 "    the members' bandwidth, flagged above --threshold, slow members named;\n"
-"  - step times (between consecutive 'mark step' of a process) and\n"
-"    delivery gaps (between successive increases of a byte counter);\n"
+"  - step times (between consecutive 'mark step' of a process, and from\n"
+"    the begin to the end of each 'collective run' iteration of a rank)\n"
+"    and delivery gaps (between successive increases of a byte counter);\n"
 "  - anomalies (failovers, planes or ports going down, ECN storms) and,\n"
 "    for each, the events within --around ms of it in timestamp order,\n"
 "    with times in us relative to the anomaly.\n"
@@ -413,6 +414,7 @@ static void print_json(struct report *r)
 			       json_object_new_double(tm->o.sym_threshold));
 	json_object_object_add(o, "steps", tv_hist_json(&tm->steps, 1e3));
 	json_object_object_add(o, "step_pids", json_object_new_int(tm->npids));
+	json_object_object_add(o, "step_ranks", json_object_new_int(tm->nranks));
 	json_object_object_add(o, "gaps", tv_hist_json(&tm->gaps, 1e3));
 	json_object_object_add(o, "queue_bytes", tv_hist_json(&tm->queue, 1));
 	json_object_object_add(o, "first_failure_ms", tm->fail_ts ?
@@ -626,7 +628,7 @@ static void print_text(struct report *r)
 {
 	const struct mp_tm *tm = &r->tm;
 	const struct mp_tm_anomaly *a;
-	char extra[48];
+	char extra[96];
 	unsigned int i;
 
 	print_header(r);
@@ -635,6 +637,10 @@ static void print_text(struct report *r)
 	printf("\n");
 	snprintf(extra, sizeof(extra), " steps of %u process%s", tm->npids,
 		 tm->npids == 1 ? "" : "es");
+	if (tm->nranks)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 " and %u collective rank%s", tm->nranks,
+			 tm->nranks == 1 ? "" : "s");
 	print_hist_line("step time", &tm->steps, extra);
 	print_hist_line("delivery gaps", &tm->gaps, "");
 	if (tm->queue.count) {

@@ -419,8 +419,9 @@ struct mplane_event_stats {
  * every other event:
  * COLLECTIVE:   [0] iteration, [1] rank, [2] enum mplane_mark_kind (STEP
  *               as it begins, STEP_END as it ends), [3] bytes per rank;
- *               hdr.flags is the operation (enum mplane_coll_op), and
- *               the warm-up's iterations are not marked
+ *               hdr.flags is the operation (enum mplane_coll_op),
+ *               hdr.ifindex the job (the pid of its 'collective run'),
+ *               and the warm-up's iterations are not marked
  * FAULT:        [0] enum mplane_fault_action, [1] its value (a rate in
  *               bit/s, a loss in parts per million, else 0), [2] the
  *               fault's number in its schedule, [3] enum
