@@ -26,6 +26,8 @@ import sys
 import time
 from datetime import timedelta
 
+# No __pycache__ in the source tree (read-only in the test VM anyway).
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "include"))
 import mplane_mark  # noqa: E402
@@ -163,7 +165,7 @@ class Trainer:
         return self.torch.cat([p.detach().reshape(-1) for p in self.params])
 
 
-def check_replicas(torch, dist, flat):
+def check_replicas(dist, flat):
     """Parameters that differ between ranks (their max and min disagree)."""
     hi, lo = flat.clone(), flat.clone()
     dist.all_reduce(hi, op=dist.ReduceOp.MAX)
@@ -201,7 +203,7 @@ def run(a, torch, dist):
     flat = trainer.flat_params()
     if a.fault == "diverge" and last:
         flat[0] += 1e-3
-    differ = check_replicas(torch, dist, flat)
+    differ = check_replicas(dist, flat)
     wrong = check_sum(torch, dist, a.rank, a.world, n)
     nbytes = n * 4
     ar = stats_us(ar_ns)

@@ -26,7 +26,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MPLANECTL=${MPLANECTL:-${MPLANE_BUILD:-$HERE/../../.build}/mplanectl}
 # Debian's interpreter, the one python3-torch is installed for.
 PYTHON=${MPLANE_PYTHON:-/usr/bin/python3}
-prefix=mpf hosts= addr=rail port=29500 limit=300 out=
+prefix=mpf hosts="" addr=rail port=29500 limit=300 out=""
 
 usage() { sed -n '4,22s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 die() { echo "launch.sh: $*" >&2; exit 1; }
@@ -109,6 +109,10 @@ while [ "$left" -gt 0 ]; do
 	fi
 done
 
+# What the ranks said (a warning such as no mark server), then their JSON.
+for i in "${!names[@]}"; do
+	sed "s/^/rank $i: /" "$out/rank-$i.err" >&2
+done
 for i in "${!names[@]}"; do cat "$out/rank-$i.json"; done |
 	jq -s --argjson n "$world" --arg addr "$addr" '{
 	  job: {world: $n, addr: $addr, bytes: .[0].bytes, floats: .[0].floats,
