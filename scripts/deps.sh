@@ -15,6 +15,8 @@
 #   test       the test VM, the network tools and the real clients
 #              (make check, make bench)
 #   demo       what make demo runs beyond the build set
+#   torch      a real framework's collectives: python3-torch and its gloo
+#              backend (selftests/bpf/torch.sh, bench/torch.sh)
 #
 # No set holds a kernel image: the VM's kernels are downloaded and
 # unpacked under .build/kernels (scripts/kernels.sh), so that no make
@@ -38,25 +40,29 @@ BUILDROOT_SET=(debootstrap)
 TEST_SET=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	iproute2 ethtool iputils-ping iperf3 sockperf jq procps bash-builtins
 	curl python3-prometheus-client)
+# About 170 packages, 146 MB to download and 600 MB installed: its own
+# set, so that building and the demo never pay for it.
+# shellcheck disable=SC2034
+TORCH_SET=(python3-torch)
 # shellcheck disable=SC2034
 DEMO_SET=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	iproute2 ethtool iputils-ping jq procps bash-builtins)
 
 quiet= list= dry=
 sets=()
-usage() { sed -n '4,24s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+usage() { sed -n '4,26s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quiet) quiet=1 ;;
 	--list) list=1 ;;
 	--dry-run) dry=1 ;;
 	-h|--help) usage 0 ;;
-	build|buildroot|test|demo) sets+=("$1") ;;
+	build|buildroot|test|demo|torch) sets+=("$1") ;;
 	*) echo "deps.sh: unknown set or option '$1'" >&2; usage ;;
 	esac
 	shift
 done
-[ ${#sets[@]} -gt 0 ] || sets=(build buildroot test demo)
+[ ${#sets[@]} -gt 0 ] || sets=(build buildroot test demo torch)
 
 packages=()
 for s in "${sets[@]}"; do

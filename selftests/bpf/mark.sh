@@ -3,10 +3,11 @@
 #
 # Step markers: 'mplanectl mark step' as root, and through 'mark serve'
 # from an unprivileged user with the header-only client
-# (tools/include/mplane_mark.h, as the CLI's --socket uses it).  The marks
-# must reach 'mplanectl events' in order, with their step, kind and
-# sender, and on the events' clock: between two CLOCK_MONOTONIC readings
-# taken around them.
+# (tools/include/mplane_mark.h, as the CLI's --socket uses it) and its
+# Python twin (tools/include/mplane_mark.py).  The marks must reach
+# 'mplanectl events' in order, with their step, kind and sender, and on
+# the events' clock: between two CLOCK_MONOTONIC readings taken around
+# them.
 # shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
 source "$(dirname "$0")/../lib/lib.sh"
 
@@ -82,6 +83,73 @@ test_unprivileged_marks_through_serve() {
 	return 0
 }
 
+# as_nobody PY ARGS...: Debian's python3 as nobody, the Python client on
+# its path.
+as_nobody_py() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env PYTHONPATH="$MPLANE_ROOT/tools/include" /usr/bin/python3 -c "$@"
+}
+
+# The Python client speaks the header's protocol: the same constants,
+# and its marks reach the stream as the C client's do.
+test_python_client_through_serve() {
+	local kinds
+	# Each constant as uapi/linux/mplane.h defines it, in its order.
+	kinds=$(sed -n '/^enum mplane_mark_kind {/,/^}/s/^\s*\(MPLANE_MARK_[A-Z_]*\),.*/\1/p' \
+		"$MPLANE_ROOT/uapi/linux/mplane.h" | xargs)
+	assert_eq "kinds in the header" "$kinds" \
+		"MPLANE_MARK_STEP MPLANE_MARK_STEP_END MPLANE_MARK_USER"
+	assert_eq "constants" "$(as_nobody_py 'import mplane_mark as m
+print(m.MARK_SOCKET, hex(m.MARK_MAGIC), m.MARK_VERSION, m.STEP, m.STEP_END, m.USER, m._MSG.size)')" \
+		"$(awk '/define MPLANE_MARK_MAGIC/ { printf "%s ", tolower($3) }
+			/define MPLANE_MARK_VERSION/ { printf "%s ", $3 }
+			/define MPLANE_MARK_SOCKET/ { gsub(/"/, "", $3); printf "%s ", $3 }' \
+			"$MPLANE_ROOT/uapi/linux/mplane.h")0 1 2 24"
+	"$MPLANECTL" mark serve --socket "$SOCK" 2>"$TMPD/serve-py.err" &
+	serve_pid=$!
+	trap 'kill $serve_pid 2>/dev/null || true' EXIT
+	busywait 5000 test -S "$SOCK" || fail "no socket"
+	events_until 3 "$TMPD/ev-py.json"
+	assert_eq "sent" "$(as_nobody_py 'import sys, mplane_mark as m
+with m.connect(sys.argv[1]) as k:
+    print(k.mark(m.STEP, 5), k.mark(m.STEP_END, 5), k.mark(m.USER, 6), k.sent, k.dropped)' "$SOCK")" \
+		"True True True 3 0"
+	wait $reader_pid || true
+	kill "$serve_pid"
+	wait "$serve_pid"
+	assert_eq "steps" "$(jq -s -c '[.[].step]' "$TMPD/ev-py.json")" "[5,5,6]"
+	assert_eq "kinds" "$(jq -s -c '[.[].kind]' "$TMPD/ev-py.json")" "[0,1,2]"
+	jq -s -e 'all(.[]; .app_ts_ns > 0 and .app_ts_ns <= .ts_ns and .pid > 1)' \
+		"$TMPD/ev-py.json" >/dev/null || fail "bad marks: $(cat "$TMPD/ev-py.json")"
+	grep -q "3 marks relayed, 0 datagrams refused" "$TMPD/serve-py.err" ||
+		fail "serve summary: $(cat "$TMPD/serve-py.err")"
+}
+
+# No server: connect() raises; a full queue or a server gone: mark()
+# says False at once, never blocks and never raises.  A server that
+# does not read stands in for a stalled 'mark serve'.
+test_python_client_never_blocks() {
+	# nobody binds the stand-in there.
+	mkdir -m 1777 "$TMPD/py"
+	assert_eq "no server" "$(as_nobody_py 'import sys, mplane_mark as m
+try:
+    m.connect(sys.argv[1])
+except FileNotFoundError:
+    print("FileNotFoundError")' "$TMPD/none.sock")" FileNotFoundError
+	assert_eq "full, then gone" "$(as_nobody_py 'import socket, sys, time, mplane_mark as m
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+srv.bind(sys.argv[1])
+k = m.connect(sys.argv[1])
+t0 = time.monotonic()
+while k.mark(m.STEP, k.sent) and k.sent < 100000:
+    pass
+full = k.dropped
+srv.close()
+gone = k.mark(m.STEP, 0)
+print(full, gone, k.dropped, k.sent > 0, time.monotonic() - t0 < 5)' "$TMPD/py/py.sock")" \
+		"1 False 2 True True"
+}
+
 test_refusals() {
 	expect_fail_msg "bad kind" "bad --kind 'often'" "$MPLANECTL" mark step --kind often 1
 	expect_fail_msg "no server" "is 'mplanectl mark serve' running" \
@@ -91,4 +159,5 @@ test_refusals() {
 
 [ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
 ktap_run test_marks_in_order_on_the_events_clock \
-	test_unprivileged_marks_through_serve test_refusals
+	test_unprivileged_marks_through_serve test_python_client_through_serve \
+	test_python_client_never_blocks test_refusals
