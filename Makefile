@@ -18,7 +18,7 @@ CC		?= gcc
 PKG_CONFIG	?= pkg-config
 export MPLANE_BUILD := $(BUILD)
 
-.PHONY: all help deps kmod check unit-check bpf-check kmod-check demo demo-device bench clean distclean
+.PHONY: all help deps kmod check unit-check bpf-check kmod-check demo demo-device bench bench-collective clean distclean
 all: tools kmod
 
 help:
@@ -36,6 +36,7 @@ help:
 	@echo "              load: the telemetry report (VM, under 2 minutes)"
 	@echo "  demo-device mp0 over two veth rails, shown with ip and mplanectl"
 	@echo "  bench       benchmarks (Documentation/benchmarks.md), in a VM"
+	@echo "  bench-collective  the workload half alone: collectives, 8 hosts x 2 planes"
 	@echo "  clean       remove .build/"
 	@echo "Variables:"
 	@echo "  KERNELS='$(KERNELS)'  (6.1, 6.12, 7.3, debug or a release string)"
@@ -111,13 +112,25 @@ bench: deps-test
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)bash $(ROOT)/bench/fabric.sh
 	$(Q)bash $(ROOT)/bench/collective_roce.sh
+	$(Q)bash $(ROOT)/bench/collective_host.sh
+	$(Q)bash $(ROOT)/bench/torch.sh
 	$(Q)$(ROOT)/bench/bpf_progs.sh
 	$(Q)bash $(ROOT)/bench/ar.sh | tee $(BUILD)/bench/ar.txt
 	$(Q)bash $(ROOT)/bench/record.sh
 	$(Q)bash $(ROOT)/bench/sampler_bpf.sh | tee $(BUILD)/bench/sampler_bpf.txt
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
 		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh; \
-		 bash $(ROOT)/bench/telemetry.sh; bash $(ROOT)/bench/sampler_kmod.sh'
+		 bash $(ROOT)/bench/telemetry.sh; bash $(ROOT)/bench/sampler_kmod.sh; \
+		 bash $(ROOT)/bench/collective.sh'
+
+# The workload half alone: the collective engine natively, then on 8
+# hosts x 2 planes with mp0 in the VM (bench/collective.sh).
+bench-collective: deps-test
+	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(BENCH_KERNEL) kmod
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)bash $(ROOT)/bench/collective_host.sh
+	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
+		'bash $(ROOT)/bench/collective.sh'
 
 clean:
 	rm -rf $(BUILD)
