@@ -10,8 +10,9 @@ UNIT_BINS	:= $(UNIT_NAMES:%=$(UNIT_OUT)/test_%)
 UNIT_CFLAGS	:= -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 		   -include $(ROOT)/selftests/unit/kshim.h -I$(ROOT)/kmod -I$(ROOT)/uapi \
 		   -I$(ROOT)/tools/lib $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
-# libmnl: for the tools' netlink message code (test_linkmsg).
-UNIT_LDLIBS	:= $(shell $(PKG_CONFIG) --libs cmocka libmnl 2>/dev/null || echo -lcmocka -lmnl)
+# libmnl: for the tools' netlink message code (test_linkmsg); json-c for
+# the fabric's state file (test_fabric).
+UNIT_LDLIBS	:= $(shell $(PKG_CONFIG) --libs cmocka libmnl json-c 2>/dev/null || echo -lcmocka -lmnl -ljson-c)
 
 .PHONY: unit
 unit: $(UNIT_BINS)
