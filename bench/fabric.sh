@@ -34,7 +34,7 @@ test_fabric_up_down() {
 	"$MPLANECTL" fabric down --prefix "$PREFIX" >/dev/null
 	t0=$(now_ms)
 	"$MPLANECTL" fabric up --prefix "$PREFIX" --planes $PLANES \
-		--leaves $LEAVES --spines $SPINES --hosts $HOSTS >/dev/null
+		--leaves $LEAVES --spines $SPINES --hosts $HOSTS --no-mp0 >/dev/null
 	up_ms=$(($(now_ms) - t0))
 	netns=$(find /run/netns -maxdepth 1 -name "$PREFIX-*" | wc -l)
 	veths=$(veth_ends)

@@ -83,7 +83,7 @@ row() {
 }
 
 "$MPLANECTL" fabric up --prefix $FAB --planes 1 --leaves 2 --spines 1 \
-	--hosts 4 --rate 50mbit >/dev/null 2>&1 || fail "fabric up"
+	--hosts 4 --rate 50mbit --no-mp0 >/dev/null 2>&1 || fail "fabric up"
 "$MPLANECTL" bpf attach --fabric $FAB >/dev/null || fail "bpf attach"
 sleep 1	# let the new links' own chatter (DAD, MLD) pass
 echo "# switch port sampler (bpf_timer), 3 switches, $PORTS ports, idle;" \

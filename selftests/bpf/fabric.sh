@@ -5,7 +5,10 @@
 # 2 spines and 4 hosts at 50mbit, checked against the kernel's state
 # (routes, qdiscs, counters, namespaces), plus refusals, a second fabric
 # next to it, cleanup after a build killed with SIGKILL, and 20 up/down
-# cycles that must leave nothing behind.
+# cycles that must leave nothing behind.  Then shaping: rates per role,
+# per plane and per link (the topology file) as tbf has them; netem, or
+# on a kernel without it a refusal that leaves nothing; and the hosts
+# without mp0 (selftests/kmod/fabric.sh has them with it).
 # shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
 source "$(dirname "$0")/../lib/lib.sh"
 
@@ -16,12 +19,13 @@ FA=fa$$
 FB=fb$$
 FC=fc$$
 FD=fd$$
+FE=fe$$
 STATE=/run/mplane/fabric
 PINS=/sys/fs/bpf/mplane/fabric
 
 fabric_cleanup() {
 	local p
-	for p in "$FA" "$FB" "$FC" "$FD"; do
+	for p in "$FA" "$FB" "$FC" "$FD" "$FE"; do
 		"$MPLANECTL" fabric down --prefix "$p" >/dev/null 2>&1
 	done
 }
@@ -232,6 +236,172 @@ test_lifecycle() {
 		fail "process of the pid file not stopped"
 }
 
+# tbf_bps NS DEV: the rate of DEV's tbf, root or under netem, in bit/s,
+# as 'tc -j' gives it (bytes/s).
+tbf_bps() {
+	tc -n "$1" -j qdisc show dev "$2" |
+		jq '.[] | select(.kind == "tbf") | .options.rate * 8'
+}
+
+# up_fe ARGS...: fabric FE of 2 planes, 2 leaves, 2 spines, 4 hosts.
+up_fe() {
+	fab fabric up -q --force --prefix "$FE" --planes 2 --leaves 2 \
+		--spines 2 --hosts 4 --no-mp0 "$@"
+}
+
+# --host-rate and --uplink-rate: host-leaf and leaf-spine links at their
+# own rates (here a 2:1 oversubscription), both ends, and in the state
+# file; --rate is what neither covers.
+test_role_rates() {
+	local out
+	out=$(up_fe --rate 10mbit --host-rate 40mbit --uplink-rate 20mbit)
+	[[ $out == *"16 veth pairs at 20mbit to 40mbit, no mp0 (--no-mp0)"* ]] ||
+		fail "summary: $out"
+	assert_eq "h0 r0" "$(tbf_bps "$FE-h0" r0)" 40000000
+	assert_eq "p0l0 h1" "$(tbf_bps "$FE-p0l0" h1)" 40000000
+	assert_eq "p1l1 s0" "$(tbf_bps "$FE-p1l1" s0)" 20000000
+	assert_eq "p1s0 l1" "$(tbf_bps "$FE-p1s0" l1)" 20000000
+	fab -j fabric show --prefix "$FE" >"$TMPD/fe.json"
+	assert_eq "state: rates" "$(jq -c '[.rate_bps, .host_rate_bps, .uplink_rate_bps]' "$TMPD/fe.json")" \
+		"[10000000,40000000,20000000]"
+	assert_eq "state: port rates" \
+		"$(jq -c '[.nodes[] | select(.name == "p0l0") | .ports[].rate_bps]' "$TMPD/fe.json")" \
+		"[40000000,40000000,20000000,20000000]"
+}
+
+# The topology file: a plane at half the rate of the other (a rate, and
+# per role), links of their own at one end or both, the command line
+# over the file's key, and netem where the kernel has it.
+test_topology_rates() {
+	cat >"$TMPD/fe-topo.json" <<-EOF
+	{"rate": "80mbit", "uplink_rate": "60mbit",
+	 "plane_rates": {"1": {"host_rate": "40mbit", "uplink_rate": "30mbit"}},
+	 "links": [{"node": "p0l0", "port": "s1", "rate": "15mbit"},
+	           {"node": "h1", "port": "r0", "rate": "25mbit", "direction": "out"}]}
+	EOF
+	up_fe --topology "$TMPD/fe-topo.json" --uplink-rate 50mbit >/dev/null
+	assert_eq "h0 r0 (rate)" "$(tbf_bps "$FE-h0" r0)" 80000000
+	assert_eq "p0l0 s0 (--uplink-rate over the file's)" "$(tbf_bps "$FE-p0l0" s0)" 50000000
+	assert_eq "h0 r1 (plane 1 host_rate)" "$(tbf_bps "$FE-h0" r1)" 40000000
+	assert_eq "p1l0 h0 (plane 1 host_rate)" "$(tbf_bps "$FE-p1l0" h0)" 40000000
+	assert_eq "p1s1 l0 (plane 1 uplink_rate)" "$(tbf_bps "$FE-p1s1" l0)" 30000000
+	assert_eq "p0l0 s1 (link)" "$(tbf_bps "$FE-p0l0" s1)" 15000000
+	assert_eq "p0s1 l0 (link, other end)" "$(tbf_bps "$FE-p0s1" l0)" 15000000
+	assert_eq "h1 r0 (link, out only)" "$(tbf_bps "$FE-h1" r0)" 25000000
+	assert_eq "p0l0 h1 (link, out only: not this end)" "$(tbf_bps "$FE-p0l0" h1)" 80000000
+	assert_eq "state: h1 r0" "$(fab -j fabric show --prefix "$FE" |
+		jq '.nodes[] | select(.name == "h1") | .ports[0].rate_bps')" 25000000
+	fx "$FE" h0 ping -c 1 -W 2 -q 10.101.3.2 >/dev/null || fail "ping in plane 1"
+	# A plane's string is its rate for both roles.
+	echo '{"plane_rates": {"0": "30mbit"}}' >"$TMPD/fe-topo.json"
+	up_fe --topology "$TMPD/fe-topo.json" >/dev/null
+	assert_eq "p0l1 h3" "$(tbf_bps "$FE-p0l1" h3)" 30000000
+	assert_eq "p0s0 l0" "$(tbf_bps "$FE-p0s0" l0)" 30000000
+	assert_eq "p1s0 l0 (default rate)" "$(tbf_bps "$FE-p1s0" l0)" 100000000
+}
+
+# expect_topo REGEX JSON: fabric up with JSON as its topology file is
+# refused (exit 2) with a message that matches REGEX, and makes nothing.
+expect_topo() {
+	echo "$2" >"$TMPD/bad.json"
+	expect 2 "$1" fab fabric up --prefix "$FB" --no-mp0 --topology "$TMPD/bad.json"
+}
+
+# Errors in the topology file name the key (and the file).
+test_topology_errors() {
+	local f=$TMPD/bad.json
+	expect_topo "$f: unknown key 'colour': want planes, .*plane_rates, links" '{"colour": 1}'
+	expect_topo "bad plane_rates.2 in $f: this fabric has planes 0 to 1" \
+		'{"plane_rates": {"2": "5mbit"}}'
+	expect_topo "bad plane_rates in $f: key 'x': want an integer from 0 to 15" \
+		'{"plane_rates": {"x": "5mbit"}}'
+	expect_topo "bad plane_rates.1.uplink in $f|bad plane_rates.1 in $f: unknown key 'uplink'" \
+		'{"plane_rates": {"1": {"uplink": "5mbit"}}}'
+	expect_topo "bad plane_rates.0 in $f '5furlong': want a rate" \
+		'{"plane_rates": {"0": "5furlong"}}'
+	expect_topo "bad links in $f: want an array" '{"links": {}}'
+	expect_topo "bad links\[1\] in $f: no node 'p9l0'" \
+		'{"links": [{"node": "h0", "port": "r0"}, {"node": "p9l0", "port": "s0"}]}'
+	expect_topo "bad links\[0\] in $f: node p0l0 has no port 's7' \(its ports are h0 to s1\)" \
+		'{"links": [{"node": "p0l0", "port": "s7"}]}'
+	expect_topo "bad links\[0\] in $f: want both \"node\" and \"port\"" \
+		'{"links": [{"node": "p0l0", "rate": "5mbit"}]}'
+	expect_topo "bad links\[0\] in $f: delay '3': want a time from 0us to 1s with a unit" \
+		'{"links": [{"node": "p0l0", "port": "s0", "delay": "3"}]}'
+	expect_topo "bad links\[0\] in $f: loss '3': want a percentage" \
+		'{"links": [{"node": "p0l0", "port": "s0", "loss": "3"}]}'
+	expect_topo "bad links\[0\] in $f: unknown key 'colour': want node, port, rate, delay, loss or direction" \
+		'{"links": [{"node": "p0l0", "port": "s0", "colour": "red"}]}'
+	expect_topo "bad host_rate in $f '1bit': want a rate from 10kbit to 100gbit" \
+		'{"host_rate": "1bit"}'
+	expect_topo "bad delay in $f '2': want a time" '{"delay": "2"}'
+	assert_eq "nothing made by refusals" "$(netns_count "$FB")" 0
+}
+
+# netem_in_kernel: whether this kernel runs netem (a module it may load).
+netem_in_kernel() {
+	local ns=netem-probe$$ rc=0
+	ip netns add "$ns"
+	tc -n "$ns" qdisc add dev lo root netem delay 1ms 2>/dev/null || rc=1
+	ip netns del "$ns"
+	return $rc
+}
+
+# --delay and --loss: netem at the root, the link's tbf under it; on a
+# kernel without netem (the host's), one line that says so, exit 1, and
+# nothing left behind.
+test_netem() {
+	local rc s
+	if ! netem_in_kernel; then
+		run_rc rc fab fabric up --prefix "$FB" --no-mp0 --delay 1ms
+		assert_eq "exit without netem" "$rc" 1
+		assert_eq "message without netem" "$ERR" \
+			"mplanectl: fabric up: netem: this kernel has no netem qdisc (CONFIG_NET_SCH_NETEM, module sch_netem), which --delay and --loss need"
+		assert_eq "namespaces left" "$(netns_count "$FB")" 0
+		assert_eq "ip netns list" "$(ip netns list | grep -c "^$FB-" || true)" 0
+		[ ! -e "$STATE/$FB.json" ] || fail "state file left"
+		expect 1 "netem: this kernel has no netem" fab fabric up --prefix "$FB" \
+			--no-mp0 --loss 1%
+		return 0
+	fi
+	up_fe --rate 20mbit --delay 2ms --loss 0.5% >/dev/null
+	s=$(tc -n "$FE-p0l0" qdisc show dev s0)
+	[[ $s == *"netem 1: root"*"delay 2ms loss 0.5%"* &&
+	   $s == *"tbf 10: parent 1:1 rate 20Mbit"* ]] || fail "p0l0 s0 qdiscs: $s"
+	assert_eq "state: h0 r0 netem" "$(fab -j fabric show --prefix "$FE" |
+		jq -c '.nodes[0].ports[0] | [.delay_us, .loss_pct]')" "[2000,0.5]"
+}
+
+# Hosts without mp0: --no-mp0 says so in the state file and makes none;
+# without the module a line says why; --mp0 without it fails.
+test_no_mp0() {
+	local rc
+	up_fe >/dev/null
+	fab -j fabric show --prefix "$FE" >"$TMPD/fe.json"
+	assert_eq "state: mp0" "$(jq -c '[.mp0, .mp0_missing, .probe_interval_us]' "$TMPD/fe.json")" \
+		'[false,"--no-mp0",0]'
+	assert_eq "hosts' mp0" "$(jq -c '[.nodes[] | select(.role == "host") | .mp0] | unique' "$TMPD/fe.json")" "[null]"
+	ip -n "$FE-h0" link show mp0 >/dev/null 2>&1 && fail "h0 has an mp0"
+	[ -z "$(ip -n "$FE-h0" route show 10.99.0.0/16)" ] || fail "h0 routes 10.99/16"
+	expect 2 "--policy is for mp0: not with --no-mp0" \
+		fab fabric up --prefix "$FB" --no-mp0 --policy rr
+	expect 2 "bad --policy 'fast': want flowlet\|hash\|rr\|spray" \
+		fab fabric up --prefix "$FB" --policy fast
+	expect 2 "bad --probe-interval '10us': want a time from 50us to 1s" \
+		fab fabric up --prefix "$FB" --probe-interval 10us
+	[ ! -e /sys/module/mplane ] || return 0
+	run_rc rc fab fabric up --prefix "$FB" --hosts 2 --leaves 1 --planes 1 --spines 1
+	assert_eq "up without the module: exit" "$rc" 0
+	echo "$ERR" | grep -qx "fabric up: no mp0 on the hosts: mplane.ko is not loaded (--no-mp0 to build without it, quietly)" ||
+		fail "no line about mp0: $ERR"
+	[[ $OUT == *"no mp0 (mplane.ko is not loaded)"* ]] || fail "summary: $OUT"
+	assert_eq "state: mp0_missing" "$(fab -j fabric show --prefix "$FB" | jq -r .mp0_missing)" \
+		"mplane.ko is not loaded"
+	fab fabric down --prefix "$FB" >/dev/null
+	expect 1 "--mp0: mplane.ko is not loaded" fab fabric up --prefix "$FB" --mp0
+	assert_eq "nothing made by --mp0" "$(netns_count "$FB")" 0
+}
+
 test_down() {
 	need_fa
 	fab fabric down --prefix "$FA" | grep -q "removed 12 namespaces" ||
@@ -244,4 +414,5 @@ test_down() {
 [ -x "$MPLANECTL" ] || { echo "1..0 # SKIP no $MPLANECTL (make tools)"; exit 0; }
 ktap_run test_up test_ping_planes test_multipath_route test_tbf_both_ends \
 	test_exec_status test_second_prefix test_refusals test_crash_cleanup \
-	test_lifecycle test_down
+	test_lifecycle test_role_rates test_topology_rates test_topology_errors \
+	test_netem test_no_mp0 test_down

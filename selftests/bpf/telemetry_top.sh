@@ -26,7 +26,7 @@ in_node() { local node=$1; shift; ip netns exec "$FAB-$node" "$@"; }
 
 setup_fabric() {
 	mpx fabric up --force --prefix "$FAB" --planes 1 --leaves 2 --spines 2 \
-		--hosts 4 --rate 50mbit --quiet >/dev/null || fail "fabric up"
+		--hosts 4 --rate 50mbit --no-mp0 --quiet >/dev/null || fail "fabric up"
 	mpx bpf attach --fabric "$FAB" --policy ecmp >/dev/null || fail "attach"
 	mpx telemetry sample --fabric "$FAB" --interval 1ms >/dev/null ||
 		fail "sample"

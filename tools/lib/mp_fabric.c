@@ -101,6 +101,29 @@ static int get_uint(struct json_object *o, const char *key, unsigned int max,
 	return 0;
 }
 
+/* Keys added after the first state files: absent is @def. */
+static int get_opt_int(struct json_object *o, const char *key, long long min,
+		       long long max, long long def, long long *val)
+{
+	*val = def;
+	return json_object_object_get_ex(o, key, NULL) ?
+	       get_int(o, key, min, max, val) : 0;
+}
+
+static int get_opt_pct(struct json_object *o, const char *key, double *val)
+{
+	struct json_object *v;
+
+	*val = 0;
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_double) &&
+	    !json_object_is_type(v, json_type_int))
+		return -1;
+	*val = json_object_get_double(v);
+	return *val < 0 || *val > 100 ? -1 : 0;
+}
+
 /* "10.100.3.2/24" or "fd10:0:3::2/64" into an address and its length. */
 static int get_prefix(struct json_object *o, const char *key, int family,
 		      void *addr, unsigned char *plen)
@@ -138,9 +161,39 @@ static int load_port(struct json_object *o, struct mp_fabric_port *p)
 		return -1;
 	p->rate_bps = v;
 	if (get_prefix(o, "ipv4", AF_INET, &p->addr4, &p->plen4) ||
-	    get_prefix(o, "ipv6", AF_INET6, &p->addr6, &p->plen6))
+	    get_prefix(o, "ipv6", AF_INET6, &p->addr6, &p->plen6) ||
+	    get_opt_int(o, "delay_us", 0, 0xffffffffLL, 0, &v))
 		return -1;
+	p->delay_us = v;
+	return get_opt_pct(o, "loss_pct", &p->loss_pct);
+}
+
+/* A host's "mp0": null (or absent) for none, else its ifindex and policy. */
+static int load_mp0(struct json_object *o, struct mp_fabric_node *n)
+{
+	struct json_object *mp0;
+	long long v;
+
+	if (!json_object_object_get_ex(o, "mp0", &mp0) || !mp0)
+		return 0;
+	if (!json_object_is_type(mp0, json_type_object) ||
+	    get_int(mp0, "ifindex", 1, 0x7fffffff, &v) ||
+	    get_str(mp0, "policy", n->mp0_policy, sizeof(n->mp0_policy)))
+		return -1;
+	n->mp0 = true;
+	n->mp0_ifindex = v;
 	return 0;
+}
+
+/* A host's mplane addresses, and its mp0. */
+static int load_host(struct json_object *o, struct mp_fabric_node *n)
+{
+	unsigned char plen;
+
+	if (get_prefix(o, "mplane_ipv4", AF_INET, &n->mplane4, &plen) ||
+	    get_prefix(o, "mplane_ipv6", AF_INET6, &n->mplane6, &plen))
+		return -1;
+	return load_mp0(o, n);
 }
 
 static int load_node(struct json_object *o, struct mp_fabric_node *n)
@@ -162,6 +215,8 @@ static int load_node(struct json_object *o, struct mp_fabric_node *n)
 	if (get_int(o, "index", 0, 0xffff, &v))
 		return -1;
 	n->index = v;
+	if (n->role == MP_NODE_HOST && load_host(o, n))
+		return -1;
 	if (!json_object_object_get_ex(o, "ports", &ports) ||
 	    !json_object_is_type(ports, json_type_array))
 		return -1;
@@ -207,6 +262,37 @@ int mp_fabric_link_peers(struct mp_fabric *f)
 	return 0;
 }
 
+/* What came after the first state files, with what it meant before. */
+static int load_defaults(struct json_object *o, struct mp_fabric *f)
+{
+	struct json_object *mp0;
+	long long v;
+
+	if (get_opt_int(o, "host_rate_bps", 0, 0x7fffffffffffffffLL,
+			f->rate_bps, &v))
+		return -1;
+	f->host_rate_bps = v;
+	if (get_opt_int(o, "uplink_rate_bps", 0, 0x7fffffffffffffffLL,
+			f->rate_bps, &v))
+		return -1;
+	f->uplink_rate_bps = v;
+	if (get_opt_int(o, "delay_us", 0, 0xffffffffLL, 0, &v))
+		return -1;
+	f->delay_us = v;
+	if (get_opt_int(o, "probe_interval_us", 0, 0xffffffffLL, 0, &v))
+		return -1;
+	f->probe_interval_us = v;
+	if (json_object_object_get_ex(o, "mp0", &mp0)) {
+		if (!json_object_is_type(mp0, json_type_boolean))
+			return -1;
+		f->mp0 = json_object_get_boolean(mp0);
+	}
+	if (json_object_object_get_ex(o, "mp0_missing", NULL) &&
+	    get_str(o, "mp0_missing", f->mp0_missing, sizeof(f->mp0_missing)))
+		return -1;
+	return get_opt_pct(o, "loss_pct", &f->loss_pct);
+}
+
 static int load_fabric(struct json_object *o, struct mp_fabric *f)
 {
 	struct json_object *nodes;
@@ -222,6 +308,8 @@ static int load_fabric(struct json_object *o, struct mp_fabric *f)
 	    get_int(o, "rate_bps", 0, 0x7fffffffffffffffLL, &rate))
 		return -1;
 	f->rate_bps = rate;
+	if (load_defaults(o, f))
+		return -1;
 	if (!json_object_object_get_ex(o, "nodes", &nodes) ||
 	    !json_object_is_type(nodes, json_type_array))
 		return -1;
@@ -240,15 +328,22 @@ static int load_fabric(struct json_object *o, struct mp_fabric *f)
 
 int mp_fabric_load(const char *prefix, struct mp_fabric *f)
 {
-	struct json_object *o;
 	char path[256];
-	FILE *file;
-	int err;
 
 	memset(f, 0, sizeof(*f));
 	if (mp_fabric_state_path(prefix, path, sizeof(path)) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;
+	return mp_fabric_load_file(path, f);
+}
+
+int mp_fabric_load_file(const char *path, struct mp_fabric *f)
+{
+	struct json_object *o;
+	FILE *file;
+	int err;
+
+	memset(f, 0, sizeof(*f));
 	/* json_object_from_file() tells no errno: look first. */
 	file = fopen(path, "r");
 	if (!file)
@@ -287,4 +382,46 @@ const struct mp_fabric_node *mp_fabric_node(const struct mp_fabric *f,
 		if (!strcmp(f->nodes[i].name, name))
 			return &f->nodes[i];
 	return NULL;
+}
+
+const struct mp_fabric_node *mp_fabric_host(const struct mp_fabric *f,
+					    unsigned int host)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nnodes; i++)
+		if (f->nodes[i].role == MP_NODE_HOST &&
+		    f->nodes[i].index == (int)host)
+			return &f->nodes[i];
+	return NULL;
+}
+
+/* The host @host, when a workload can reach it: with mp0, or a rail. */
+static const struct mp_fabric_node *reachable(const struct mp_fabric *f,
+					      unsigned int host)
+{
+	const struct mp_fabric_node *n = mp_fabric_host(f, host);
+
+	return n && (n->mp0 || n->nports) ? n : NULL;
+}
+
+/* Plane 0's rail is a host's first port (r0). */
+int mp_fabric_host_addr4(const struct mp_fabric *f, unsigned int host,
+			 struct in_addr *addr)
+{
+	const struct mp_fabric_node *n = reachable(f, host);
+
+	if (n)
+		*addr = n->mp0 ? n->mplane4 : n->ports[0].addr4;
+	return n ? 0 : -ENOENT;
+}
+
+int mp_fabric_host_addr6(const struct mp_fabric *f, unsigned int host,
+			 struct in6_addr *addr)
+{
+	const struct mp_fabric_node *n = reachable(f, host);
+
+	if (n)
+		*addr = n->mp0 ? n->mplane6 : n->ports[0].addr6;
+	return n ? 0 : -ENOENT;
 }

@@ -9,6 +9,7 @@
 #ifndef MP_FABRIC_H
 #define MP_FABRIC_H
 
+#include <stdbool.h>
 #include <netinet/in.h>
 
 #define MP_FABRIC_RUN_DIR	"/run/mplane/fabric"
@@ -32,6 +33,12 @@ struct mp_fabric_port {
 	unsigned char plen6;
 	int peer_node;
 	int peer_port;
+	/*
+	 * netem on what this end sends, when either is not 0: one-way
+	 * delay and random loss (Documentation/fabric.md, "Shaping").
+	 */
+	unsigned int delay_us;
+	double loss_pct;
 };
 
 struct mp_fabric_node {
@@ -42,14 +49,32 @@ struct mp_fabric_node {
 	int index;			/* H, L or S */
 	unsigned int nports;
 	struct mp_fabric_port *ports;
+	/*
+	 * Hosts only: the mplane addresses (10.99.H.1, fd99::H:1), and the
+	 * mp0 that owns them when 'fabric up' made one (with its policy as
+	 * it was made: 'mplanectl link set' may have changed it since).
+	 */
+	struct in_addr mplane4;
+	struct in6_addr mplane6;
+	bool mp0;
+	int mp0_ifindex;
+	char mp0_policy[16];
 };
 
 struct mp_fabric {
 	char prefix[32];
 	unsigned int planes, leaves, spines, hosts;
-	unsigned long long rate_bps;
+	unsigned long long rate_bps;	/* links without a more specific rate */
 	unsigned int nnodes;
 	struct mp_fabric_node *nodes;
+	/* Added later; a state file without them loads as "none". */
+	unsigned long long host_rate_bps;	/* host-leaf links, by default */
+	unsigned long long uplink_rate_bps;	/* leaf-spine links, by default */
+	unsigned int delay_us;		/* netem on every link, by default */
+	double loss_pct;
+	bool mp0;			/* every host has an mp0 */
+	char mp0_missing[48];		/* why not: "--no-mp0", "mplane.ko ..." */
+	unsigned int probe_interval_us;	/* mp0's probes; 0: no peers set */
 };
 
 /* The state of fabric @prefix into @f (free it with mp_fabric_free()):
@@ -58,9 +83,30 @@ struct mp_fabric {
 int mp_fabric_load(const char *prefix, struct mp_fabric *f);
 void mp_fabric_free(struct mp_fabric *f);
 
+/* As mp_fabric_load(), from the state file @path. */
+int mp_fabric_load_file(const char *path, struct mp_fabric *f);
+
 /* The node called @name ("h3"), or NULL. */
 const struct mp_fabric_node *mp_fabric_node(const struct mp_fabric *f,
 					    const char *name);
+
+/* Host number @host (the H of h<H>), or NULL. */
+const struct mp_fabric_node *mp_fabric_host(const struct mp_fabric *f,
+					    unsigned int host);
+
+/*
+ * The address a workload on another host uses to reach host @host: its
+ * mplane address (10.99.H.1, fd99::H:1) when it has mp0, which spreads
+ * the traffic over every plane, else its rail address in plane 0
+ * (10.100.H.2, fd10:0:H::2), which the fabric routes in plane 0 only.
+ * Either is reachable from every other host of the fabric, and the
+ * source address the kernel picks for it is the sender's own of the
+ * same kind.  0, or -ENOENT when the fabric has no host @host.
+ */
+int mp_fabric_host_addr4(const struct mp_fabric *f, unsigned int host,
+			 struct in_addr *addr);
+int mp_fabric_host_addr6(const struct mp_fabric *f, unsigned int host,
+			 struct in6_addr *addr);
 
 /* Fill peer_node and peer_port of every port from the names of its
  * peer: 0, or -1 when one names a node or port that is not there. */

@@ -136,7 +136,7 @@ static const struct mp_opt run_opts[] = {
 	  "the transport's port on every host; two jobs that share a host need two ports",
 	  .min = 1, .max = 65535, .def = "18515 for tcp, 4791 for roce" },
 	{ "family", 0, MP_OPT_CHOICE, AT(family), "4|6",
-	  "IPv4 or IPv6 addresses of the hosts' plane-0 rails",
+	  "IPv4 or IPv6: the hosts' mp0 addresses, or their plane-0 rails' where they have no mp0",
 	  .choices = family_names, .def = "4" },
 	{ "no-marks", 0, MP_OPT_FLAG, AT(no_marks), NULL,
 	  .help = "put no iteration marks on the telemetry timeline" },
@@ -215,28 +215,24 @@ static int settings_check(const struct run_settings *s,
 	return MP_EXIT_OK;
 }
 
-/*
- * The host's address a workload uses: its plane-0 rail's, 10.100.H.2
- * (fd10:0:H::2), as Documentation/fabric.md plans it.
- */
-static int coll_host_addr(const struct mp_fabric_node *h, int family,
+/* The address a workload reaches host @h at: its mp0's when it has one,
+ * else its rail's in plane 0 (mp_fabric_host_addr4/6). */
+static int coll_host_addr(const struct mp_fabric *f,
+			  const struct mp_fabric_node *h, int family,
 			  struct sockaddr_storage *ss, socklen_t *len)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	char buf[INET6_ADDRSTRLEN];
 
 	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET6) {
-		snprintf(buf, sizeof(buf), "fd10:0:%x::2", h->index);
 		s6->sin6_family = AF_INET6;
 		*len = sizeof(*s6);
-		return inet_pton(AF_INET6, buf, &s6->sin6_addr) == 1 ? 0 : -EINVAL;
+		return mp_fabric_host_addr6(f, h->index, &s6->sin6_addr);
 	}
 	s4->sin_family = AF_INET;
-	s4->sin_addr.s_addr = htonl(0x0a640002 | (h->index & 0xff) << 8);
 	*len = sizeof(*s4);
-	return 0;
+	return mp_fabric_host_addr4(f, h->index, &s4->sin_addr);
 }
 
 static const struct mp_fabric_node *fabric_host(const struct mp_fabric *f,
@@ -270,7 +266,7 @@ static int job_hosts(struct coll_job *job, const struct run_settings *s,
 					    h->arg, f->prefix, h->idx[i],
 					    f->hosts - 1);
 		snprintf(job->host[i], sizeof(job->host[i]), "%s", node->name);
-		if (coll_host_addr(node, s->family ? AF_INET6 : AF_INET, &ss,
+		if (coll_host_addr(f, node, s->family ? AF_INET6 : AF_INET, &ss,
 				   &job->addrlen))
 			return mp_usage_err("no address for host %s", node->name);
 		/* sin6_port lies where sin_port does. */

@@ -38,14 +38,16 @@ static const struct mp_group fabric_group = {
 "PREFIX-h<H> (hosts), PREFIX-p<P>l<L> (leaves) and PREFIX-p<P>s<S>\n"
 "(spines); 'ip -n' and 'ip netns exec' work on them.  Host H's rail in\n"
 "plane P is 10.(100+P).H.2 and fd10:P:H::2, and its mplane address\n"
-"10.99.H.1 (fd99::H:1) is routed to it in every plane.  The layout is in\n"
-"Documentation/fabric.md.\n",
+"10.99.H.1 (fd99::H:1) is routed to it in every plane, owned by the mp0\n"
+"over its rails that 'up' makes when mplane.ko is loaded.  Links can have\n"
+"rates per role, plane or link, and netem's delay and loss.  The layout\n"
+"is in Documentation/fabric.md.\n",
 	.footer =
 "Run 'mplanectl fabric COMMAND --help' for the options of a command.\n"
 "\n"
 "Examples:\n"
 "  mplanectl fabric up --planes 2 --leaves 2 --spines 2 --hosts 4 --rate 50mbit\n"
-"  mplanectl fabric exec h0 -- ping -c1 10.101.3.2\n"
+"  mplanectl fabric exec h0 -- ping -c1 10.99.3.1\n"
 "  mplanectl -j fabric show\n"
 "  mplanectl fabric down\n",
 	.cmds = fabric_cmds,
@@ -92,16 +94,25 @@ static const struct rate_unit rate_units[] = {
 	{}
 };
 
+/* A decimal number, with a fraction or not, at the start of @arg. */
+static bool decimal_at(const char *arg, double *v, char **end)
+{
+	size_t digits = strspn(arg, "0123456789.");
+
+	if (!digits || !isdigit((unsigned char)arg[0]))
+		return false;
+	*v = strtod(arg, end);
+	return *end == arg + digits;
+}
+
 int fabric_rate_arg(const char *opt, const char *arg, uint64_t *bps)
 {
 	const struct rate_unit *u;
-	size_t digits = strspn(arg, "0123456789.");
 	double v;
 	char *end;
 
-	if (digits && isdigit((unsigned char)arg[0])) {
-		v = strtod(arg, &end);
-		for (u = rate_units; end == arg + digits && u->name; u++) {
+	if (decimal_at(arg, &v, &end)) {
+		for (u = rate_units; u->name; u++) {
 			if (strcasecmp(end, u->name))
 				continue;
 			v *= u->bps;
@@ -128,6 +139,63 @@ char *fabric_rate_str(uint64_t bps, char *buf, size_t size)
 		i++;
 	}
 	snprintf(buf, size, "%.*f%s", v == (uint64_t)v ? 0 : 3, v, units[i]);
+	return buf;
+}
+
+int fabric_time_arg(const char *opt, const char *arg, uint64_t min_us,
+		    uint64_t max_us, uint64_t *us)
+{
+	char lo[24], hi[24];
+	static const struct { const char *name; double us; } units[] = {
+		{ "us", 1 }, { "ms", 1e3 }, { "s", 1e6 }, {}
+	};
+	char *end;
+	double v;
+	int i;
+
+	if (decimal_at(arg, &v, &end)) {
+		for (i = 0; units[i].name; i++) {
+			if (strcmp(end, units[i].name))
+				continue;
+			v = v * units[i].us + 0.5;
+			if (v < min_us || v > max_us)
+				break;
+			*us = v;
+			return MP_EXIT_OK;
+		}
+	}
+	return mp_usage_err("bad %s '%s': want a time from %s to %s with a unit, such as 1ms (us, ms, s)",
+			    opt, arg, fabric_time_str(min_us, lo, sizeof(lo)),
+			    fabric_time_str(max_us, hi, sizeof(hi)));
+}
+
+int fabric_loss_arg(const char *opt, const char *arg, double *pct)
+{
+	char *end;
+	double v;
+
+	if (decimal_at(arg, &v, &end) && !strcmp(end, "%") && v <= 100) {
+		*pct = v;
+		return MP_EXIT_OK;
+	}
+	return mp_usage_err("bad %s '%s': want a percentage from 0%% to 100%%, such as 1%% or 0.5%%",
+			    opt, arg);
+}
+
+char *fabric_time_str(uint64_t us, char *buf, size_t size)
+{
+	if (us && us % 1000000 == 0)
+		snprintf(buf, size, "%llus", (unsigned long long)us / 1000000);
+	else if (us && us % 1000 == 0)
+		snprintf(buf, size, "%llums", (unsigned long long)us / 1000);
+	else
+		snprintf(buf, size, "%lluus", (unsigned long long)us);
+	return buf;
+}
+
+char *fabric_loss_str(double pct, char *buf, size_t size)
+{
+	snprintf(buf, size, "%g%%", pct);
 	return buf;
 }
 
@@ -195,4 +263,54 @@ unsigned int fabric_longest_node_name(unsigned int planes,
 	unsigned int s = 2 + digits(planes - 1) + digits(sw - 1);
 
 	return h > s ? h : s;
+}
+
+static bool has_netem(const struct mp_fabric_port *p)
+{
+	return p->delay_us || p->loss_pct > 0;
+}
+
+unsigned int fabric_count_ports(const struct mp_fabric *f, bool netem)
+{
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < f->nnodes; i++)
+		for (j = 0; j < f->nodes[i].nports; j++)
+			n += !netem || has_netem(&f->nodes[i].ports[j]);
+	return n;
+}
+
+char *fabric_links_str(const struct mp_fabric *f, char *buf, size_t size)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, bps;
+	char slow[32], fast[32], netem[32] = "";
+	unsigned int i, j, n = fabric_count_ports(f, true);
+
+	for (i = 0; i < f->nnodes; i++) {
+		for (j = 0; j < f->nodes[i].nports; j++) {
+			bps = f->nodes[i].ports[j].rate_bps;
+			lo = bps < lo ? bps : lo;
+			hi = bps > hi ? bps : hi;
+		}
+	}
+	if (lo > hi)
+		lo = hi;
+	if (n)
+		snprintf(netem, sizeof(netem), ", netem on %u ports", n);
+	snprintf(buf, size, "%u veth pairs at %s%s%s%s",
+		 fabric_count_ports(f, false) / 2,
+		 fabric_rate_str(lo, slow, sizeof(slow)), lo == hi ? "" : " to ",
+		 lo == hi ? "" : fabric_rate_str(hi, fast, sizeof(fast)), netem);
+	return buf;
+}
+
+char *fabric_mp0_str(const struct mp_fabric *f, char *buf, size_t size)
+{
+	if (f->mp0 && f->nnodes)
+		snprintf(buf, size, "mp0 on %u hosts (%s)", f->hosts,
+			 f->nodes[0].mp0_policy);
+	else
+		snprintf(buf, size, "no mp0 (%s)",
+			 f->mp0_missing[0] ? f->mp0_missing : "not made");
+	return buf;
 }

@@ -50,6 +50,30 @@ int fabric_rate_arg(const char *opt, const char *arg, uint64_t *bps);
 /* "100mbit", "1.5gbit", for people. */
 char *fabric_rate_str(uint64_t bps, char *buf, size_t size);
 
+/* netem's range here: a delay of 0 to 1 s, a loss of 0 to 100 percent. */
+#define FABRIC_MAX_DELAY_US	1000000U
+
+/*
+ * "1ms", "250us", "0.5s" (a unit is needed) into microseconds, from
+ * @min_us to @max_us: MP_EXIT_OK or MP_EXIT_USAGE.
+ */
+int fabric_time_arg(const char *opt, const char *arg, uint64_t min_us,
+		    uint64_t max_us, uint64_t *us);
+
+/* "1%", "0.5%" into a percentage: MP_EXIT_OK or MP_EXIT_USAGE. */
+int fabric_loss_arg(const char *opt, const char *arg, double *pct);
+
+/* "1ms", "250us", and "2%" for people. */
+char *fabric_time_str(uint64_t us, char *buf, size_t size);
+char *fabric_loss_str(double pct, char *buf, size_t size);
+
+/* Ports of @f, or only those with netem when @netem. */
+unsigned int fabric_count_ports(const struct mp_fabric *f, bool netem);
+/* "16 veth pairs at 20mbit to 50mbit, netem on 4 ports", for people. */
+char *fabric_links_str(const struct mp_fabric *f, char *buf, size_t size);
+/* "mp0 on 4 hosts (flowlet)", or "no mp0 (--no-mp0)". */
+char *fabric_mp0_str(const struct mp_fabric *f, char *buf, size_t size);
+
 /* True for a node name of the plan: h<H>, p<P>l<L> or p<P>s<S>. */
 bool fabric_node_name_ok(const char *name);
 
@@ -85,6 +109,63 @@ void fabric_mplane_addr6(unsigned int host, struct in6_addr *a);
 char *fabric_addr_str(int family, const void *addr, unsigned int plen,
 		      char *buf, size_t size);
 
+/*
+ * How the links of a fabric are shaped, as the command line and the
+ * topology file ask (Documentation/fabric.md, "Shaping").  A rate of 0,
+ * a delay or loss below 0 is "not given": the link takes the next less
+ * specific value, in this order: the link's own (links[]), its plane's
+ * (plane_rates), its role's (host_rate, uplink_rate), every link's.
+ */
+struct fabric_rates {
+	uint64_t host_bps;		/* host-leaf links */
+	uint64_t uplink_bps;		/* leaf-spine links */
+};
+
+/* Room for naming a value in a message: "links[2] in FILE". */
+#define FABRIC_WHAT_MAX		320
+
+struct fabric_link_spec {
+	char what[FABRIC_WHAT_MAX];	/* "links[2] in FILE", for messages */
+	char node[32];
+	char port[16];
+	bool out_only;			/* "direction": "out": one end only */
+	uint64_t rate_bps;
+	int64_t delay_us;
+	double loss_pct;
+};
+
+struct fabric_spec {
+	uint64_t rate_bps;		/* every link */
+	struct fabric_rates role;
+	struct fabric_rates plane[FABRIC_MAX_PLANES];
+	char plane_what[FABRIC_MAX_PLANES][FABRIC_WHAT_MAX];
+	int64_t delay_us;
+	double loss_pct;
+	unsigned int nlinks;
+	struct fabric_link_spec *links;
+};
+
+/* An empty spec: nothing given. */
+void fabric_spec_init(struct fabric_spec *s);
+void fabric_spec_free(struct fabric_spec *s);
+
+struct json_object;
+/*
+ * The topology file's "plane_rates" and "links" (@v, from @file) into
+ * @s: MP_EXIT_OK or MP_EXIT_USAGE, with a message that names the key.
+ */
+int fabric_spec_plane_rates(struct fabric_spec *s, struct json_object *v,
+			    const char *file);
+int fabric_spec_links(struct fabric_spec *s, struct json_object *v,
+		      const char *file);
+
+/*
+ * Give every port of the planned @f its rate, delay and loss from @s,
+ * and @f its defaults: MP_EXIT_OK, or MP_EXIT_USAGE when @s names a
+ * plane, node or port that @f does not have.
+ */
+int fabric_shape(struct mp_fabric *f, const struct fabric_spec *s);
+
 /* Write the state file of @f atomically: 0 or a negative errno. */
 int fabric_state_write(const struct mp_fabric *f);
 /* The state of @f as JSON, as in the state file. */
@@ -116,16 +197,33 @@ struct fabric_build {
 	int *nsfd;			/* per node: its namespace */
 	struct mp_rtnl *rtnl;		/* per node: a socket inside it */
 	bool progress;			/* a progress line on stderr */
+	int mp0_policy;			/* enum mplane_policy, -1: the default */
 };
 
 int fabric_build_netns(struct fabric_build *b);
 int fabric_build_links(struct fabric_build *b);
 int fabric_build_config(struct fabric_build *b);
+/* A fourth step when f->mp0: mp0 on every host (fabric_mp0.c). */
+int fabric_build_mp0(struct fabric_build *b);
+
+/* Whether mplane.ko is loaded, so that hosts can have mp0. */
+bool fabric_mp0_available(void);
+#define FABRIC_MP0_NAME		"mp0"
+#define FABRIC_DEF_PROBE_US	100000U		/* 100 ms */
+#define FABRIC_PROBE_MISSES	3
 /* "fabric up: WHAT I/N" on stderr, in place on a terminal. */
 void fabric_progress(const struct fabric_build *b, const char *what,
 		     unsigned int i, unsigned int n);
 
 struct mp_nlbatch;
+struct mp_rtnl;
+/*
+ * Queue: bring a link up, and add a port's IPv4 or IPv6 address (with
+ * nodad) to it (fabric_config.c).
+ */
+void fabric_link_up(struct mp_nlbatch *nb, int ifindex, const char *name);
+void fabric_addr(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
+		 int family);
 /*
  * Queue what a port is given by 'fabric up' but its qdiscs: up, its
  * addresses, neighbours for the far end (fabric_config.c).  What the
@@ -137,8 +235,25 @@ void fabric_config_port(struct mp_nlbatch *nb, const struct mp_fabric *f,
 /* Queue the routes of node @n (fabric_routes.c). */
 void fabric_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 		   const struct mp_fabric_node *n);
-/* Queue a root tbf at the port's rate on it (fabric_tbf.c). */
+/* Queue the routes of host @n's mp0, ifindex @mp0 (fabric_routes.c). */
+void fabric_mp0_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
+		       const struct mp_fabric_node *n, int mp0);
+/*
+ * Queue the port's qdiscs (fabric_tbf.c): a root tbf at its rate, or,
+ * with a delay or loss, a root netem with that tbf as its child.
+ */
 void fabric_tbf(struct mp_nlbatch *nb, const struct mp_fabric_port *p);
+/* The label of a netem request says so: its failure is told apart. */
+#define FABRIC_NETEM_LABEL	"netem qdisc"
+/* lo is the first device of every namespace. */
+#define FABRIC_LO_IFINDEX	1
+/* The first failure of @nb, for @who; a missing netem said as such. */
+void fabric_qdisc_report(const struct mp_nlbatch *nb, const char *who);
+/*
+ * Whether netem can be had: one on @r's loopback, removed at once.
+ * 0, or a negative errno (reported, for @who).
+ */
+int fabric_netem_check(struct mp_rtnl *r, const char *who);
 /* tbf's burst and limit for @rate_bps, in bytes. */
 uint32_t fabric_tbf_burst(uint64_t rate_bps);
 uint32_t fabric_tbf_limit(uint64_t rate_bps);

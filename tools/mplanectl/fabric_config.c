@@ -19,8 +19,6 @@
 #include "mp_out.h"
 #include "fabric.h"
 
-#define LOOPBACK_IFINDEX	1
-
 struct ifindex_walk {
 	struct mp_fabric_node *n;
 };
@@ -74,7 +72,7 @@ static int read_ifindexes(struct mp_rtnl *r, struct mp_fabric_node *n)
 	return 0;
 }
 
-static void link_up(struct mp_nlbatch *nb, int ifindex, const char *name)
+void fabric_link_up(struct mp_nlbatch *nb, int ifindex, const char *name)
 {
 	struct nlmsghdr *nlh = mp_nlbatch_new(nb, RTM_NEWLINK, 0, "%s up",
 					      name);
@@ -86,8 +84,8 @@ static void link_up(struct mp_nlbatch *nb, int ifindex, const char *name)
 	ifi->ifi_change = IFF_UP;
 }
 
-static void add_addr(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
-		     int family)
+void fabric_addr(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
+		 int family)
 {
 	const void *addr = family == AF_INET ? (const void *)&p->addr4 :
 					       (const void *)&p->addr6;
@@ -141,9 +139,9 @@ void fabric_config_port(struct mp_nlbatch *nb, const struct mp_fabric *f,
 {
 	const struct mp_fabric_port *q = &f->nodes[p->peer_node].ports[p->peer_port];
 
-	link_up(nb, p->ifindex, p->ifname);
-	add_addr(nb, p, AF_INET);
-	add_addr(nb, p, AF_INET6);
+	fabric_link_up(nb, p->ifindex, p->ifname);
+	fabric_addr(nb, p, AF_INET);
+	fabric_addr(nb, p, AF_INET6);
 	add_neigh(nb, p, q, AF_INET);
 	add_neigh(nb, p, q, AF_INET6);
 }
@@ -153,7 +151,7 @@ static void config_node(struct mp_nlbatch *nb, const struct mp_fabric *f,
 {
 	unsigned int i;
 
-	link_up(nb, LOOPBACK_IFINDEX, "lo");
+	fabric_link_up(nb, FABRIC_LO_IFINDEX, "lo");
 	for (i = 0; i < n->nports; i++) {
 		fabric_config_port(nb, f, &n->ports[i]);
 		fabric_tbf(nb, &n->ports[i]);
@@ -181,7 +179,7 @@ int fabric_build_config(struct fabric_build *b)
 		config_node(&nb, b->f, n);
 		err = mp_nlbatch_flush(&nb);
 		if (err)
-			mp_nlbatch_report(&nb, n->netns);
+			fabric_qdisc_report(&nb, n->netns);
 		mp_nlbatch_free(&nb);
 		fabric_progress(b, "nodes configured", i + 1, b->f->nnodes);
 	}

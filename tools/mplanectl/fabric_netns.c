@@ -123,6 +123,9 @@ int fabric_build_netns(struct fabric_build *b)
 
 	for (i = 0; i < b->f->nnodes; i++) {
 		err = make_node(b, i);
+		/* Without netem, say so before building anything more. */
+		if (!err && !i && fabric_count_ports(b->f, true))
+			err = fabric_netem_check(&b->rtnl[0], b->f->nodes[0].netns);
 		if (err)
 			return err;
 		fabric_progress(b, "namespaces", i + 1, b->f->nnodes);

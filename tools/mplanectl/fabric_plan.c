@@ -112,12 +112,15 @@ static void set_peer(const struct mp_fabric *f, struct mp_fabric_port *p,
 	p->rate_bps = f->rate_bps;
 }
 
-/* Host H's rail in plane P: r<P>, 10.(100+P).H.2/24, fd10:P:H::2/64. */
+/* Host H's mplane addresses, and its rail in plane P: r<P>,
+ * 10.(100+P).H.2/24, fd10:P:H::2/64. */
 static void plan_host(const struct mp_fabric *f, unsigned int h)
 {
 	struct mp_fabric_port *p;
 	unsigned int plane;
 
+	fabric_mplane_addr4(h, &f->nodes[h].mplane4);
+	fabric_mplane_addr6(h, &f->nodes[h].mplane6);
 	for (plane = 0; plane < f->planes; plane++) {
 		p = &f->nodes[h].ports[plane];
 		snprintf(p->ifname, sizeof(p->ifname), "r%u", plane);

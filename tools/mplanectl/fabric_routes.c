@@ -6,7 +6,10 @@
  *           and to every other host's rail subnet and mplane address
  *           over all spines of the plane, as one ECMP multipath route;
  *   spines  to every host's rail subnet and mplane address via its leaf.
- * Hosts get no route for 10.99/16: the kmod's tests add their own.
+ * Hosts with mp0 also route the mplane addresses, 10.99/16 and fd99::/64,
+ * via mp0 (metric 10, from their own), and via every rail r<P> (metric
+ * 100+P), the routes mp0 looks up to send out of that rail; without mp0,
+ * hosts have no route for them.
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +21,13 @@
 
 struct nexthop {
 	int ifindex;
-	const void *gw;			/* in_addr or in6_addr */
+	const void *gw;			/* in_addr or in6_addr; NULL: none */
+};
+
+/* What most routes leave out: a metric and a preferred source. */
+struct route_extra {
+	unsigned int metric;		/* 0: the kernel's default */
+	const void *src;		/* NULL: none */
 };
 
 /* The prefixes of one host in one plane, per family. */
@@ -36,7 +45,8 @@ static void put_nexthops(struct nlmsghdr *nlh, int family,
 	unsigned int i;
 
 	if (nnh == 1) {
-		mnl_attr_put(nlh, RTA_GATEWAY, len, nh->gw);
+		if (nh->gw)
+			mnl_attr_put(nlh, RTA_GATEWAY, len, nh->gw);
 		mnl_attr_put_u32(nlh, RTA_OIF, nh->ifindex);
 		return;
 	}
@@ -51,26 +61,50 @@ static void put_nexthops(struct nlmsghdr *nlh, int family,
 	mnl_attr_nest_end(nlh, mp);
 }
 
-static void add_route(struct mp_nlbatch *nb, int family, const void *dst,
-		      unsigned int plen, const struct nexthop *nh,
-		      unsigned int nnh)
+/*
+ * NLM_F_REPLACE replaces a route of the same prefix and metric only
+ * (IPv4 and IPv6 alike): the routes of one prefix with other metrics,
+ * such as mp0's and its rails', stay side by side.
+ */
+static void add_route_extra(struct mp_nlbatch *nb, int family,
+			    const void *dst, unsigned int plen,
+			    const struct nexthop *nh, unsigned int nnh,
+			    const struct route_extra *x)
 {
-	char buf[INET6_ADDRSTRLEN + 8];
+	size_t len = family == AF_INET ? 4 : 16;
+	char buf[INET6_ADDRSTRLEN + 8], metric[24] = "";
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 
+	if (x->metric)
+		snprintf(metric, sizeof(metric), " metric %u", x->metric);
 	nlh = mp_nlbatch_new(nb, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE,
-			     "route %s",
-			     fabric_addr_str(family, dst, plen, buf, sizeof(buf)));
+			     "route %s%s",
+			     fabric_addr_str(family, dst, plen, buf, sizeof(buf)),
+			     metric);
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = family;
 	rtm->rtm_dst_len = plen;
 	rtm->rtm_table = RT_TABLE_MAIN;
 	rtm->rtm_protocol = RTPROT_STATIC;
-	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	/* As ip(8): a route without a gateway is on the link. */
+	rtm->rtm_scope = nh->gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
 	rtm->rtm_type = RTN_UNICAST;
-	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, dst);
+	mnl_attr_put(nlh, RTA_DST, len, dst);
+	if (x->metric)
+		mnl_attr_put_u32(nlh, RTA_PRIORITY, x->metric);
+	if (x->src)
+		mnl_attr_put(nlh, RTA_PREFSRC, len, x->src);
 	put_nexthops(nlh, family, nh, nnh);
+}
+
+static void add_route(struct mp_nlbatch *nb, int family, const void *dst,
+		      unsigned int plen, const struct nexthop *nh,
+		      unsigned int nnh)
+{
+	static const struct route_extra none;
+
+	add_route_extra(nb, family, dst, plen, nh, nnh, &none);
 }
 
 /* Keep the first @plen bits of @a (@len bytes). */
@@ -143,6 +177,44 @@ static void host_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 		add_route(nb, AF_INET, &plane4, 16, &nh4, 1);
 		add_route(nb, AF_INET6, &plane6, 32, &nh6, 1);
 	}
+}
+
+/* 10.99.0.0/16 and fd99::/64: every host's mplane address. */
+static void mplane_prefixes(struct in_addr *a4, struct in6_addr *a6)
+{
+	fabric_mplane_addr4(0, a4);
+	fabric_mplane_addr6(0, a6);
+	mask(a4, 4, 16);
+	mask(a6, 16, 64);
+}
+
+/*
+ * Through mp0 first (metric 10), from the host's own mplane address;
+ * and through each rail (metric 100+P), which traffic only takes when
+ * it is bound to the rail: mp0 looks those up, with the rail as the
+ * output device, to send on that plane.
+ */
+void fabric_mp0_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
+		       const struct mp_fabric_node *n, int mp0)
+{
+	const struct nexthop dev = { .ifindex = mp0 };
+	const struct route_extra x4 = { 10, &n->mplane4 };
+	const struct route_extra x6 = { 10, &n->mplane6 };
+	struct nexthop nh4, nh6;
+	struct route_extra rail = {};
+	struct in6_addr all6;
+	struct in_addr all4;
+	unsigned int p;
+
+	mplane_prefixes(&all4, &all6);
+	for (p = 0; p < n->nports; p++) {
+		nexthops_of(f, &n->ports[p], &nh4, &nh6);
+		rail.metric = 100 + p;
+		add_route_extra(nb, AF_INET, &all4, 16, &nh4, 1, &rail);
+		add_route_extra(nb, AF_INET6, &all6, 64, &nh6, 1, &rail);
+	}
+	add_route_extra(nb, AF_INET, &all4, 16, &dev, 1, &x4);
+	add_route_extra(nb, AF_INET6, &all6, 64, &dev, 1, &x6);
 }
 
 static void leaf_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,

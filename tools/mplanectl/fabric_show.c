@@ -17,11 +17,14 @@ static void show_help(void)
 "\n"
 "Show fabric NAME as 'fabric up' built it: a summary, then one line per\n"
 "node with its role, plane, namespace and ports (PORT>PEER.PEER_PORT and\n"
-"the port's IPv4 address).  With the global -j, the state file itself:\n"
-"prefix, planes, leaves, spines, hosts, rate_bps and every node (name,\n"
-"netns, role, plane (-1 for hosts), index, mplane addresses of hosts)\n"
-"with its ports (ifname, ifindex, mac, peer, peer_ifname, rate_bps,\n"
-"ipv4, ipv6).\n"
+"the port's IPv4 address; a host's mp0 and its address last).  With the\n"
+"global -j, the state file itself: prefix, planes, leaves, spines, hosts,\n"
+"rate_bps, host_rate_bps, uplink_rate_bps, delay_us, loss_pct, mp0 (true\n"
+"or false, and mp0_missing: why not), probe_interval_us, and every node\n"
+"(name, netns, role, plane (-1 for hosts), index; for hosts mplane_ipv4,\n"
+"mplane_ipv6 and mp0: {ifname, ifindex, policy} or null) with its ports\n"
+"(ifname, ifindex, mac, peer, peer_ifname, rate_bps, ipv4, ipv6,\n"
+"delay_us, loss_pct).\n"
 "\n"
 "Options:\n"
 FABRIC_PREFIX_HELP
@@ -38,15 +41,6 @@ static const struct option show_opts[] = {
 	{}
 };
 
-static unsigned int count_ports(const struct mp_fabric *f)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < f->nnodes; i++)
-		n += f->nodes[i].nports;
-	return n;
-}
-
 static void print_node(const struct mp_fabric_node *n)
 {
 	const struct mp_fabric_port *p;
@@ -61,18 +55,22 @@ static void print_node(const struct mp_fabric_node *n)
 		inet_ntop(AF_INET, &p->addr4, addr, sizeof(addr));
 		printf(" %s>%s.%s %s", p->ifname, p->peer, p->peer_ifname, addr);
 	}
+	if (n->mp0) {
+		inet_ntop(AF_INET, &n->mplane4, addr, sizeof(addr));
+		printf(" " FABRIC_MP0_NAME " %s", addr);
+	}
 	putchar('\n');
 }
 
 static void print_fabric(const struct mp_fabric *f)
 {
-	char rate[32];
+	char links[128], mp0[80];
 	unsigned int i;
 
-	printf("fabric %s: %u planes of %u leaves and %u spines, %u hosts, %u veth pairs at %s\n",
+	printf("fabric %s: %u planes of %u leaves and %u spines, %u hosts, %s, %s\n",
 	       f->prefix, f->planes, f->leaves, f->spines, f->hosts,
-	       count_ports(f) / 2, fabric_rate_str(f->rate_bps, rate,
-						   sizeof(rate)));
+	       fabric_links_str(f, links, sizeof(links)),
+	       fabric_mp0_str(f, mp0, sizeof(mp0)));
 	printf("%-6s %-5s %-5s %-14s PORTS\n", "NODE", "ROLE", "PLANE",
 	       "NETNS");
 	for (i = 0; i < f->nnodes; i++)

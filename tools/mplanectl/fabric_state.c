@@ -21,6 +21,15 @@ static void add_int(struct json_object *o, const char *key, int64_t v)
 	json_object_object_add(o, key, json_object_new_int64(v));
 }
 
+/* "loss_pct": 0.5, written as people write it (no 0.50000000000000001). */
+static void add_pct(struct json_object *o, const char *key, double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%g", v);
+	json_object_object_add(o, key, json_object_new_double_s(v, buf));
+}
+
 static struct json_object *port_json(const struct mp_fabric_port *p)
 {
 	struct json_object *o = json_object_new_object();
@@ -36,22 +45,31 @@ static struct json_object *port_json(const struct mp_fabric_port *p)
 					   sizeof(buf)));
 	add_str(o, "ipv6", fabric_addr_str(AF_INET6, &p->addr6, p->plen6,
 					   buf, sizeof(buf)));
+	add_int(o, "delay_us", p->delay_us);
+	add_pct(o, "loss_pct", p->loss_pct);
 	return o;
 }
 
-/* A host also has its mplane addresses, which the fabric routes to it. */
-static void add_mplane_addrs(struct json_object *o, unsigned int host)
+/*
+ * A host also has its mplane addresses, which the fabric routes to it,
+ * and its mp0 (null when it has none).
+ */
+static void add_host(struct json_object *o, const struct mp_fabric_node *n)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
-	struct in6_addr a6;
-	struct in_addr a4;
+	struct json_object *mp0 = NULL;
 
-	fabric_mplane_addr4(host, &a4);
-	fabric_mplane_addr6(host, &a6);
-	add_str(o, "mplane_ipv4", fabric_addr_str(AF_INET, &a4, 32, buf,
-						  sizeof(buf)));
-	add_str(o, "mplane_ipv6", fabric_addr_str(AF_INET6, &a6, 128, buf,
-						  sizeof(buf)));
+	add_str(o, "mplane_ipv4", fabric_addr_str(AF_INET, &n->mplane4, 32,
+						  buf, sizeof(buf)));
+	add_str(o, "mplane_ipv6", fabric_addr_str(AF_INET6, &n->mplane6, 128,
+						  buf, sizeof(buf)));
+	if (n->mp0) {
+		mp0 = json_object_new_object();
+		add_str(mp0, "ifname", FABRIC_MP0_NAME);
+		add_int(mp0, "ifindex", n->mp0_ifindex);
+		add_str(mp0, "policy", n->mp0_policy);
+	}
+	json_object_object_add(o, "mp0", mp0);
 }
 
 static struct json_object *node_json(const struct mp_fabric_node *n)
@@ -66,7 +84,7 @@ static struct json_object *node_json(const struct mp_fabric_node *n)
 	add_int(o, "plane", n->plane);
 	add_int(o, "index", n->index);
 	if (n->role == MP_NODE_HOST)
-		add_mplane_addrs(o, n->index);
+		add_host(o, n);
 	for (i = 0; i < n->nports; i++)
 		json_object_array_add(ports, port_json(&n->ports[i]));
 	json_object_object_add(o, "ports", ports);
@@ -85,6 +103,14 @@ struct json_object *fabric_state_json(const struct mp_fabric *f)
 	add_int(o, "spines", f->spines);
 	add_int(o, "hosts", f->hosts);
 	add_int(o, "rate_bps", f->rate_bps);
+	add_int(o, "host_rate_bps", f->host_rate_bps);
+	add_int(o, "uplink_rate_bps", f->uplink_rate_bps);
+	add_int(o, "delay_us", f->delay_us);
+	add_pct(o, "loss_pct", f->loss_pct);
+	json_object_object_add(o, "mp0", json_object_new_boolean(f->mp0));
+	if (!f->mp0 && f->mp0_missing[0])
+		add_str(o, "mp0_missing", f->mp0_missing);
+	add_int(o, "probe_interval_us", f->probe_interval_us);
 	for (i = 0; i < f->nnodes; i++)
 		json_object_array_add(nodes, node_json(&f->nodes[i]));
 	json_object_object_add(o, "nodes", nodes);

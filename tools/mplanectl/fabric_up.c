@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "mp_arg.h"
 #include "mp_cmd.h"
+#include "mp_names.h"
 #include "mp_out.h"
 #include "mp_rtnl.h"
 #include "mplanectl.h"
@@ -24,6 +26,9 @@
 
 static void up_help(void)
 {
+	char policies[64];
+
+	mp_names_join(&mp_policy_names, "|", policies, sizeof(policies));
 	printf(
 "Usage: mplanectl [GLOBAL OPTIONS] fabric up [OPTIONS]\n"
 "\n"
@@ -31,14 +36,19 @@ static void up_help(void)
 "plane, and per plane LEAVES leaves and SPINES spines that route (L3,\n"
 "ECMP over all spines with an L4 hash).  Host H is on leaf H*LEAVES/HOSTS\n"
 "in every plane (rail-optimised); every leaf links to every spine of its\n"
-"plane.  Each end of every link has a tbf at RATE, so links are limited\n"
-"both ways.  Neighbours are permanent: no ARP or ND is needed.\n"
+"plane.  Each end of every link has a tbf at its rate, so links are\n"
+"limited both ways; a delay or loss adds netem.  Neighbours are\n"
+"permanent: no ARP or ND is needed.\n"
 "\n"
 "Names (node: namespace PREFIX-node): hosts h<H> with rails r<P>; leaves\n"
 "p<P>l<L> with ports h<H> and s<S>; spines p<P>s<S> with ports l<L>.\n"
-"Host H's rail in plane P is 10.(100+P).H.2/24 and fd10:P:H::2/64; its\n"
-"mplane address 10.99.H.1 (fd99::H:1) is routed to that rail by every\n"
-"plane, for mp0 to own.  See Documentation/fabric.md.\n"
+"Host H's rail in plane P is 10.(100+P).H.2/24 and fd10:P:H::2/64.\n"
+"\n"
+"When mplane.ko is loaded, each host also gets mp0 over its rails, with\n"
+"its mplane address 10.99.H.1/32 and fd99::H:1/128, and routes to every\n"
+"other host's (10.99.0.0/16, fd99::/64) via mp0 and through each rail\n"
+"for mp0 to send on; mp0 probes every other host.  Without the module,\n"
+"hosts have their rails only, and a line says so.\n"
 "\n"
 "The build uses netlink only (no ip or tc processes): 64 hosts in 4\n"
 "planes of 8 leaves and 8 spines (128 namespaces, 512 veth pairs) take\n"
@@ -52,9 +62,31 @@ static void up_help(void)
 "  -r, --rate RATE     rate of every link, in tc(8) units: bit, kbit, mbit,\n"
 "                      gbit (bps, kbps... are bytes): 10kbit to 100gbit\n"
 "                      (default 100mbit)\n"
-"  -t, --topology FILE the sizes as JSON, with the keys of these options:\n"
-"                      {\"planes\": 2, \"hosts\": 8, \"rate\": \"1gbit\"}; an\n"
-"                      option given too takes precedence\n"
+"      --host-rate RATE\n"
+"                      rate of the host-leaf links (default RATE)\n"
+"      --uplink-rate RATE\n"
+"                      rate of the leaf-spine links (default RATE): a leaf\n"
+"                      of N hosts and S spines is oversubscribed by\n"
+"                      N*HOST_RATE / (S*UPLINK_RATE)\n"
+"      --delay TIME    netem delay on every link end (us, ms, s: 0 to 1s),\n"
+"                      so one way over a link; h0 to a host of another leaf\n"
+"                      is 4 links, its ping RTT 8 times TIME\n"
+"      --loss PCT      netem random loss on every link end, 0%% to 100%%\n"
+"      --policy P      mp0's policy: %s (default: the\n"
+"                      module's, flowlet)\n"
+"      --probe-interval TIME|off\n"
+"                      mp0's liveness probes to every other host (at most\n"
+"                      64), from 50us to 1s (default 100ms; 3 misses fail\n"
+"                      a plane for that host); off sets no peers\n"
+"      --mp0           require mp0: fail when mplane.ko is not loaded\n"
+"      --no-mp0        no mp0 even when mplane.ko is loaded\n"
+"  -t, --topology FILE the fabric as JSON, with the keys of these options\n"
+"                      (host_rate, uplink_rate, probe_interval) and\n"
+"                      plane_rates and links for asymmetric fabrics:\n"
+"                      {\"planes\": 2, \"rate\": \"1gbit\", \"plane_rates\":\n"
+"                      {\"1\": \"500mbit\"}, \"links\": [{\"node\": \"p0l0\",\n"
+"                      \"port\": \"s1\", \"rate\": \"200mbit\", \"delay\": \"1ms\"}]};\n"
+"                      an option given too takes precedence over its key\n"
 "  -p, --prefix NAME   the fabric's name, which starts the names of its\n"
 "                      namespaces (default " MP_FABRIC_DEF_PREFIX "): letters, digits and '_',\n"
 "                      at most 15 characters with '-' and the longest\n"
@@ -64,12 +96,44 @@ static void up_help(void)
 "  -q, --quiet         no progress line on stderr\n"
 "  -h, --help          show this help\n"
 "\n"
+"A link end takes the most specific rate, delay and loss given: its own\n"
+"(links), its plane's (plane_rates), its role's (--host-rate,\n"
+"--uplink-rate), every link's (--rate, --delay, --loss).\n"
+"\n"
 "Examples:\n"
 "  mplanectl fabric up --planes 2 --leaves 2 --spines 2 --hosts 4 --rate 50mbit\n"
-"  mplanectl fabric up --prefix big -P 4 -H 64 -L 8 -S 8 --rate 1gbit\n"
-"  mplanectl fabric exec h0 -- ping -c1 10.101.3.2\n",
-	       FABRIC_MAX_PLANES, FABRIC_MAX_HOSTS, FABRIC_MAX_SPINES);
+"  mplanectl fabric up --host-rate 100mbit --uplink-rate 50mbit --policy hash\n"
+"  mplanectl fabric up --prefix big -P 4 -H 64 -L 8 -S 8 --rate 1gbit --no-mp0\n"
+"  mplanectl fabric up --topology lab.json --delay 1ms --loss 0.1%%\n"
+"  mplanectl fabric exec h0 -- ping -c1 10.99.3.1\n",
+	       FABRIC_MAX_PLANES, FABRIC_MAX_HOSTS, FABRIC_MAX_SPINES, policies);
 }
+
+/*
+ * The values given as words, from the command line or the file, checked
+ * once all are known (leaves <= hosts; a link names a node of the plan).
+ * A key of the file is the option's long name with '_' for '-'.
+ */
+enum {
+	ARG_PLANES, ARG_HOSTS, ARG_LEAVES, ARG_SPINES, ARG_RATE,
+	ARG_HOST_RATE, ARG_UPLINK_RATE, ARG_DELAY, ARG_LOSS, ARG_POLICY,
+	ARG_PROBE, ARG_PREFIX, NR_ARGS
+};
+
+static const char *const arg_names[NR_ARGS] = {
+	"planes", "hosts", "leaves", "spines", "rate", "host_rate",
+	"uplink_rate", "delay", "loss", "policy", "probe_interval", "prefix",
+};
+
+/* NULL: none unless given (a rate of the role is the one of --rate). */
+static const char *const arg_defaults[NR_ARGS] = {
+	"2", "4", "2", "2", "100mbit", NULL, NULL, NULL, NULL, NULL, "100ms",
+	MP_FABRIC_DEF_PREFIX,
+};
+
+/* Long-only options are these plus their ARG_ slot. */
+#define OPT_ARG		0x100
+enum { OPT_MP0 = 0x200, OPT_NO_MP0 };
 
 static const struct option up_opts[] = {
 	{ "planes",	required_argument,	NULL, 'P' },
@@ -77,6 +141,14 @@ static const struct option up_opts[] = {
 	{ "leaves",	required_argument,	NULL, 'L' },
 	{ "spines",	required_argument,	NULL, 'S' },
 	{ "rate",	required_argument,	NULL, 'r' },
+	{ "host-rate",	required_argument,	NULL, OPT_ARG + ARG_HOST_RATE },
+	{ "uplink-rate", required_argument,	NULL, OPT_ARG + ARG_UPLINK_RATE },
+	{ "delay",	required_argument,	NULL, OPT_ARG + ARG_DELAY },
+	{ "loss",	required_argument,	NULL, OPT_ARG + ARG_LOSS },
+	{ "policy",	required_argument,	NULL, OPT_ARG + ARG_POLICY },
+	{ "probe-interval", required_argument,	NULL, OPT_ARG + ARG_PROBE },
+	{ "mp0",	no_argument,		NULL, OPT_MP0 },
+	{ "no-mp0",	no_argument,		NULL, OPT_NO_MP0 },
 	{ "topology",	required_argument,	NULL, 't' },
 	FABRIC_PREFIX_OPTION,
 	{ "force",	no_argument,		NULL, 'f' },
@@ -85,37 +157,53 @@ static const struct option up_opts[] = {
 	{}
 };
 
-/* The values as given, checked once all are known (leaves <= hosts). */
-enum { ARG_PLANES, ARG_HOSTS, ARG_LEAVES, ARG_SPINES, ARG_RATE, ARG_PREFIX,
-       NR_ARGS };
-
-static const char *const arg_names[NR_ARGS] = {
-	"planes", "hosts", "leaves", "spines", "rate", "prefix",
-};
+enum mp0_want { MP0_AUTO, MP0_ON, MP0_OFF };
 
 struct up_args {
 	const char *val[NR_ARGS];
-	char what[NR_ARGS][320];	/* "--planes", or the file's key */
+	char what[NR_ARGS][FABRIC_WHAT_MAX];	/* "--planes", or the key */
+	bool given[NR_ARGS];		/* on the command line */
 	const char *topology;
 	struct json_object *file;	/* holds the strings from the file */
+	struct fabric_spec spec;
+	enum mp0_want mp0;
+	int policy;			/* enum mplane_policy, or -1 */
 	bool force;
 	bool quiet;
 };
 
-static const char *const arg_defaults[NR_ARGS] = {
-	"2", "4", "2", "2", "100mbit", MP_FABRIC_DEF_PREFIX,
-};
+/* "--host-rate": the value of @slot is named by its option. */
+static void opt_name(struct up_args *a, int slot)
+{
+	char *c;
+
+	snprintf(a->what[slot], sizeof(a->what[0]), "--%s", arg_names[slot]);
+	for (c = a->what[slot]; *c; c++)
+		if (*c == '_')
+			*c = '-';
+}
+
+/* The structured keys of the file, which no option sets. */
+static int file_struct(struct up_args *a, const char *key,
+		       struct json_object *v)
+{
+	if (!strcmp(key, "plane_rates"))
+		return fabric_spec_plane_rates(&a->spec, v, a->topology);
+	return fabric_spec_links(&a->spec, v, a->topology);
+}
 
 static int file_value(struct up_args *a, const char *key,
 		      struct json_object *v)
 {
 	int i;
 
+	if (!strcmp(key, "plane_rates") || !strcmp(key, "links"))
+		return file_struct(a, key, v);
 	for (i = 0; i < NR_ARGS; i++)
 		if (!strcmp(key, arg_names[i]))
 			break;
 	if (i == NR_ARGS)
-		return mp_usage_err("%s: unknown key '%s': want planes, hosts, leaves, spines, rate or prefix",
+		return mp_usage_err("%s: unknown key '%s': want planes, hosts, leaves, spines, rate, host_rate, uplink_rate, delay, loss, plane_rates, links, policy, probe_interval or prefix",
 				    a->topology, key);
 	if (!json_object_is_type(v, json_type_int) &&
 	    !json_object_is_type(v, json_type_string))
@@ -179,16 +267,78 @@ static int check_prefix(struct up_args *a, struct mp_fabric *f)
 	return MP_EXIT_OK;
 }
 
+/* A rate that is optional: 0 when not given. */
+static int check_rate(struct up_args *a, int arg, uint64_t *bps)
+{
+	*bps = 0;
+	return a->val[arg] ? fabric_rate_arg(a->what[arg], a->val[arg], bps) :
+			     MP_EXIT_OK;
+}
+
+static int check_shape(struct up_args *a)
+{
+	struct fabric_spec *s = &a->spec;
+	uint64_t us;
+	int ret;
+
+	ret = fabric_rate_arg(a->what[ARG_RATE], a->val[ARG_RATE],
+			      &s->rate_bps);
+	if (!ret)
+		ret = check_rate(a, ARG_HOST_RATE, &s->role.host_bps);
+	if (!ret)
+		ret = check_rate(a, ARG_UPLINK_RATE, &s->role.uplink_bps);
+	if (!ret && a->val[ARG_DELAY]) {
+		ret = fabric_time_arg(a->what[ARG_DELAY], a->val[ARG_DELAY], 0,
+				      FABRIC_MAX_DELAY_US, &us);
+		s->delay_us = us;
+	}
+	if (!ret && a->val[ARG_LOSS])
+		ret = fabric_loss_arg(a->what[ARG_LOSS], a->val[ARG_LOSS],
+				      &s->loss_pct);
+	return ret;
+}
+
+static int check_mp0(struct up_args *a, struct mp_fabric *f)
+{
+	char names[64];
+	uint32_t policy;
+	uint64_t us = 0;
+	int i;
+
+	for (i = ARG_POLICY; i <= ARG_PROBE && a->mp0 == MP0_OFF; i++)
+		if (a->given[i])
+			return mp_usage_err("--%s is for mp0: not with --no-mp0",
+					    i == ARG_POLICY ? "policy" :
+					    "probe-interval");
+	a->policy = -1;
+	if (a->val[ARG_POLICY]) {
+		if (mp_name_parse(&mp_policy_names, a->val[ARG_POLICY], &policy))
+			return mp_usage_err("bad %s '%s': want %s",
+					    a->what[ARG_POLICY],
+					    a->val[ARG_POLICY],
+					    mp_names_join(&mp_policy_names,
+							  "|", names,
+							  sizeof(names)));
+		a->policy = policy;
+	}
+	if (strcmp(a->val[ARG_PROBE], "off") && strcmp(a->val[ARG_PROBE], "0") &&
+	    fabric_time_arg(a->what[ARG_PROBE], a->val[ARG_PROBE],
+			    MPLANE_PROBE_INTERVAL_US_MIN,
+			    MPLANE_PROBE_INTERVAL_US_MAX, &us))
+		return MP_EXIT_USAGE;
+	f->probe_interval_us = us;
+	return MP_EXIT_OK;
+}
+
 static int check_args(struct up_args *a, struct mp_fabric *f)
 {
-	uint64_t rate = 0;
 	int i, ret;
 
 	for (i = 0; i < NR_ARGS; i++) {
-		if (a->val[i])
+		if (a->val[i] || !arg_defaults[i])
 			continue;
 		a->val[i] = arg_defaults[i];
-		snprintf(a->what[i], sizeof(a->what[i]), "--%s", arg_names[i]);
+		opt_name(a, i);
 	}
 	ret = check_count(a, ARG_PLANES, FABRIC_MAX_PLANES, &f->planes);
 	if (!ret)
@@ -198,30 +348,51 @@ static int check_args(struct up_args *a, struct mp_fabric *f)
 	if (!ret)
 		ret = check_count(a, ARG_SPINES, FABRIC_MAX_SPINES, &f->spines);
 	if (!ret)
-		ret = fabric_rate_arg(a->what[ARG_RATE], a->val[ARG_RATE], &rate);
-	f->rate_bps = rate;
+		ret = check_shape(a);
+	if (!ret)
+		ret = check_mp0(a, f);
 	return ret ? ret : check_prefix(a, f);
+}
+
+/* The slot of an option that takes a value, or -1. */
+static int arg_slot(int c)
+{
+	static const char short_arg[] = "PHLSr";
+	const char *s;
+
+	if (c >= OPT_ARG && c < OPT_ARG + NR_ARGS)
+		return c - OPT_ARG;
+	if (c == 'p')
+		return ARG_PREFIX;
+	s = c > 0 && c < 0x100 ? strchr(short_arg, c) : NULL;
+	return s ? s - short_arg : -1;
+}
+
+static void set_arg(struct up_args *a, int slot, const char *val)
+{
+	a->val[slot] = val;
+	a->given[slot] = true;
+	opt_name(a, slot);
 }
 
 static int parse_args(int argc, char **argv, struct up_args *a)
 {
-	static const char opt_arg[] = "PHLSr";
-	const char *slot;
-	int c;
+	int c, slot;
 
 	while ((c = mp_getopt(argc, argv, ":P:H:L:S:r:t:p:fqh",
 			      up_opts)) != -1) {
-		slot = c ? strchr(opt_arg, c) : NULL;
-		if (slot) {
-			a->val[slot - opt_arg] = optarg;
-			snprintf(a->what[slot - opt_arg], sizeof(a->what[0]),
-				 "--%s", arg_names[slot - opt_arg]);
+		slot = arg_slot(c);
+		if (slot >= 0) {
+			set_arg(a, slot, optarg);
 			continue;
 		}
 		switch (c) {
-		case 'p':
-			a->val[ARG_PREFIX] = optarg;
-			strcpy(a->what[ARG_PREFIX], "--prefix");
+		case OPT_MP0:
+		case OPT_NO_MP0:
+			if (a->mp0 != MP0_AUTO &&
+			    a->mp0 != (c == OPT_MP0 ? MP0_ON : MP0_OFF))
+				return mp_usage_err("--mp0 and --no-mp0: give one of them");
+			a->mp0 = c == OPT_MP0 ? MP0_ON : MP0_OFF;
 			break;
 		case 't':
 			a->topology = optarg;
@@ -242,6 +413,31 @@ static int parse_args(int argc, char **argv, struct up_args *a)
 	if (optind < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind]);
 	return a->topology ? read_topology(a) : MP_EXIT_OK;
+}
+
+/*
+ * mp0 when the module is there, unless --no-mp0; --mp0 makes a missing
+ * module an error.  Recorded in @f either way, with the reason.
+ */
+static int decide_mp0(const struct up_args *a, struct mp_fabric *f)
+{
+	bool have = fabric_mp0_available();
+
+	f->mp0 = a->mp0 != MP0_OFF && have;
+	if (a->mp0 == MP0_OFF)
+		snprintf(f->mp0_missing, sizeof(f->mp0_missing), "--no-mp0");
+	else if (!have)
+		snprintf(f->mp0_missing, sizeof(f->mp0_missing),
+			 "mplane.ko is not loaded");
+	if (!f->mp0)
+		f->probe_interval_us = 0;
+	if (a->mp0 == MP0_ON && !have) {
+		mp_err("--mp0: mplane.ko is not loaded (insmod it first, or leave --mp0 out for hosts without mp0)");
+		return MP_EXIT_ERR;
+	}
+	if (a->mp0 == MP0_AUTO && !have && !a->quiet)
+		fprintf(stderr, "fabric up: no mp0 on the hosts: mplane.ko is not loaded (--no-mp0 to build without it, quietly)\n");
+	return MP_EXIT_OK;
 }
 
 /* Without --force, a fabric of that name, or what is left of it, stops us. */
@@ -343,9 +539,13 @@ static void build_free(struct fabric_build *b)
 		close(b->home_fd);
 }
 
-static int build(struct mp_fabric *f, bool progress)
+static int build(struct mp_fabric *f, const struct up_args *a)
 {
-	struct fabric_build b = { .progress = progress, .home_fd = -1 };
+	struct fabric_build b = {
+		.progress = !a->quiet,
+		.home_fd = -1,
+		.mp0_policy = a->policy,
+	};
 	int err;
 
 	err = build_alloc(&b, f);
@@ -357,6 +557,8 @@ static int build(struct mp_fabric *f, bool progress)
 		err = fabric_build_links(&b);
 	if (!err)
 		err = fabric_build_config(&b);
+	if (!err && f->mp0)
+		err = fabric_build_mp0(&b);
 	if (!err) {
 		err = fabric_state_write(f);
 		if (err)
@@ -377,22 +579,23 @@ static double now(void)
 
 static void print_summary(const struct mp_fabric *f, double secs)
 {
-	unsigned int i, ports = 0;
+	char links[128], mp0[80];
 	struct json_object *o;
-	char rate[32];
 
-	for (i = 0; i < f->nnodes; i++)
-		ports += f->nodes[i].nports;
 	if (!mp_json) {
-		printf("%s: %u namespaces, %u veth pairs at %s, up in %.2f s\n",
-		       f->prefix, f->nnodes, ports / 2,
-		       fabric_rate_str(f->rate_bps, rate, sizeof(rate)), secs);
+		printf("%s: %u namespaces, %s, %s, up in %.2f s\n", f->prefix,
+		       f->nnodes, fabric_links_str(f, links, sizeof(links)),
+		       fabric_mp0_str(f, mp0, sizeof(mp0)), secs);
 		return;
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "prefix", json_object_new_string(f->prefix));
 	json_object_object_add(o, "netns", json_object_new_int(f->nnodes));
-	json_object_object_add(o, "veth_pairs", json_object_new_int(ports / 2));
+	json_object_object_add(o, "veth_pairs",
+			       json_object_new_int(fabric_count_ports(f, false) / 2));
+	json_object_object_add(o, "netem_ports",
+			       json_object_new_int(fabric_count_ports(f, true)));
+	json_object_object_add(o, "mp0", json_object_new_boolean(f->mp0));
 	json_object_object_add(o, "seconds", json_object_new_double(secs));
 	mp_json_print(o);
 }
@@ -405,12 +608,24 @@ int fabric_up_main(int argc, char **argv)
 	double start = now();
 	int ret, err;
 
+	fabric_spec_init(&a.spec);
 	ret = parse_args(argc, argv, &a);
 	if (!ret)
 		ret = check_args(&a, &f);
 	if (ret)
 		goto out;
-	ret = check_free(f.prefix, a.force);
+	/* The plan first: a link of the file may name a node it lacks. */
+	err = fabric_plan(&f);
+	if (err) {
+		mp_err("planning the fabric: %s", strerror(-err));
+		ret = MP_EXIT_ERR;
+		goto out;
+	}
+	ret = fabric_shape(&f, &a.spec);
+	if (!ret)
+		ret = decide_mp0(&a, &f);
+	if (!ret)
+		ret = check_free(f.prefix, a.force);
 	if (ret)
 		goto out;
 	err = mkdir_p(MP_FABRIC_RUN_DIR);
@@ -420,12 +635,7 @@ int fabric_up_main(int argc, char **argv)
 		goto out;
 	}
 	raise_nofile();
-	err = fabric_plan(&f);
-	if (err)
-		mp_err("planning the fabric: %s", strerror(-err));
-	else
-		err = build(&f, !a.quiet);
-	if (err) {
+	if (build(&f, &a)) {
 		/* Half a fabric is of no use: take it down again. */
 		fabric_destroy(f.prefix, &rm);
 		ret = MP_EXIT_ERR;
@@ -434,6 +644,7 @@ int fabric_up_main(int argc, char **argv)
 	print_summary(&f, now() - start);
 out:
 	mp_fabric_free(&f);
+	fabric_spec_free(&a.spec);
 	if (a.file)
 		json_object_put(a.file);
 	return ret < 0 ? MP_EXIT_OK : ret;
