@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_fault.h"
 #include "mp_fault_loss.h"
@@ -46,6 +45,31 @@ static int prefix_opt(const char *opt, const char *arg, void *field)
 	return fabric_prefix_arg(arg, field, PREFIX_MAX);
 }
 
+/* "1796147382.611091674" into ns, exactly: a clock's time, which a
+ * double would round to a few hundred ns. */
+static int time_ns(const char *arg, uint64_t *ns)
+{
+	size_t int_len = strspn(arg, "0123456789"), frac_len = 0;
+	uint64_t secs, frac = 0;
+	unsigned int i;
+
+	if (!int_len || int_len > 10)
+		return -1;
+	if (arg[int_len] == '.') {
+		frac_len = strspn(arg + int_len + 1, "0123456789");
+		if (frac_len > 9)
+			return -1;
+		for (i = 0; i < 9; i++)
+			frac = frac * 10 + (i < frac_len ? arg[int_len + 1 + i] - '0' : 0);
+		frac_len++;
+	}
+	if (arg[int_len + frac_len])
+		return -1;
+	secs = strtoull(arg, NULL, 10);
+	*ns = secs * NS_PER_SEC + frac;
+	return 0;
+}
+
 /* "now", SECONDS of CLOCK_MONOTONIC (as events print their times), or
  * @SECONDS of CLOCK_REALTIME (as 'date +%s.%N' prints them). */
 static int start_opt(const char *opt, const char *arg, void *field)
@@ -58,8 +82,9 @@ static int start_opt(const char *opt, const char *arg, void *field)
 		*mono = mp_mono_ns();
 		return MP_EXIT_OK;
 	}
-	if (mp_arg_seconds(opt, arg[0] == '@' ? arg + 1 : arg, &ns))
-		return MP_EXIT_USAGE;
+	if (time_ns(arg[0] == '@' ? arg + 1 : arg, &ns))
+		return mp_usage_err("bad %s '%s': want now, SECONDS of CLOCK_MONOTONIC or @SECONDS of the real-time clock, to the ns",
+				    opt, arg);
 	if (arg[0] != '@') {
 		*mono = ns;
 		return MP_EXIT_OK;

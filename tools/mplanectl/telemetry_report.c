@@ -15,6 +15,7 @@
 #include "mp_arg.h"
 #include "mp_capture.h"
 #include "mp_cmd.h"
+#include "mp_fault.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "telemetry.h"
@@ -57,9 +58,11 @@ static void help(void)
 "    the members' bandwidth, flagged above --threshold, slow members named;\n"
 "  - step times (between consecutive 'mark step' of a process) and\n"
 "    delivery gaps (between successive increases of a byte counter);\n"
-"  - anomalies (failovers, planes or ports going down, ECN storms) and,\n"
-"    for each, the events within --around ms of it in timestamp order,\n"
-"    with times in us relative to the anomaly.\n"
+"  - anomalies (failovers, planes or ports going down, ECN storms, and\n"
+"    the faults 'fabric fault' made, as \"fault  p0l0:s1 down\": the\n"
+"    cause next to its effects) and, for each, the events within\n"
+"    --around ms of it in timestamp order, with times in us relative to\n"
+"    the anomaly.\n"
 "\n"
 "Times are from the start of the recording.  With -j (global) or --json\n"
 "everything is printed as one JSON document, timelines complete.\n"
@@ -133,6 +136,28 @@ static int make_timelines(struct report *r)
 	return 0;
 }
 
+/* What an anomaly happened to: its entity, or where a fault was made. */
+static const char *anomaly_at(const struct report *r,
+			      const struct mp_tm_anomaly *a, char *buf,
+			      size_t size)
+{
+	if (a->type == MP_TM_AN_FAULT || a->entity < 0)
+		return mp_fault_where(&a->fault, buf, size);
+	return r->tm.ents[a->entity].name;
+}
+
+/* "down (link, admin)": a fault's action and how it was made. */
+static const char *fault_words(const struct mplane_event *e, char *buf,
+			       size_t size)
+{
+	char what[48];
+
+	snprintf(buf, size, "%s (%s, %s)", mp_fault_what(e, what, sizeof(what)),
+		 mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])),
+		 mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
+	return buf;
+}
+
 static struct json_object *event_json(const struct report *r,
 				      const struct timeline *t,
 				      const struct mp_event_item *it)
@@ -155,6 +180,14 @@ static struct json_object *event_json(const struct report *r,
 	if (ent >= 0)
 		json_object_object_add(o, "entity", json_object_new_string(
 			r->tm.ents[ent].name));
+	if (ev->hdr.type == MPLANE_EV_FAULT) {
+		char buf[96];
+
+		json_object_object_add(o, "at", json_object_new_string(
+			mp_fault_where(ev, buf, sizeof(buf))));
+		json_object_object_add(o, "fault", json_object_new_string(
+			fault_words(ev, buf, sizeof(buf))));
+	}
 	vals = json_object_new_object();
 	for (i = 0; i < 4; i++) {
 		vn = mp_event_val_name(ev->hdr.type, i);
@@ -341,6 +374,8 @@ static struct json_object *anomalies_json(const struct report *r)
 	const struct mp_tm_anomaly *a;
 	unsigned int i;
 
+	char buf[96];
+
 	for (i = 0; i < r->tm.nanoms; i++) {
 		a = &r->tm.anoms[i];
 		o = json_object_new_object();
@@ -351,9 +386,12 @@ static struct json_object *anomalies_json(const struct report *r)
 		json_object_object_add(o, "type", json_object_new_string(
 			mp_tm_anomaly_name(a->type)));
 		json_object_object_add(o, "entity", json_object_new_string(
-			r->tm.ents[a->entity].name));
+			anomaly_at(r, a, buf, sizeof(buf))));
 		json_object_object_add(o, "value",
 				       json_object_new_uint64(a->value));
+		if (a->type == MP_TM_AN_FAULT)
+			json_object_object_add(o, "fault", json_object_new_string(
+				fault_words(&a->fault, buf, sizeof(buf))));
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -596,21 +634,24 @@ static void print_value(const char *type, const char *key,
 
 static void print_timeline(const struct report *r, const struct timeline *t)
 {
-	struct json_object *e, *vals;
+	struct json_object *e, *vals, *fault;
 	unsigned int i, n = json_object_array_length(t->events);
 
 	printf("\ntimeline %+.3f .. %+.3f ms, us from the anomaly at %+.3f ms:\n",
 	       rel_ms(r, t->from), rel_ms(r, t->to), rel_ms(r, t->anchor));
 	for (i = 0; i < n && i < TEXT_EVENTS; i++) {
 		e = json_object_array_get_idx(t->events, i);
+		fault = json_object_object_get(e, "fault");
 		printf("  %+10.1f  %-14s %-18s", json_object_get_double(
 			json_object_object_get(e, "dt_us")),
 		       json_object_get_string(json_object_object_get(e, "type")),
-		       json_object_object_get(e, "entity") ?
 		       json_object_get_string(json_object_object_get(e,
-					      "entity")) :
-		       json_object_get_string(json_object_object_get(e,
-					      "source")));
+			fault ? "at" : json_object_object_get(e, "entity") ?
+			"entity" : "source")));
+		if (fault) {
+			printf(" %s\n", json_object_get_string(fault));
+			continue;
+		}
 		vals = json_object_object_get(e, "values");
 		json_object_object_foreach(vals, k, v)
 			print_value(json_object_get_string(
@@ -626,7 +667,7 @@ static void print_text(struct report *r)
 {
 	const struct mp_tm *tm = &r->tm;
 	const struct mp_tm_anomaly *a;
-	char extra[48];
+	char extra[48], at[96];
 	unsigned int i;
 
 	print_header(r);
@@ -645,14 +686,17 @@ static void print_text(struct report *r)
 		       tv_bytes(tm->queue.max, p[1], 24));
 	}
 	if (!tm->nanoms) {
-		printf("no anomalies (failovers, links down, ECN storms)\n");
+		printf("no anomalies (failovers, links down, ECN storms, faults)\n");
 		return;
 	}
 	printf("anomalies: %u\n", tm->nanoms);
 	for (i = 0; i < tm->nanoms; i++) {
 		a = &tm->anoms[i];
 		printf("  %+10.3f ms  %-10s %s", rel_ms(r, a->ts_ns),
-		       mp_tm_anomaly_name(a->type), tm->ents[a->entity].name);
+		       mp_tm_anomaly_name(a->type),
+		       anomaly_at(r, a, at, sizeof(at)));
+		if (a->type == MP_TM_AN_FAULT)
+			printf(" %s", fault_words(&a->fault, at, sizeof(at)));
 		if (a->type == MP_TM_AN_ECN_STORM)
 			printf("  %" PRIu64 " marks in 10 ms", a->value);
 		if (a->type == MP_TM_AN_FAILOVER)
