@@ -10,7 +10,8 @@
 # arrived, clear putting all of it back without touching another tool's
 # filter, a scheduled flap on the timeline at its times and in 'telemetry
 # report' next to its effects, 'fabric down' stopping a schedule, and
-# bad command lines.
+# bad command lines.  On a kernel with netem (loss through netem):
+#   selftests/vm/run 6.1 -- bash selftests/bpf/fabric_fault.sh
 # shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
 source "$(dirname "$0")/../lib/lib.sh"
 
@@ -22,8 +23,6 @@ STATE=/run/mplane/fabric
 MARKS=/sys/fs/bpf/mplane/marks
 H1=10.100.1.2
 H1_6=fd10:0:1::2
-# The netem path runs where the kernel has netem (the VMs' kernels).
-QUICK_TESTS="test_loss_share test_clear_restores"
 
 cleanup() {
 	"$MPLANECTL" fabric down --prefix "$FAB" >/dev/null 2>&1
@@ -199,7 +198,7 @@ test_scheduled_flap_on_timeline() {
 	# on p0l0:s0 from the schedule's first step on.
 	got=$(jq -c --argjson at "$at" '[.anomalies[] | select(.type == "fault" and
 		.entity == "p0l0:s0" and .ts_ns > $at[0] - 100000000) |
-		{at: .entity, f: .fault, ts: .ts_ns}]' <<<"$rep")
+		{at: .entity, f: "\(.what) (\(.target), \(.via))", ts: .ts_ns}]' <<<"$rep")
 	assert_eq "faults on the timeline" "$(jq -c '[.[] | "\(.at) \(.f)"]' <<<"$got")" \
 		'["p0l0:s0 down (link, admin)","p0l0:s0 up (link, admin)","p0l0:s0 down (link, admin)","p0l0:s0 up (link, admin)"]'
 	log "fault events after their times: $(jq -c --argjson at "$at" \
@@ -265,13 +264,25 @@ p0l0:s0 flap --period 1 --down-for 1|--down-for must be shorter than --period
 p0l0:s0 down --period 0.001|bad --period '0.001'
 p0l0:s0 loss 1% --via carrier|bad --via 'carrier'
 show --at 1|show takes --prefix only
+p0l0:s0 down --start now|--start is what --at counts from
+p0l0:s0 down --via bpf|--via is for loss only
+p0l0:s0 flap --at 1 --start 12x|bad --start '12x'
 p0l0:s0 down extra|unexpected argument 'extra'
 EOF
 	is_up p0l0 s0 || fail "a bad line touched p0l0/s0"
+}
+
+# The man page's option list is the option table's (--help-man).
+test_man_page_options() {
+	local list page
+	list=$(mpx fabric fault --help-man)
+	page=$(<"$MPLANE_ROOT/Documentation/mplanectl.8")
+	[[ $page == *"$list"* ]] ||
+		fail "Documentation/mplanectl.8 lacks 'fabric fault --help-man' as it is now"
 }
 
 [ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
 [ "$(id -u)" -eq 0 ] || skip "needs root"
 ktap_run test_link_down_up test_degrade_rate test_loss_share \
 	test_clear_restores test_scheduled_flap_on_timeline \
-	test_down_stops_schedule test_bad_lines
+	test_down_stops_schedule test_bad_lines test_man_page_options

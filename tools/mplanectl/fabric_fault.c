@@ -102,21 +102,21 @@ static const struct mp_opt fault_opts[] = {
 	  "NAME", "the fabric", .parse = prefix_opt,
 	  .def = MP_FABRIC_DEF_PREFIX },
 	{ "at", 'a', MP_OPT_SECONDS, MP_OPT_AT(struct fault_settings, at_ns),
-	  "SEC", "run the fault SEC seconds after --start, in the background: the command returns at once, and 'fault clear' or 'fabric down' stop what is still to come",
+	  "SEC", "make the fault SEC seconds after --start, in a process of its own: the command returns at once, and 'fault clear' or 'fabric down' stop what is still to come",
 	  .max = 86400 * NS_PER_SEC },
 	{ "start", 's', MP_OPT_CUSTOM, MP_OPT_AT(struct fault_settings, start_ns),
-	  "TIME", "what --at counts from: 'now', a CLOCK_MONOTONIC time in seconds (the clock of the timeline and of 'mplanectl events'), or @SECONDS of the real-time clock ('date +@%s.%N')",
+	  "TIME", "what --at counts from: now, SECONDS of CLOCK_MONOTONIC (the clock of the timeline, as 'mplanectl events' prints it) or @SECONDS of the real-time clock (@$(date +%s.%N)), to the ns",
 	  .parse = start_opt, .def = "now" },
 	{ "period", 'P', MP_OPT_SECONDS, MP_OPT_AT(struct fault_settings, period_ns),
 	  "SEC", "flap: from one down to the next", .min = 10 * MS,
 	  .max = 3600 * NS_PER_SEC, .def = "1" },
 	{ "down-for", 'd', MP_OPT_SECONDS, MP_OPT_AT(struct fault_settings, down_ns),
-	  "SEC", "flap: how long each down lasts, less than --period (default half of it)",
+	  "SEC", "flap: how long each down lasts, less than the period; half of it unless given",
 	  .min = 1 * MS, .max = 3600 * NS_PER_SEC },
 	{ "count", 'c', MP_OPT_UINT, MP_OPT_AT(struct fault_settings, count),
 	  "N", "flap: how many times", .min = 1, .max = 100000, .def = "1" },
-	{ "via", 'v', MP_OPT_CHOICE, MP_OPT_AT(struct fault_settings, via),
-	  "HOW", "loss: with netem (under the port's tbf) or bpf (a dropper on tc egress, for kernels without netem); auto takes netem when the kernel has it",
+	{ "via", 0, MP_OPT_CHOICE, MP_OPT_AT(struct fault_settings, via),
+	  "HOW", "loss: netem (in place of the port's tbf child) or bpf (a dropper on tc egress, for kernels without netem); auto is netem where the kernel has it",
 	  .choices = vias, .def = "auto" },
 	{}
 };
@@ -144,7 +144,8 @@ static const struct mp_opt_cmd fault_cmd = {
 "                  every port, after stopping every schedule\n"
 "'show' lists the schedules and every port that is down, degraded or\n"
 "lossy (with what the dropper dropped).  Without --at a fault is made at\n"
-"once, a flap in the foreground; with --at it runs in the background.\n",
+"once, a flap in the foreground; with --at it runs in the background.\n"
+"The events of every fabric of the machine share one ring, the marks'.\n",
 	.opts = fault_opts,
 	.footer =
 "Examples:\n"
@@ -252,18 +253,25 @@ static int parse_line(int argc, char **argv, struct fault_line *l)
 	return MP_EXIT_OK;
 }
 
-/* Flap options make sense with a flap only. */
-static int check_flap(const struct fault_settings *s,
-		      const struct mp_opt_result *res, bool flap)
+/* Options that make sense with some lines only. */
+static int check_options(const struct fault_settings *s,
+			 const struct mp_opt_result *res,
+			 const struct fault_line *l)
 {
-	static const char *const only[] = { "period", "down-for", "count" };
+	static const char *const flap_only[] = { "period", "down-for", "count" };
+	bool flap = l->action == ACTION_FLAP;
 	unsigned int i;
 
 	for (i = 0; !flap && i < 3; i++)
-		if (mp_opt_given(&fault_cmd, res, only[i]))
-			return mp_usage_err("--%s is for flap only", only[i]);
+		if (mp_opt_given(&fault_cmd, res, flap_only[i]))
+			return mp_usage_err("--%s is for flap only", flap_only[i]);
 	if (flap && s->down_ns && s->down_ns >= s->period_ns)
 		return mp_usage_err("--down-for must be shorter than --period");
+	if (mp_opt_given(&fault_cmd, res, "start") &&
+	    !mp_opt_given(&fault_cmd, res, "at"))
+		return mp_usage_err("--start is what --at counts from: give --at too");
+	if (mp_opt_given(&fault_cmd, res, "via") && l->action != MPLANE_FAULT_LOSS)
+		return mp_usage_err("--via is for loss only");
 	return MP_EXIT_OK;
 }
 
@@ -344,6 +352,9 @@ static void print_step(const struct fault_step *s, bool done)
 	mp_print_str(MP_PRINT_TEXT, NULL, "%s", mp_fault_what(&e, what,
 							      sizeof(what)));
 	print_time("at_ns", " at %s", s->at_ns);
+	if (!done && s->at_ns > mp_mono_ns())
+		mp_print_float(MP_PRINT_TEXT, NULL, " (in %.3f s)",
+			       (s->at_ns - mp_mono_ns()) / 1e9);
 	if (done) {
 		print_time("done_ns", ", done %s", s->done_ns);
 		mp_print_str(MP_PRINT_ANY, "via", " via %s",
@@ -504,14 +515,13 @@ int fabric_fault_main(int argc, char **argv)
 	if (rc != MP_OPT_RUN)
 		return rc;
 	rc = parse_line(argc - res.argi, argv + res.argi, &l);
-	if (!rc)
-		rc = check_flap(&set, &res, l.action == ACTION_FLAP);
+	if (!rc && !l.show)
+		rc = check_options(&set, &res, &l);
 	if (rc)
 		return rc;
-	if (l.show && res.seen)
-		for (unsigned int i = 1; fault_opts[i].name; i++)
-			if (res.seen & (1ULL << i))
-				return mp_usage_err("show takes --prefix only");
+	/* --prefix is the table's first option, and all that show takes. */
+	if (l.show && (res.seen & ~1ULL))
+		return mp_usage_err("show takes --prefix only");
 	rc = fault_ctx_open(&c, set.prefix);
 	if (rc)
 		return rc;

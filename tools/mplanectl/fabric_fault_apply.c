@@ -52,7 +52,7 @@ typedef int (*node_fn)(struct fault_ctx *c, unsigned int node,
 		       const struct fault_step *s);
 
 /* @fn once per node of @t, with that node's ports; goes on past failures. */
-static int for_each_node(struct fault_ctx *c, const struct fault_target *t,
+static int apply_per_node(struct fault_ctx *c, const struct fault_target *t,
 			 const struct fault_step *s, node_fn fn)
 {
 	unsigned int *idx, node, n;
@@ -344,7 +344,7 @@ int fault_apply(struct fault_ctx *c, const struct fault_target *t,
 		s->via = loss_via(c, t, &err);
 	if (!err) {
 		fault_emit(c, t, s);
-		err = for_each_node(c, t, s, fns[s->action]);
+		err = apply_per_node(c, t, s, fns[s->action]);
 	}
 	s->done_ns = mp_mono_ns();
 	s->err = err;

@@ -200,7 +200,7 @@ static int read_pid_file(const char *path, struct fault_sched_info *s)
 }
 
 /* @cb on every schedule of @prefix; a file whose process is gone goes. */
-static unsigned int for_each_sched(const char *prefix,
+static unsigned int walk_scheds(const char *prefix,
 				   bool (*cb)(const struct fault_sched_info *s,
 					      const char *path, void *data),
 				   void *data)
@@ -255,7 +255,7 @@ unsigned int fault_sched_stop(const char *prefix, const char *name)
 {
 	struct stop_args a = { .name = name };
 
-	return for_each_sched(prefix, stop_one, &a);
+	return walk_scheds(prefix, stop_one, &a);
 }
 
 struct list_args {
@@ -280,5 +280,5 @@ unsigned int fault_sched_list(const char *prefix, struct fault_sched_info *s,
 {
 	struct list_args a = { .s = s, .max = max };
 
-	return for_each_sched(prefix, list_one, &a);
+	return walk_scheds(prefix, list_one, &a);
 }

@@ -71,16 +71,6 @@ static int alloc_ports(const struct mp_fabric *f, struct fault_target *t)
 	return t->ports ? 0 : -ENOMEM;
 }
 
-static int find_port(const struct mp_fabric_node *n, const char *ifname)
-{
-	unsigned int i;
-
-	for (i = 0; i < n->nports; i++)
-		if (!strcmp(n->ports[i].ifname, ifname))
-			return i;
-	return -1;
-}
-
 static int no_port(const struct mp_fabric *f, const struct mp_fabric_node *n,
 		   const char *port)
 {
@@ -115,7 +105,7 @@ static int parse_node_port(const struct mp_fabric *f, const char *spec,
 		return mp_usage_err("bad target '%s': fabric %s has no node '%s' (see 'mplanectl fabric show --prefix %s')",
 				    spec, f->prefix, node, f->prefix);
 	if (colon) {
-		port = find_port(n, colon + 1);
+		port = mp_fabric_port_index(n, colon + 1);
 		if (port < 0)
 			return no_port(f, n, colon + 1);
 	} else if (n->role == MP_NODE_HOST) {
@@ -205,7 +195,7 @@ int fault_target_parse(const struct mp_fabric *f, const char *kind,
 
 int fault_target_fabric(const struct mp_fabric *f, struct fault_target *t)
 {
-	unsigned int i;
+	unsigned int i, max = count_ports(f) + 1;
 
 	memset(t, 0, sizeof(*t));
 	t->kind = MPLANE_FAULT_FABRIC;
@@ -214,7 +204,7 @@ int fault_target_fabric(const struct mp_fabric *f, struct fault_target *t)
 	if (alloc_ports(f, t))
 		return MP_EXIT_ERR;
 	for (i = 0; i < f->nnodes; i++)
-		add_node(f, t, i, count_ports(f) + 1);
+		add_node(f, t, i, max);
 	return MP_EXIT_OK;
 }
 

@@ -146,18 +146,6 @@ static const char *anomaly_at(const struct report *r,
 	return r->tm.ents[a->entity].name;
 }
 
-/* "down (link, admin)": a fault's action and how it was made. */
-static const char *fault_words(const struct mplane_event *e, char *buf,
-			       size_t size)
-{
-	char what[48];
-
-	snprintf(buf, size, "%s (%s, %s)", mp_fault_what(e, what, sizeof(what)),
-		 mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])),
-		 mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
-	return buf;
-}
-
 static struct json_object *event_json(const struct report *r,
 				      const struct timeline *t,
 				      const struct mp_event_item *it)
@@ -180,14 +168,8 @@ static struct json_object *event_json(const struct report *r,
 	if (ent >= 0)
 		json_object_object_add(o, "entity", json_object_new_string(
 			r->tm.ents[ent].name));
-	if (ev->hdr.type == MPLANE_EV_FAULT) {
-		char buf[96];
-
-		json_object_object_add(o, "at", json_object_new_string(
-			mp_fault_where(ev, buf, sizeof(buf))));
-		json_object_object_add(o, "fault", json_object_new_string(
-			fault_words(ev, buf, sizeof(buf))));
-	}
+	if (ev->hdr.type == MPLANE_EV_FAULT)
+		mp_fault_json(o, ev);
 	vals = json_object_new_object();
 	for (i = 0; i < 4; i++) {
 		vn = mp_event_val_name(ev->hdr.type, i);
@@ -390,8 +372,7 @@ static struct json_object *anomalies_json(const struct report *r)
 		json_object_object_add(o, "value",
 				       json_object_new_uint64(a->value));
 		if (a->type == MP_TM_AN_FAULT)
-			json_object_object_add(o, "fault", json_object_new_string(
-				fault_words(&a->fault, buf, sizeof(buf))));
+			mp_fault_json(o, &a->fault);
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -632,6 +613,11 @@ static void print_value(const char *type, const char *key,
 		printf(" %s=%" PRIu64, key, x);
 }
 
+static const char *get_str(struct json_object *o, const char *key)
+{
+	return json_object_get_string(json_object_object_get(o, key));
+}
+
 static void print_timeline(const struct report *r, const struct timeline *t)
 {
 	struct json_object *e, *vals, *fault;
@@ -641,15 +627,16 @@ static void print_timeline(const struct report *r, const struct timeline *t)
 	       rel_ms(r, t->from), rel_ms(r, t->to), rel_ms(r, t->anchor));
 	for (i = 0; i < n && i < TEXT_EVENTS; i++) {
 		e = json_object_array_get_idx(t->events, i);
-		fault = json_object_object_get(e, "fault");
+		fault = json_object_object_get(e, "where");
 		printf("  %+10.1f  %-14s %-18s", json_object_get_double(
 			json_object_object_get(e, "dt_us")),
 		       json_object_get_string(json_object_object_get(e, "type")),
 		       json_object_get_string(json_object_object_get(e,
-			fault ? "at" : json_object_object_get(e, "entity") ?
+			fault ? "where" : json_object_object_get(e, "entity") ?
 			"entity" : "source")));
 		if (fault) {
-			printf(" %s\n", json_object_get_string(fault));
+			printf(" %s (%s, %s)\n", get_str(e, "what"),
+			       get_str(e, "target"), get_str(e, "via"));
 			continue;
 		}
 		vals = json_object_object_get(e, "values");
@@ -696,7 +683,7 @@ static void print_text(struct report *r)
 		       mp_tm_anomaly_name(a->type),
 		       anomaly_at(r, a, at, sizeof(at)));
 		if (a->type == MP_TM_AN_FAULT)
-			printf(" %s", fault_words(&a->fault, at, sizeof(at)));
+			printf(" %s", mp_fault_words(&a->fault, at, sizeof(at)));
 		if (a->type == MP_TM_AN_ECN_STORM)
 			printf("  %" PRIu64 " marks in 10 ms", a->value);
 		if (a->type == MP_TM_AN_FAILOVER)
