@@ -75,15 +75,27 @@ test_link_down_up() {
 		fail "p0l0/s0 lost its permanent neighbours"
 }
 
+# ar_rate NODE PORT: the rate of ar's model of the port (bit/s).
+ar_rate() {
+	local ifindex
+	ifindex=$(ip -n "$FAB-$1" -j link show dev "$2" | jq '.[0].ifindex')
+	bpftool -j map dump pinned "/sys/fs/bpf/mplane/fabric/$FAB/$1/mp_port_cfg" |
+		jq --argjson i "$ifindex" '.[].formatted | select(.key == $i) | .value.rate_bps'
+}
+
 # Degrade: the tbf of both ends at the new rate (tc -j gives bytes/s), as
-# 'fault show' says; a plane: both ends of its every link.
+# 'fault show' says, and ar's model of the port with it; a plane: both
+# ends of its every link.
 test_degrade_rate() {
 	local out
 	need_fabric
+	mpx bpf attach --fabric "$FAB" >/dev/null 2>&1 || fail "ar attach"
 	fault p0l1:s0 degrade 10mbit >/dev/null
 	assert_eq "p0l1/s0 rate" "$(rate p0l1 s0)" 1250000
 	assert_eq "p0s0/l1 rate" "$(rate p0s0 l1)" 1250000
 	assert_eq "p0l0/s0 untouched" "$(rate p0l0 s0)" 12500000
+	assert_eq "ar's p0l1/s0" "$(ar_rate p0l1 s0)" 10000000
+	assert_eq "ar's p0l0/s0" "$(ar_rate p0l0 s0)" 100000000
 	out=$(mpx -j fabric fault --prefix "$FAB" show)
 	assert_eq "degraded ports shown" \
 		"$(jq -c '[.ports[] | "\(.node)/\(.port) \(.rate_bps)"]' <<<"$out")" \
@@ -93,6 +105,8 @@ test_degrade_rate() {
 	assert_eq "h1/r0 rate" "$(rate h1 r0)" 2500000
 	fault clear >/dev/null
 	assert_eq "h1/r0 rate after clear" "$(rate h1 r0)" 12500000
+	assert_eq "ar's p0l1/s0 after clear" "$(ar_rate p0l1 s0)" 100000000
+	mpx bpf detach --fabric "$FAB" >/dev/null 2>&1
 }
 
 # send_udp N: N UDP packets from h0 to h1 at 20 kpps, counted by a

@@ -123,6 +123,11 @@ int fault_loss_netem_set(struct mp_rtnl *r, const struct mp_fabric_port *p,
 int fault_loss_netem_read(struct mp_rtnl *r, const struct mp_fabric_port *p,
 			  struct fault_loss_counts *lc, uint64_t *rate_bps);
 
+/* ar's model of port @p of node @n at @rate_bps, where ar runs on it
+ * (fabric_fault_ar.c): 0 or -errno. */
+int fault_ar_rate(const struct mp_fabric *f, const struct mp_fabric_node *n,
+		  const struct mp_fabric_port *p, uint64_t rate_bps);
+
 /*
  * Background schedules (fabric_fault_sched.c): each runs in a process of
  * its own whose pid file, PREFIX.fault.PID.pid, 'fabric down' and

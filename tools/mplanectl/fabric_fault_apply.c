@@ -221,11 +221,31 @@ static int node_up(struct fault_ctx *c, unsigned int node,
 	return err ? err : restore_routes(c, node);
 }
 
+/* The tbf at @s's rate (the state file's without @s), and ar's model. */
+static int set_rate(struct fault_ctx *c, unsigned int node,
+		    const unsigned int *ports, unsigned int n,
+		    const struct fault_step *s)
+{
+	const struct mp_fabric_node *nd = &c->f.nodes[node];
+	const struct mp_fabric_port *p;
+	int err = batch(c, node, fill_rate, ports, n, s, NULL), ret;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		p = &nd->ports[ports[i]];
+		ret = fault_ar_rate(&c->f, nd, p, s ? s->value : p->rate_bps);
+		if (keep(&err, ret))
+			mp_err("%s: %s: ar's rate: %s", nd->name, p->ifname,
+			       strerror(-ret));
+	}
+	return err;
+}
+
 static int node_degrade(struct fault_ctx *c, unsigned int node,
 			const unsigned int *ports, unsigned int n,
 			const struct fault_step *s)
 {
-	return batch(c, node, fill_rate, ports, n, s, NULL);
+	return set_rate(c, node, ports, n, s);
 }
 
 static int node_loss(struct fault_ctx *c, unsigned int node,
@@ -298,7 +318,7 @@ static int node_clear(struct fault_ctx *c, unsigned int node,
 	keep(&err, fault_leave(c));
 	for (i = 0; i < n; i++)
 		keep(&err, del_root(r, &nd->ports[ports[i]]));
-	keep(&err, batch(c, node, fill_rate, ports, n, NULL, NULL));
+	keep(&err, set_rate(c, node, ports, n, NULL));
 	keep(&err, node_up(c, node, ports, n, s));
 	return err;
 }
