@@ -15,6 +15,7 @@
 #include "mp_cmd.h"
 #include "mp_fault.h"
 #include "mp_fault_loss.h"
+#include "mp_names.h"
 #include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_print.h"
@@ -158,23 +159,16 @@ static const struct mp_opt_cmd fault_cmd = {
 "  mplanectl fabric fault clear\n",
 };
 
-static const char *const actions[] = {
-	[MPLANE_FAULT_DOWN] = "down", [MPLANE_FAULT_UP] = "up",
-	[MPLANE_FAULT_DEGRADE] = "degrade", [MPLANE_FAULT_LOSS] = "loss",
-	[MPLANE_FAULT_CLEAR] = "clear",
-};
+/* A flap is steps of down and up: an action of the command line only. */
 #define ACTION_FLAP	__MPLANE_FAULT_MAX
 
 static int action_parse(const char *word)
 {
-	unsigned int i;
+	uint32_t v;
 
 	if (!strcmp(word, "flap"))
 		return ACTION_FLAP;
-	for (i = 0; i < __MPLANE_FAULT_MAX; i++)
-		if (!strcmp(word, actions[i]))
-			return i;
-	return -1;
+	return mp_name_parse(&mp_fault_action_names, word, &v) ? -1 : (int)v;
 }
 
 /* "1%", "0.5%" or "0.5" (percent) into parts per million. */
@@ -208,10 +202,13 @@ struct fault_line {
 	bool show;
 };
 
+/* "link", "port", "switch", "plane": the target's kind, when given. */
 static bool is_kind(const char *w)
 {
-	return !strcmp(w, "link") || !strcmp(w, "port") ||
-	       !strcmp(w, "switch") || !strcmp(w, "plane");
+	uint32_t v;
+
+	return !mp_name_parse(&mp_fault_target_names, w, &v) &&
+	       v != MPLANE_FAULT_FABRIC;
 }
 
 static int parse_line(int argc, char **argv, struct fault_line *l)
@@ -429,8 +426,14 @@ static int run_later(struct fault_ctx *c, const struct fault_target *t,
 		     struct fault_step *steps, unsigned int n)
 {
 	pid_t pid;
-	int err;
+	int err = 0;
 
+	/* Said now, while someone reads: the schedule's process has no
+	 * terminal to say it on. */
+	if (steps[0].action == MPLANE_FAULT_LOSS)
+		fault_loss_via(c, t, &err);
+	if (err)
+		return MP_EXIT_ERR;
 	err = fault_sched_start(c, t, steps, n, &pid);
 	if (err) {
 		mp_err("starting the schedule: %s", strerror(-err));

@@ -90,6 +90,11 @@ struct mp_rtnl *fault_rtnl(struct fault_ctx *c, unsigned int node);
 void fault_emit(struct fault_ctx *c, const struct fault_target *t,
 		const struct fault_step *s);
 
+/* How a loss on @t is made: netem or bpf, as --via and the kernel
+ * allow; *@err is -EOPNOTSUPP (reported) for netem on a kernel without. */
+enum mplane_fault_via fault_loss_via(struct fault_ctx *c,
+				     const struct fault_target *t, int *err);
+
 /* Apply @s to every port of @t: 0, or the first negative errno
  * (reported).  Sets s->via, s->done_ns and s->err. */
 int fault_apply(struct fault_ctx *c, const struct fault_target *t,

@@ -323,8 +323,8 @@ static int node_clear(struct fault_ctx *c, unsigned int node,
 	return err;
 }
 
-static enum mplane_fault_via loss_via(struct fault_ctx *c,
-				      const struct fault_target *t, int *err)
+enum mplane_fault_via fault_loss_via(struct fault_ctx *c,
+				     const struct fault_target *t, int *err)
 {
 	struct mp_rtnl *r;
 
@@ -361,7 +361,7 @@ int fault_apply(struct fault_ctx *c, const struct fault_target *t,
 
 	s->via = vias[s->action];
 	if (s->action == MPLANE_FAULT_LOSS)
-		s->via = loss_via(c, t, &err);
+		s->via = fault_loss_via(c, t, &err);
 	if (!err) {
 		fault_emit(c, t, s);
 		err = apply_per_node(c, t, s, fns[s->action]);
