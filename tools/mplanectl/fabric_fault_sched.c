@@ -78,18 +78,11 @@ static int write_pid_file(const char *path, pid_t pid,
 			  const struct fault_target *t,
 			  const struct fault_step *s, unsigned int n)
 {
-	char tmp[300];
-	FILE *fp;
+	char what[96];
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "w");
-	if (!fp)
-		return -errno;
-	fprintf(fp, "%d\n%s %s\n", (int)pid, t->name,
-		n > 1 ? "flap" : mp_fault_action_name(s->action));
-	if (fclose(fp))
-		return -errno;
-	return rename(tmp, path) ? -errno : 0;
+	snprintf(what, sizeof(what), "%s %s", t->name,
+		 n > 1 ? "flap" : mp_fault_action_name(s->action));
+	return mp_run_pidfile_write(path, pid, what);
 }
 
 /* The child: detached from the caller, and on its own descriptors. */
