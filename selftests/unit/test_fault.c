@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "mp_fault.h"
 
@@ -112,12 +113,30 @@ static void test_fault_what(TEST_ARGS)
 	assert_string_equal(mp_fault_via_name(__MPLANE_FAULT_VIA_MAX), "?");
 }
 
+/* Words and JSON say the same, from the same names. */
+static void test_fault_words_json(TEST_ARGS)
+{
+	struct mplane_event e = fault(MPLANE_FAULT_LOSS, 10000, 1,
+		MPLANE_FAULT_SPEC(MPLANE_FAULT_LINK, MPLANE_FAULT_VIA_BPF, HOST,
+				  0, LEAF, 0));
+	struct json_object *o = json_object_new_object();
+	char buf[64];
+
+	assert_string_equal(mp_fault_words(&e, buf, sizeof(buf)),
+			    "loss 1% (link, bpf)");
+	mp_fault_json(o, &e);
+	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+			    "{\"where\":\"h0:r1\",\"what\":\"loss 1%\",\"target\":\"link\",\"via\":\"bpf\"}");
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fault_where),
 		cmocka_unit_test(test_fault_spec_fields),
 		cmocka_unit_test(test_fault_what),
+		cmocka_unit_test(test_fault_words_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

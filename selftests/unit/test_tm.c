@@ -363,6 +363,48 @@ static void test_failover(TEST_ARGS)
 	mp_tm_free(&tm);
 }
 
+/*
+ * A fault from the marks ring is an anomaly of no entity that keeps its
+ * event, and the first failure is still the first effect: the port going
+ * down 40 us after the fault that took it down; the up after it is no
+ * failure.  It is not an entity either: ports come from their sources.
+ */
+static void test_fault_cause(TEST_ARGS)
+{
+	const uint64_t spec = MPLANE_FAULT_SPEC(MPLANE_FAULT_LINK,
+		MPLANE_FAULT_VIA_ADMIN, MPLANE_FAULT_ROLE_LEAF, 0,
+		MPLANE_FAULT_ROLE_SPINE, 1);
+	setup_tm();
+	port_sample(3, 1 * MS, 0, 1000, 0);
+	ev(SRC_MARKS, MPLANE_EV_FAULT, 3, 0, 10 * MS, MPLANE_FAULT_DOWN, 0, 0,
+	   spec);
+	ev(SRC_L0, MPLANE_EV_PORT_STATE, 3, MPLANE_EVENT_NO_PLANE,
+	   10 * MS + 40 * US, 0, 1, 0, 0);
+	ev(SRC_MARKS, MPLANE_EV_FAULT, 3, 0, 20 * MS, MPLANE_FAULT_UP, 0, 1,
+	   spec);
+	ev(SRC_L0, MPLANE_EV_PORT_STATE, 3, MPLANE_EVENT_NO_PLANE,
+	   20 * MS + 40 * US, 1, 0, 0, 0);
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nanoms, 3);
+	assert_int_equal(tm.anoms[0].type, MP_TM_AN_FAULT);
+	assert_int_equal(tm.anoms[0].entity, -1);
+	assert_int_equal(tm.anoms[0].value, MPLANE_FAULT_DOWN);
+	assert_int_equal(tm.anoms[0].fault.val[3], spec);
+	assert_int_equal(tm.anoms[0].fault.hdr.ts_ns, 10 * MS);
+	assert_int_equal(tm.anoms[1].type, MP_TM_AN_PORT_DOWN);
+	assert_string_equal(tm.ents[tm.anoms[1].entity].name, "l0/s1");
+	assert_int_equal(tm.anoms[2].type, MP_TM_AN_FAULT);
+	assert_int_equal(tm.anoms[2].value, MPLANE_FAULT_UP);
+	assert_int_equal(tm.anoms[2].fault.val[2], 1);
+	assert_int_equal(tm.fail_ts, 10 * MS + 40 * US);
+	assert_string_equal(mp_tm_anomaly_name(MP_TM_AN_FAULT), "fault");
+	/* l0/s1 only: the marks ring's ifindex 3 is no port of its own. */
+	assert_int_equal(tm.nents, 1);
+	assert_int_equal(tm.ents[0].source, SRC_L0);
+	assert_int_equal(tm.sources[SRC_MARKS].by_type[MPLANE_EV_FAULT], 2);
+	mp_tm_free(&tm);
+}
+
 /* 20 CE marks every 100 us for 30 ms is 200000/s: one storm, not one per
  * window; ECN_MARK and CNP events are counted apart. */
 static void test_ecn_storm(TEST_ARGS)
@@ -588,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_collective_steps),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_failover),
+		cmocka_unit_test(test_fault_cause),
 		cmocka_unit_test(test_ecn_storm),
 		cmocka_unit_test(test_sources_names),
 		cmocka_unit_test(test_netns_planes),

@@ -231,7 +231,7 @@ static int load_node(struct json_object *o, struct mp_fabric_node *n)
 	return 0;
 }
 
-static int find_port(const struct mp_fabric_node *n, const char *ifname)
+int mp_fabric_port_index(const struct mp_fabric_node *n, const char *ifname)
 {
 	unsigned int i;
 
@@ -254,7 +254,7 @@ int mp_fabric_link_peers(struct mp_fabric *f)
 			if (!peer)
 				return -1;
 			p->peer_node = peer - f->nodes;
-			p->peer_port = find_port(peer, p->peer_ifname);
+			p->peer_port = mp_fabric_port_index(peer, p->peer_ifname);
 			if (p->peer_port < 0)
 				return -1;
 		}

@@ -108,6 +108,9 @@ int mp_fabric_host_addr4(const struct mp_fabric *f, unsigned int host,
 int mp_fabric_host_addr6(const struct mp_fabric *f, unsigned int host,
 			 struct in6_addr *addr);
 
+/* The index in @n->ports of the port called @ifname, or -1. */
+int mp_fabric_port_index(const struct mp_fabric_node *n, const char *ifname);
+
 /* Fill peer_node and peer_port of every port from the names of its
  * peer: 0, or -1 when one names a node or port that is not there. */
 int mp_fabric_link_peers(struct mp_fabric *f);

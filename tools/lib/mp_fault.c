@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 #include <stdio.h>
+#include <json-c/json.h>
 
 #include "mp_fault.h"
 #include "mp_names.h"
@@ -106,4 +107,29 @@ char *mp_fault_what(const struct mplane_event *e, char *buf, size_t size)
 		snprintf(buf, size, "%s", action);
 	}
 	return buf;
+}
+
+char *mp_fault_words(const struct mplane_event *e, char *buf, size_t size)
+{
+	char what[48];
+
+	snprintf(buf, size, "%s (%s, %s)", mp_fault_what(e, what, sizeof(what)),
+		 mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])),
+		 mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
+	return buf;
+}
+
+static void add_str(struct json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, json_object_new_string(v));
+}
+
+void mp_fault_json(struct json_object *o, const struct mplane_event *e)
+{
+	char buf[48];
+
+	add_str(o, "where", mp_fault_where(e, buf, sizeof(buf)));
+	add_str(o, "what", mp_fault_what(e, buf, sizeof(buf)));
+	add_str(o, "target", mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])));
+	add_str(o, "via", mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
 }

@@ -23,4 +23,12 @@ char *mp_fault_where(const struct mplane_event *e, char *buf, size_t size);
 /* "down", "degrade 10mbit", "loss 0.5%". */
 char *mp_fault_what(const struct mplane_event *e, char *buf, size_t size);
 
+/* "down (link, admin)": what, on what kind of target, and how. */
+char *mp_fault_words(const struct mplane_event *e, char *buf, size_t size);
+
+/* The same in JSON, next to the event's numbers: "where", "what",
+ * "target" and "via" added to @o. */
+struct json_object;
+void mp_fault_json(struct json_object *o, const struct mplane_event *e);
+
 #endif /* MP_FAULT_H */

@@ -293,14 +293,15 @@ static void range_str(const struct mp_opt *o, char *buf, size_t size)
 	buf[0] = '\0';
 	if (!o->max)
 		return;
-	if (o->kind == MP_OPT_UINT)
+	if (o->kind == MP_OPT_UINT) {
 		snprintf(buf, size, "%" PRIu64 " to %" PRIu64, o->min, o->max);
-	else if (o->kind == MP_OPT_BYTES) {
+	} else if (o->kind == MP_OPT_BYTES) {
 		bytes_str(o->min, lo, sizeof(lo));
 		bytes_str(o->max, hi, sizeof(hi));
 		snprintf(buf, size, "%s to %s", lo, hi);
-	} else if (o->kind == MP_OPT_SECONDS)
+	} else if (o->kind == MP_OPT_SECONDS) {
 		snprintf(buf, size, "%g to %g s", o->min / 1e9, o->max / 1e9);
+	}
 }
 
 /* What --help adds after an option's own text: its words, range, default. */

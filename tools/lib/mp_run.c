@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -47,4 +48,22 @@ int mp_run_event_types(const char *opt, const char *arg, uint32_t *mask)
 		*mask |= 1U << t;
 	}
 	return 0;
+}
+
+int mp_run_pidfile_write(const char *path, int pid, const char *what)
+{
+	char tmp[4096];
+	FILE *fp;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fp = fopen(tmp, "w");
+	if (!fp)
+		return -errno;
+	fprintf(fp, "%d\n", pid);
+	if (what)
+		fprintf(fp, "%s\n", what);
+	if (fclose(fp))
+		return -errno;
+	return rename(tmp, path) ? -errno : 0;
 }

@@ -30,4 +30,11 @@ uint64_t mp_mono_ns(void);
  */
 int mp_run_event_types(const char *opt, const char *arg, uint32_t *mask);
 
+/*
+ * A pid file, written aside and renamed so that a reader never sees half
+ * of one: @pid on the first line (what 'fabric down' reads), then @what
+ * when not NULL.  0 or -errno.
+ */
+int mp_run_pidfile_write(const char *path, int pid, const char *what);
+
 #endif /* MP_RUN_H */

@@ -370,21 +370,24 @@ static void split_all(struct mp_tm *tm)
 	}
 }
 
-static void anomaly(struct mp_tm *tm, uint64_t ts,
-		    enum mp_tm_anomaly_type type, int ent, uint64_t value)
+static struct mp_tm_anomaly *anomaly(struct mp_tm *tm, uint64_t ts,
+				     enum mp_tm_anomaly_type type, int ent,
+				     uint64_t value)
 {
 	struct mp_tm_anomaly *a = grow(&tm->anoms, &tm->nanoms, sizeof(*a));
 
 	if (!a)
-		return;
+		return NULL;
 	a->ts_ns = ts;
 	a->type = type;
 	a->entity = ent;
 	a->value = value;
-	if (type != MP_TM_AN_ECN_STORM && !tm->fail_ts) {
+	if (type != MP_TM_AN_ECN_STORM && type != MP_TM_AN_FAULT &&
+	    !tm->fail_ts) {
 		tm->fail_ts = ts ? ts : 1;
 		split_all(tm);
 	}
+	return a;
 }
 
 /* @n more CE marks at @ts: a storm once a 10 ms window holds enough. */
@@ -491,6 +494,15 @@ static void coll_mark(struct mp_tm *tm, const struct mplane_event *ev)
 	}
 }
 
+static void fault(struct mp_tm *tm, const struct mplane_event *ev)
+{
+	struct mp_tm_anomaly *a = anomaly(tm, ev->hdr.ts_ns, MP_TM_AN_FAULT,
+					  -1, ev->val[0]);
+
+	if (a)
+		a->fault = *ev;
+}
+
 static int entity_of(struct mp_tm *tm, unsigned int source,
 		     const struct mplane_event_hdr *h)
 {
@@ -525,6 +537,9 @@ static void apply(struct mp_tm *tm, unsigned int source,
 		return;
 	case MPLANE_EV_COLLECTIVE:
 		coll_mark(tm, ev);
+		return;
+	case MPLANE_EV_FAULT:
+		fault(tm, ev);
 		return;
 	default:
 		return;
@@ -1178,6 +1193,7 @@ const char *mp_tm_anomaly_name(enum mp_tm_anomaly_type type)
 		[MP_TM_AN_PLANE_DOWN] = "plane_down",
 		[MP_TM_AN_PORT_DOWN] = "port_down",
 		[MP_TM_AN_ECN_STORM] = "ecn_storm",
+		[MP_TM_AN_FAULT] = "fault",
 	};
 
 	return type < __MP_TM_AN_MAX ? names[type] : "?";

@@ -31,6 +31,10 @@
  * and after the last are not gaps, so a capture that starts or ends
  * idle adds none, but a stall in the middle, such as a failover, does.
  *
+ * Faults (FAULT events) are anomalies of no entity: the cause a test put
+ * there, shown next to its effects; they do not move the first failure,
+ * which is the first effect seen (a port or plane down, a failover).
+ *
  * Events go through an mp_evq, so the model sees them in timestamp order
  * even when several rings interleave; mp_tm_finish() releases the rest.
  */
@@ -123,14 +127,19 @@ enum mp_tm_anomaly_type {
 	MP_TM_AN_PLANE_DOWN,		/* PLANE_STATE from up to not up */
 	MP_TM_AN_PORT_DOWN,		/* PORT_STATE from up to down */
 	MP_TM_AN_ECN_STORM,		/* ECN rate above the threshold */
+	MP_TM_AN_FAULT,			/* a FAULT event: a cause, put there
+					 * on purpose ('fabric fault') */
 	__MP_TM_AN_MAX,
 };
 
 struct mp_tm_anomaly {
 	uint64_t ts_ns;
 	enum mp_tm_anomaly_type type;
-	int entity;			/* index in mp_tm.ents */
-	uint64_t value;			/* storm: marks in its window */
+	int entity;			/* index in mp_tm.ents; -1 for a fault */
+	uint64_t value;			/* storm: marks in its window; fault:
+					 * its action */
+	struct mplane_event fault;	/* a fault's event, for its names
+					 * (tools/lib/mp_fault.h) */
 };
 
 struct mp_tm_source {

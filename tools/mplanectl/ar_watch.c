@@ -32,6 +32,7 @@
 #include "mp_net.h"
 #include "mp_netns.h"
 #include "mp_out.h"
+#include "mp_run.h"
 #include "mp_rtnl.h"
 
 struct watched {
@@ -172,21 +173,6 @@ static int open_all(const struct mp_fabric *f, struct watched *ws,
 	return err;
 }
 
-static int write_pidfile(const char *path)
-{
-	char tmp[300];
-	FILE *fp;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "w");
-	if (!fp)
-		return -errno;
-	fprintf(fp, "%d\n", getpid());
-	if (fclose(fp))
-		return -errno;
-	return rename(tmp, path) ? -errno : 0;
-}
-
 /* Unless a newer watcher has written its own pid there meanwhile. */
 static void remove_own_pidfile(const char *path)
 {
@@ -301,7 +287,7 @@ int ar_watch(const struct mp_fabric *f, const char *pidfile)
 	sigaction(SIGINT, &sa, NULL);
 	err = open_all(f, ws, &nw);
 	if (!err && pidfile)
-		err = write_pidfile(pidfile);
+		err = mp_run_pidfile_write(pidfile, getpid(), NULL);
 	if (!err)
 		err = loop(ws, nw);
 	for (i = 0; i < nw; i++)

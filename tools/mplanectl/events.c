@@ -63,29 +63,12 @@ static void print_text(const struct mp_event_item *it, const char *label)
 			printf(" v%u=%llu", i, (unsigned long long)e->val[i]);
 	}
 	if (e->hdr.type == MPLANE_EV_FAULT) {
-		char where[48], what[48];
+		char where[48], words[96];
 
-		printf(" %s %s (%s, %s)", mp_fault_where(e, where, sizeof(where)),
-		       mp_fault_what(e, what, sizeof(what)),
-		       mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])),
-		       mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
+		printf(" %s %s", mp_fault_where(e, where, sizeof(where)),
+		       mp_fault_words(e, words, sizeof(words)));
 	}
 	putchar('\n');
-}
-
-/* A fault in words, next to its numbers: what the spec packs. */
-static void fault_json(struct json_object *o, const struct mplane_event *e)
-{
-	char buf[48];
-
-	json_object_object_add(o, "where", json_object_new_string(
-		mp_fault_where(e, buf, sizeof(buf))));
-	json_object_object_add(o, "what", json_object_new_string(
-		mp_fault_what(e, buf, sizeof(buf))));
-	json_object_object_add(o, "target", json_object_new_string(
-		mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3]))));
-	json_object_object_add(o, "via", json_object_new_string(
-		mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3]))));
 }
 
 static struct json_object *event_json(const struct mp_event_item *it,
@@ -123,7 +106,7 @@ static struct json_object *event_json(const struct mp_event_item *it,
 		json_object_object_add(o, vn, json_object_new_uint64(e->val[i]));
 	}
 	if (e->hdr.type == MPLANE_EV_FAULT)
-		fault_json(o, e);
+		mp_fault_json(o, e);
 	return o;
 }
 

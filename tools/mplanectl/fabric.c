@@ -48,6 +48,7 @@ static const struct mp_group fabric_group = {
 "Examples:\n"
 "  mplanectl fabric up --planes 2 --leaves 2 --spines 2 --hosts 4 --rate 50mbit\n"
 "  mplanectl fabric exec h0 -- ping -c1 10.99.3.1\n"
+"  mplanectl fabric fault p0l0:s1 flap --period 0.5 --count 3 --at 2\n"
 "  mplanectl -j fabric show\n"
 "  mplanectl fabric down\n",
 	.cmds = fabric_cmds,

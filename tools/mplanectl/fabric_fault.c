@@ -12,10 +12,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_fault.h"
 #include "mp_fault_loss.h"
+#include "mp_names.h"
 #include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_print.h"
@@ -46,6 +46,31 @@ static int prefix_opt(const char *opt, const char *arg, void *field)
 	return fabric_prefix_arg(arg, field, PREFIX_MAX);
 }
 
+/* "1796147382.611091674" into ns, exactly: a clock's time, which a
+ * double would round to a few hundred ns. */
+static int time_ns(const char *arg, uint64_t *ns)
+{
+	size_t int_len = strspn(arg, "0123456789"), frac_len = 0;
+	uint64_t secs, frac = 0;
+	unsigned int i;
+
+	if (!int_len || int_len > 10)
+		return -1;
+	if (arg[int_len] == '.') {
+		frac_len = strspn(arg + int_len + 1, "0123456789");
+		if (frac_len > 9)
+			return -1;
+		for (i = 0; i < 9; i++)
+			frac = frac * 10 + (i < frac_len ? arg[int_len + 1 + i] - '0' : 0);
+		frac_len++;
+	}
+	if (arg[int_len + frac_len])
+		return -1;
+	secs = strtoull(arg, NULL, 10);
+	*ns = secs * NS_PER_SEC + frac;
+	return 0;
+}
+
 /* "now", SECONDS of CLOCK_MONOTONIC (as events print their times), or
  * @SECONDS of CLOCK_REALTIME (as 'date +%s.%N' prints them). */
 static int start_opt(const char *opt, const char *arg, void *field)
@@ -58,8 +83,9 @@ static int start_opt(const char *opt, const char *arg, void *field)
 		*mono = mp_mono_ns();
 		return MP_EXIT_OK;
 	}
-	if (mp_arg_seconds(opt, arg[0] == '@' ? arg + 1 : arg, &ns))
-		return MP_EXIT_USAGE;
+	if (time_ns(arg[0] == '@' ? arg + 1 : arg, &ns))
+		return mp_usage_err("bad %s '%s': want now, SECONDS of CLOCK_MONOTONIC or @SECONDS of the real-time clock, to the ns",
+				    opt, arg);
 	if (arg[0] != '@') {
 		*mono = ns;
 		return MP_EXIT_OK;
@@ -77,21 +103,21 @@ static const struct mp_opt fault_opts[] = {
 	  "NAME", "the fabric", .parse = prefix_opt,
 	  .def = MP_FABRIC_DEF_PREFIX },
 	{ "at", 'a', MP_OPT_SECONDS, MP_OPT_AT(struct fault_settings, at_ns),
-	  "SEC", "run the fault SEC seconds after --start, in the background: the command returns at once, and 'fault clear' or 'fabric down' stop what is still to come",
+	  "SEC", "make the fault SEC seconds after --start, in a process of its own: the command returns at once, and 'fault clear' or 'fabric down' stop what is still to come",
 	  .max = 86400 * NS_PER_SEC },
 	{ "start", 's', MP_OPT_CUSTOM, MP_OPT_AT(struct fault_settings, start_ns),
-	  "TIME", "what --at counts from: 'now', a CLOCK_MONOTONIC time in seconds (the clock of the timeline and of 'mplanectl events'), or @SECONDS of the real-time clock ('date +@%s.%N')",
+	  "TIME", "what --at counts from: now, SECONDS of CLOCK_MONOTONIC (the clock of the timeline, as 'mplanectl events' prints it) or @SECONDS of the real-time clock (@$(date +%s.%N)), to the ns",
 	  .parse = start_opt, .def = "now" },
 	{ "period", 'P', MP_OPT_SECONDS, MP_OPT_AT(struct fault_settings, period_ns),
 	  "SEC", "flap: from one down to the next", .min = 10 * MS,
 	  .max = 3600 * NS_PER_SEC, .def = "1" },
 	{ "down-for", 'd', MP_OPT_SECONDS, MP_OPT_AT(struct fault_settings, down_ns),
-	  "SEC", "flap: how long each down lasts, less than --period (default half of it)",
+	  "SEC", "flap: how long each down lasts, less than the period; half of it unless given",
 	  .min = 1 * MS, .max = 3600 * NS_PER_SEC },
 	{ "count", 'c', MP_OPT_UINT, MP_OPT_AT(struct fault_settings, count),
 	  "N", "flap: how many times", .min = 1, .max = 100000, .def = "1" },
-	{ "via", 'v', MP_OPT_CHOICE, MP_OPT_AT(struct fault_settings, via),
-	  "HOW", "loss: with netem (under the port's tbf) or bpf (a dropper on tc egress, for kernels without netem); auto takes netem when the kernel has it",
+	{ "via", 0, MP_OPT_CHOICE, MP_OPT_AT(struct fault_settings, via),
+	  "HOW", "loss: netem (in place of the port's tbf child) or bpf (a dropper on tc egress, for kernels without netem); auto is netem where the kernel has it",
 	  .choices = vias, .def = "auto" },
 	{}
 };
@@ -112,14 +138,16 @@ static const struct mp_opt_cmd fault_cmd = {
 "  up              back up, with the addresses, neighbours and routes the\n"
 "                  kernel dropped with them\n"
 "  flap            down and up again, --count times, every --period\n"
-"  degrade RATE    the ports' tbf at RATE (tc units: 10mbit, 1gbit)\n"
+"  degrade RATE    the ports' tbf at RATE (tc units: 10mbit, 1gbit), and\n"
+"                  ar's model of them where ar runs\n"
 "  loss PCT        lose PCT percent of what the ports send (1%, 0.5; 0\n"
 "                  ends it), through netem or the BPF dropper (--via)\n"
 "  clear           up, the fabric's own rates, no loss; without a TARGET,\n"
 "                  every port, after stopping every schedule\n"
 "'show' lists the schedules and every port that is down, degraded or\n"
 "lossy (with what the dropper dropped).  Without --at a fault is made at\n"
-"once, a flap in the foreground; with --at it runs in the background.\n",
+"once, a flap in the foreground; with --at it runs in the background.\n"
+"The events of every fabric of the machine share one ring, the marks'.\n",
 	.opts = fault_opts,
 	.footer =
 "Examples:\n"
@@ -131,23 +159,16 @@ static const struct mp_opt_cmd fault_cmd = {
 "  mplanectl fabric fault clear\n",
 };
 
-static const char *const actions[] = {
-	[MPLANE_FAULT_DOWN] = "down", [MPLANE_FAULT_UP] = "up",
-	[MPLANE_FAULT_DEGRADE] = "degrade", [MPLANE_FAULT_LOSS] = "loss",
-	[MPLANE_FAULT_CLEAR] = "clear",
-};
+/* A flap is steps of down and up: an action of the command line only. */
 #define ACTION_FLAP	__MPLANE_FAULT_MAX
 
 static int action_parse(const char *word)
 {
-	unsigned int i;
+	uint32_t v;
 
 	if (!strcmp(word, "flap"))
 		return ACTION_FLAP;
-	for (i = 0; i < __MPLANE_FAULT_MAX; i++)
-		if (!strcmp(word, actions[i]))
-			return i;
-	return -1;
+	return mp_name_parse(&mp_fault_action_names, word, &v) ? -1 : (int)v;
 }
 
 /* "1%", "0.5%" or "0.5" (percent) into parts per million. */
@@ -181,10 +202,13 @@ struct fault_line {
 	bool show;
 };
 
+/* "link", "port", "switch", "plane": the target's kind, when given. */
 static bool is_kind(const char *w)
 {
-	return !strcmp(w, "link") || !strcmp(w, "port") ||
-	       !strcmp(w, "switch") || !strcmp(w, "plane");
+	uint32_t v;
+
+	return !mp_name_parse(&mp_fault_target_names, w, &v) &&
+	       v != MPLANE_FAULT_FABRIC;
 }
 
 static int parse_line(int argc, char **argv, struct fault_line *l)
@@ -227,18 +251,25 @@ static int parse_line(int argc, char **argv, struct fault_line *l)
 	return MP_EXIT_OK;
 }
 
-/* Flap options make sense with a flap only. */
-static int check_flap(const struct fault_settings *s,
-		      const struct mp_opt_result *res, bool flap)
+/* Options that make sense with some lines only. */
+static int check_options(const struct fault_settings *s,
+			 const struct mp_opt_result *res,
+			 const struct fault_line *l)
 {
-	static const char *const only[] = { "period", "down-for", "count" };
+	static const char *const flap_only[] = { "period", "down-for", "count" };
+	bool flap = l->action == ACTION_FLAP;
 	unsigned int i;
 
 	for (i = 0; !flap && i < 3; i++)
-		if (mp_opt_given(&fault_cmd, res, only[i]))
-			return mp_usage_err("--%s is for flap only", only[i]);
+		if (mp_opt_given(&fault_cmd, res, flap_only[i]))
+			return mp_usage_err("--%s is for flap only", flap_only[i]);
 	if (flap && s->down_ns && s->down_ns >= s->period_ns)
 		return mp_usage_err("--down-for must be shorter than --period");
+	if (mp_opt_given(&fault_cmd, res, "start") &&
+	    !mp_opt_given(&fault_cmd, res, "at"))
+		return mp_usage_err("--start is what --at counts from: give --at too");
+	if (mp_opt_given(&fault_cmd, res, "via") && l->action != MPLANE_FAULT_LOSS)
+		return mp_usage_err("--via is for loss only");
 	return MP_EXIT_OK;
 }
 
@@ -319,6 +350,9 @@ static void print_step(const struct fault_step *s, bool done)
 	mp_print_str(MP_PRINT_TEXT, NULL, "%s", mp_fault_what(&e, what,
 							      sizeof(what)));
 	print_time("at_ns", " at %s", s->at_ns);
+	if (!done && s->at_ns > mp_mono_ns())
+		mp_print_float(MP_PRINT_TEXT, NULL, " (in %.3f s)",
+			       (s->at_ns - mp_mono_ns()) / 1e9);
 	if (done) {
 		print_time("done_ns", ", done %s", s->done_ns);
 		mp_print_str(MP_PRINT_ANY, "via", " via %s",
@@ -392,8 +426,14 @@ static int run_later(struct fault_ctx *c, const struct fault_target *t,
 		     struct fault_step *steps, unsigned int n)
 {
 	pid_t pid;
-	int err;
+	int err = 0;
 
+	/* Said now, while someone reads: the schedule's process has no
+	 * terminal to say it on. */
+	if (steps[0].action == MPLANE_FAULT_LOSS)
+		fault_loss_via(c, t, &err);
+	if (err)
+		return MP_EXIT_ERR;
 	err = fault_sched_start(c, t, steps, n, &pid);
 	if (err) {
 		mp_err("starting the schedule: %s", strerror(-err));
@@ -479,14 +519,13 @@ int fabric_fault_main(int argc, char **argv)
 	if (rc != MP_OPT_RUN)
 		return rc;
 	rc = parse_line(argc - res.argi, argv + res.argi, &l);
-	if (!rc)
-		rc = check_flap(&set, &res, l.action == ACTION_FLAP);
+	if (!rc && !l.show)
+		rc = check_options(&set, &res, &l);
 	if (rc)
 		return rc;
-	if (l.show && res.seen)
-		for (unsigned int i = 1; fault_opts[i].name; i++)
-			if (res.seen & (1ULL << i))
-				return mp_usage_err("show takes --prefix only");
+	/* --prefix is the table's first option, and all that show takes. */
+	if (l.show && (res.seen & ~1ULL))
+		return mp_usage_err("show takes --prefix only");
 	rc = fault_ctx_open(&c, set.prefix);
 	if (rc)
 		return rc;

@@ -90,6 +90,11 @@ struct mp_rtnl *fault_rtnl(struct fault_ctx *c, unsigned int node);
 void fault_emit(struct fault_ctx *c, const struct fault_target *t,
 		const struct fault_step *s);
 
+/* How a loss on @t is made: netem or bpf, as --via and the kernel
+ * allow; *@err is -EOPNOTSUPP (reported) for netem on a kernel without. */
+enum mplane_fault_via fault_loss_via(struct fault_ctx *c,
+				     const struct fault_target *t, int *err);
+
 /* Apply @s to every port of @t: 0, or the first negative errno
  * (reported).  Sets s->via, s->done_ns and s->err. */
 int fault_apply(struct fault_ctx *c, const struct fault_target *t,
@@ -122,6 +127,11 @@ int fault_loss_netem_set(struct mp_rtnl *r, const struct mp_fabric_port *p,
 			 uint32_t ppm);
 int fault_loss_netem_read(struct mp_rtnl *r, const struct mp_fabric_port *p,
 			  struct fault_loss_counts *lc, uint64_t *rate_bps);
+
+/* ar's model of port @p of node @n at @rate_bps, where ar runs on it
+ * (fabric_fault_ar.c): 0 or -errno. */
+int fault_ar_rate(const struct mp_fabric *f, const struct mp_fabric_node *n,
+		  const struct mp_fabric_port *p, uint64_t rate_bps);
 
 /*
  * Background schedules (fabric_fault_sched.c): each runs in a process of

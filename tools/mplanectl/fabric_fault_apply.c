@@ -52,7 +52,7 @@ typedef int (*node_fn)(struct fault_ctx *c, unsigned int node,
 		       const struct fault_step *s);
 
 /* @fn once per node of @t, with that node's ports; goes on past failures. */
-static int for_each_node(struct fault_ctx *c, const struct fault_target *t,
+static int apply_per_node(struct fault_ctx *c, const struct fault_target *t,
 			 const struct fault_step *s, node_fn fn)
 {
 	unsigned int *idx, node, n;
@@ -142,6 +142,9 @@ static void fill_routes(struct mp_nlbatch *nb, const struct fault_ctx *c,
 	(void)np;
 	(void)s;
 	fabric_routes(nb, &c->f, n);
+	/* A rail that went down took mp0's route through it along. */
+	if (n->mp0)
+		fabric_mp0_routes(nb, &c->f, n, n->mp0_ifindex);
 }
 
 static void fill_rate(struct mp_nlbatch *nb, const struct fault_ctx *c,
@@ -221,11 +224,31 @@ static int node_up(struct fault_ctx *c, unsigned int node,
 	return err ? err : restore_routes(c, node);
 }
 
+/* The tbf at @s's rate (the state file's without @s), and ar's model. */
+static int set_rate(struct fault_ctx *c, unsigned int node,
+		    const unsigned int *ports, unsigned int n,
+		    const struct fault_step *s)
+{
+	const struct mp_fabric_node *nd = &c->f.nodes[node];
+	const struct mp_fabric_port *p;
+	int err = batch(c, node, fill_rate, ports, n, s, NULL), ret;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		p = &nd->ports[ports[i]];
+		ret = fault_ar_rate(&c->f, nd, p, s ? s->value : p->rate_bps);
+		if (keep(&err, ret))
+			mp_err("%s: %s: ar's rate: %s", nd->name, p->ifname,
+			       strerror(-ret));
+	}
+	return err;
+}
+
 static int node_degrade(struct fault_ctx *c, unsigned int node,
 			const unsigned int *ports, unsigned int n,
 			const struct fault_step *s)
 {
-	return batch(c, node, fill_rate, ports, n, s, NULL);
+	return set_rate(c, node, ports, n, s);
 }
 
 static int node_loss(struct fault_ctx *c, unsigned int node,
@@ -298,13 +321,13 @@ static int node_clear(struct fault_ctx *c, unsigned int node,
 	keep(&err, fault_leave(c));
 	for (i = 0; i < n; i++)
 		keep(&err, del_root(r, &nd->ports[ports[i]]));
-	keep(&err, batch(c, node, fill_rate, ports, n, NULL, NULL));
+	keep(&err, set_rate(c, node, ports, n, NULL));
 	keep(&err, node_up(c, node, ports, n, s));
 	return err;
 }
 
-static enum mplane_fault_via loss_via(struct fault_ctx *c,
-				      const struct fault_target *t, int *err)
+enum mplane_fault_via fault_loss_via(struct fault_ctx *c,
+				     const struct fault_target *t, int *err)
 {
 	struct mp_rtnl *r;
 
@@ -341,10 +364,10 @@ int fault_apply(struct fault_ctx *c, const struct fault_target *t,
 
 	s->via = vias[s->action];
 	if (s->action == MPLANE_FAULT_LOSS)
-		s->via = loss_via(c, t, &err);
+		s->via = fault_loss_via(c, t, &err);
 	if (!err) {
 		fault_emit(c, t, s);
-		err = for_each_node(c, t, s, fns[s->action]);
+		err = apply_per_node(c, t, s, fns[s->action]);
 	}
 	s->done_ns = mp_mono_ns();
 	s->err = err;

@@ -78,18 +78,11 @@ static int write_pid_file(const char *path, pid_t pid,
 			  const struct fault_target *t,
 			  const struct fault_step *s, unsigned int n)
 {
-	char tmp[300];
-	FILE *fp;
+	char what[96];
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "w");
-	if (!fp)
-		return -errno;
-	fprintf(fp, "%d\n%s %s\n", (int)pid, t->name,
-		n > 1 ? "flap" : mp_fault_action_name(s->action));
-	if (fclose(fp))
-		return -errno;
-	return rename(tmp, path) ? -errno : 0;
+	snprintf(what, sizeof(what), "%s %s", t->name,
+		 n > 1 ? "flap" : mp_fault_action_name(s->action));
+	return mp_run_pidfile_write(path, pid, what);
 }
 
 /* The child: detached from the caller, and on its own descriptors. */
@@ -200,7 +193,7 @@ static int read_pid_file(const char *path, struct fault_sched_info *s)
 }
 
 /* @cb on every schedule of @prefix; a file whose process is gone goes. */
-static unsigned int for_each_sched(const char *prefix,
+static unsigned int walk_scheds(const char *prefix,
 				   bool (*cb)(const struct fault_sched_info *s,
 					      const char *path, void *data),
 				   void *data)
@@ -255,7 +248,7 @@ unsigned int fault_sched_stop(const char *prefix, const char *name)
 {
 	struct stop_args a = { .name = name };
 
-	return for_each_sched(prefix, stop_one, &a);
+	return walk_scheds(prefix, stop_one, &a);
 }
 
 struct list_args {
@@ -280,5 +273,5 @@ unsigned int fault_sched_list(const char *prefix, struct fault_sched_info *s,
 {
 	struct list_args a = { .s = s, .max = max };
 
-	return for_each_sched(prefix, list_one, &a);
+	return walk_scheds(prefix, list_one, &a);
 }

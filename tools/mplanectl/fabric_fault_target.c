@@ -13,6 +13,7 @@
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_fault.h"
+#include "mp_names.h"
 #include "fabric.h"
 #include "fabric_fault.h"
 
@@ -71,16 +72,6 @@ static int alloc_ports(const struct mp_fabric *f, struct fault_target *t)
 	return t->ports ? 0 : -ENOMEM;
 }
 
-static int find_port(const struct mp_fabric_node *n, const char *ifname)
-{
-	unsigned int i;
-
-	for (i = 0; i < n->nports; i++)
-		if (!strcmp(n->ports[i].ifname, ifname))
-			return i;
-	return -1;
-}
-
 static int no_port(const struct mp_fabric *f, const struct mp_fabric_node *n,
 		   const char *port)
 {
@@ -115,7 +106,7 @@ static int parse_node_port(const struct mp_fabric *f, const char *spec,
 		return mp_usage_err("bad target '%s': fabric %s has no node '%s' (see 'mplanectl fabric show --prefix %s')",
 				    spec, f->prefix, node, f->prefix);
 	if (colon) {
-		port = find_port(n, colon + 1);
+		port = mp_fabric_port_index(n, colon + 1);
 		if (port < 0)
 			return no_port(f, n, colon + 1);
 	} else if (n->role == MP_NODE_HOST) {
@@ -150,21 +141,23 @@ static int parse_plane(const struct mp_fabric *f, const char *spec,
 	return MP_EXIT_OK;
 }
 
-static const char *const kinds[] = { "link", "port", "switch", "plane", NULL };
-
 int fault_target_parse(const struct mp_fabric *f, const char *kind,
 		       const char *spec, struct fault_target *t)
 {
-	int rc, k = -1, i;
+	unsigned int max = count_ports(f) + 1;
+	uint32_t v;
+	int rc, k = -1;
 
 	memset(t, 0, sizeof(*t));
-	t->node = t->port = t->plane = -1;
-	for (i = 0; kind && kinds[i]; i++)
-		if (!strcmp(kind, kinds[i]))
-			k = i;
-	if (kind && k < 0)
-		return mp_usage_err("bad target kind '%s': want link, port, switch or plane",
-				    kind);
+	t->node = t->port = -1;
+	t->plane = -1;
+	if (kind) {
+		if (mp_name_parse(&mp_fault_target_names, kind, &v) ||
+		    v == MPLANE_FAULT_FABRIC)
+			return mp_usage_err("bad target kind '%s': want link, port, switch or plane",
+					    kind);
+		k = v;
+	}
 	if (k == MPLANE_FAULT_PLANE)
 		rc = parse_plane(f, spec, t);
 	else if (!spec)
@@ -184,37 +177,37 @@ int fault_target_parse(const struct mp_fabric *f, const char *kind,
 		return rc;
 	if (alloc_ports(f, t))
 		return MP_EXIT_ERR;
-	i = count_ports(f) + 1;
 	switch (t->kind) {
 	case MPLANE_FAULT_LINK:
-		add_port(t, t->node, t->port, i);
+		add_port(t, t->node, t->port, max);
 		add_port(t, f->nodes[t->node].ports[t->port].peer_node,
-			 f->nodes[t->node].ports[t->port].peer_port, i);
+			 f->nodes[t->node].ports[t->port].peer_port, max);
 		break;
 	case MPLANE_FAULT_PORT:
-		add_port(t, t->node, t->port, i);
+		add_port(t, t->node, t->port, max);
 		break;
 	case MPLANE_FAULT_SWITCH:
-		add_node(f, t, t->node, i);
+		add_node(f, t, t->node, max);
 		break;
 	default:
-		add_plane(f, t, t->plane, i);
+		add_plane(f, t, t->plane, max);
 	}
 	return MP_EXIT_OK;
 }
 
 int fault_target_fabric(const struct mp_fabric *f, struct fault_target *t)
 {
-	unsigned int i;
+	unsigned int i, max = count_ports(f) + 1;
 
 	memset(t, 0, sizeof(*t));
 	t->kind = MPLANE_FAULT_FABRIC;
-	t->node = t->port = t->plane = -1;
+	t->node = t->port = -1;
+	t->plane = -1;
 	snprintf(t->name, sizeof(t->name), "fabric");
 	if (alloc_ports(f, t))
 		return MP_EXIT_ERR;
 	for (i = 0; i < f->nnodes; i++)
-		add_node(f, t, i, count_ports(f) + 1);
+		add_node(f, t, i, max);
 	return MP_EXIT_OK;
 }
 

@@ -13,6 +13,7 @@
 #include "mp_capture.h"
 #include "mp_cmd.h"
 #include "mp_event.h"
+#include "mp_fault.h"
 #include "mp_out.h"
 #include "telemetry.h"
 
@@ -87,6 +88,8 @@ static void print_event(const struct mp_event_item *it, void *data)
 		}
 		add_u64(o, vn, e->val[i]);
 	}
+	if (e->hdr.type == MPLANE_EV_FAULT)
+		mp_fault_json(o, e);
 	mp_json_print(o);
 }
 

@@ -306,7 +306,7 @@ static void events(FILE *f, const struct mp_tm *tm)
 		fprintf(f, "} %llu\n", (unsigned long long)s->stats.dropped);
 	}
 	family(f, "mplane_anomalies_total", "counter",
-	       "Failovers, planes and ports going down, and ECN storms.");
+	       "Failovers, planes and ports going down, ECN storms, and injected faults.");
 	for (t = 0; t < __MP_TM_AN_MAX; t++) {
 		for (i = 0, n = 0; i < tm->nanoms; i++)
 			n += tm->anoms[i].type == t;

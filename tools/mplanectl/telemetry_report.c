@@ -15,6 +15,7 @@
 #include "mp_arg.h"
 #include "mp_capture.h"
 #include "mp_cmd.h"
+#include "mp_fault.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "telemetry.h"
@@ -58,9 +59,11 @@ static void help(void)
 "  - step times (between consecutive 'mark step' of a process, and from\n"
 "    the begin to the end of each 'collective run' iteration of a rank)\n"
 "    and delivery gaps (between successive increases of a byte counter);\n"
-"  - anomalies (failovers, planes or ports going down, ECN storms) and,\n"
-"    for each, the events within --around ms of it in timestamp order,\n"
-"    with times in us relative to the anomaly.\n"
+"  - anomalies (failovers, planes or ports going down, ECN storms, and\n"
+"    the faults 'fabric fault' made, as \"fault  p0l0:s1 down\": the\n"
+"    cause next to its effects) and, for each, the events within\n"
+"    --around ms of it in timestamp order, with times in us relative to\n"
+"    the anomaly.\n"
 "\n"
 "Times are from the start of the recording.  With -j (global) or --json\n"
 "everything is printed as one JSON document, timelines complete.\n"
@@ -134,6 +137,16 @@ static int make_timelines(struct report *r)
 	return 0;
 }
 
+/* What an anomaly happened to: its entity, or where a fault was made. */
+static const char *anomaly_at(const struct report *r,
+			      const struct mp_tm_anomaly *a, char *buf,
+			      size_t size)
+{
+	if (a->type == MP_TM_AN_FAULT || a->entity < 0)
+		return mp_fault_where(&a->fault, buf, size);
+	return r->tm.ents[a->entity].name;
+}
+
 static struct json_object *event_json(const struct report *r,
 				      const struct timeline *t,
 				      const struct mp_event_item *it)
@@ -156,6 +169,8 @@ static struct json_object *event_json(const struct report *r,
 	if (ent >= 0)
 		json_object_object_add(o, "entity", json_object_new_string(
 			r->tm.ents[ent].name));
+	if (ev->hdr.type == MPLANE_EV_FAULT)
+		mp_fault_json(o, ev);
 	vals = json_object_new_object();
 	for (i = 0; i < 4; i++) {
 		vn = mp_event_val_name(ev->hdr.type, i);
@@ -342,6 +357,8 @@ static struct json_object *anomalies_json(const struct report *r)
 	const struct mp_tm_anomaly *a;
 	unsigned int i;
 
+	char buf[96];
+
 	for (i = 0; i < r->tm.nanoms; i++) {
 		a = &r->tm.anoms[i];
 		o = json_object_new_object();
@@ -352,9 +369,11 @@ static struct json_object *anomalies_json(const struct report *r)
 		json_object_object_add(o, "type", json_object_new_string(
 			mp_tm_anomaly_name(a->type)));
 		json_object_object_add(o, "entity", json_object_new_string(
-			r->tm.ents[a->entity].name));
+			anomaly_at(r, a, buf, sizeof(buf))));
 		json_object_object_add(o, "value",
 				       json_object_new_uint64(a->value));
+		if (a->type == MP_TM_AN_FAULT)
+			mp_fault_json(o, &a->fault);
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -596,23 +615,32 @@ static void print_value(const char *type, const char *key,
 		printf(" %s=%" PRIu64, key, x);
 }
 
+static const char *get_str(struct json_object *o, const char *key)
+{
+	return json_object_get_string(json_object_object_get(o, key));
+}
+
 static void print_timeline(const struct report *r, const struct timeline *t)
 {
-	struct json_object *e, *vals;
+	struct json_object *e, *vals, *fault;
 	unsigned int i, n = json_object_array_length(t->events);
 
 	printf("\ntimeline %+.3f .. %+.3f ms, us from the anomaly at %+.3f ms:\n",
 	       rel_ms(r, t->from), rel_ms(r, t->to), rel_ms(r, t->anchor));
 	for (i = 0; i < n && i < TEXT_EVENTS; i++) {
 		e = json_object_array_get_idx(t->events, i);
+		fault = json_object_object_get(e, "where");
 		printf("  %+10.1f  %-14s %-18s", json_object_get_double(
 			json_object_object_get(e, "dt_us")),
 		       json_object_get_string(json_object_object_get(e, "type")),
-		       json_object_object_get(e, "entity") ?
 		       json_object_get_string(json_object_object_get(e,
-					      "entity")) :
-		       json_object_get_string(json_object_object_get(e,
-					      "source")));
+			fault ? "where" : json_object_object_get(e, "entity") ?
+			"entity" : "source")));
+		if (fault) {
+			printf(" %s (%s, %s)\n", get_str(e, "what"),
+			       get_str(e, "target"), get_str(e, "via"));
+			continue;
+		}
 		vals = json_object_object_get(e, "values");
 		json_object_object_foreach(vals, k, v)
 			print_value(json_object_get_string(
@@ -628,7 +656,7 @@ static void print_text(struct report *r)
 {
 	const struct mp_tm *tm = &r->tm;
 	const struct mp_tm_anomaly *a;
-	char extra[96];
+	char extra[96], at[96];
 	unsigned int i;
 
 	print_header(r);
@@ -651,14 +679,17 @@ static void print_text(struct report *r)
 		       tv_bytes(tm->queue.max, p[1], 24));
 	}
 	if (!tm->nanoms) {
-		printf("no anomalies (failovers, links down, ECN storms)\n");
+		printf("no anomalies (failovers, links down, ECN storms, faults)\n");
 		return;
 	}
 	printf("anomalies: %u\n", tm->nanoms);
 	for (i = 0; i < tm->nanoms; i++) {
 		a = &tm->anoms[i];
 		printf("  %+10.3f ms  %-10s %s", rel_ms(r, a->ts_ns),
-		       mp_tm_anomaly_name(a->type), tm->ents[a->entity].name);
+		       mp_tm_anomaly_name(a->type),
+		       anomaly_at(r, a, at, sizeof(at)));
+		if (a->type == MP_TM_AN_FAULT)
+			printf(" %s", mp_fault_words(&a->fault, at, sizeof(at)));
 		if (a->type == MP_TM_AN_ECN_STORM)
 			printf("  %" PRIu64 " marks in 10 ms", a->value);
 		if (a->type == MP_TM_AN_FAILOVER)
