@@ -3,8 +3,9 @@
 #
 # collective.sh: what the GPUs would wait for, side by side in one run,
 # on 8 hosts x 2 planes (mp0 over both rails), 2 leaves x 4 spines per
-# plane, every link RATE (default 20 Mbit/s, so that the whole fabric
-# fits a TCG guest): allreduce and alltoall busbw (the engine, tcp) and
+# plane, every link RATE (default 2 Mbit/s: a TCG guest forwards some 50
+# Mbit/s of TCP through the fabric's 5 hops of tbf, mp0 and AR, and the
+# fabric's limit, 8 hosts x 2 rails x RATE, must stay below that): allreduce and alltoall busbw (the engine, tcp) and
 # permutation goodput (iperf3 and the engine's permutation), under
 #
 #   ecmp          kernel ECMP on the switches, mp0 hash (static per flow)
@@ -21,13 +22,15 @@
 # per figure and writes .build/bench/collective.json (or $OUT).
 # shellcheck source-path=SCRIPTDIR source=../selftests/lib/lib.sh
 source "$(dirname "$0")/../selftests/lib/lib.sh"
+# shellcheck source=../selftests/lib/mplane.sh
+source "$(dirname "$0")/../selftests/lib/mplane.sh"
 
 MPLANECTL=$MPLANE_BUILD/mplanectl
 OUT=${MPLANE_BENCH_COLLECTIVE_OUT:-/tmp/results/collective.json}
-RATE_MBIT=${MPLANE_BENCH_RATE:-20}
+RATE_MBIT=${MPLANE_BENCH_RATE:-2}
 TRIALS=${MPLANE_BENCH_TRIALS:-8}
 SECS=${MPLANE_BENCH_SECS:-5}
-COLL_SIZE=${MPLANE_BENCH_COLL_SIZE:-2M}
+COLL_SIZE=${MPLANE_BENCH_COLL_SIZE:-256K}
 FAB=mpc$$ HOSTS=8 PLANES=2 LEAVES=2 SPINES=4
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-bench-coll.XXXXXX")
 trap '_lib_exit; "$MPLANECTL" fabric down --prefix $FAB >/dev/null 2>&1; rm -rf "$TMPD"' EXIT
@@ -160,13 +163,14 @@ test_link_down_under_allreduce() {
 	fabric_build
 	config ar+flowlet
 	up=$(engine allreduce "$COLL_SIZE")
-	"$MPLANECTL" fabric fault --prefix $FAB down h0:r1 >/dev/null ||
+	"$MPLANECTL" fabric fault --prefix $FAB h0:r1 down >/dev/null ||
 		fail "fault down"
 	down=$(engine allreduce "$COLL_SIZE")
 	"$MPLANECTL" fabric fault --prefix $FAB clear >/dev/null
-	# A flap every second for the whole run: the job still verifies.
-	"$MPLANECTL" fabric fault --prefix $FAB flap h0:r1 --period 1 \
-		--count 10 >/dev/null || fail "fault flap"
+	# A flap every second through the whole run, in the background from
+	# now (--at 0): the job still verifies.
+	"$MPLANECTL" fabric fault --prefix $FAB h0:r1 flap --period 1 \
+		--count 20 --at 0 >/dev/null || fail "fault flap"
 	flap=$(engine allreduce "$COLL_SIZE")
 	"$MPLANECTL" fabric fault --prefix $FAB clear >/dev/null
 	add "$(jq -nc --argjson u "$up" --argjson d "$down" --argjson f "$flap" '
@@ -176,6 +180,7 @@ test_link_down_under_allreduce() {
 		 kept_flapping: ($f.busbw / $u.busbw)}')"
 }
 
+mplane_load || exit 1
 ktap_run test_side_by_side test_permutation_goodput test_link_down_under_allreduce
 rc=$?
 mkdir -p "$(dirname "$OUT")"

@@ -31,6 +31,7 @@ FAB=mph$$
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-bench-collh.XXXXXX")
 trap '_lib_exit; "$MPLANECTL" fabric down --prefix $FAB >/dev/null 2>&1; rm -rf "$TMPD"' EXIT
 
+mkdir -p "$(dirname "$OUT")"
 "$MPLANECTL" fabric up --prefix $FAB --quiet --no-mp0 --planes 1 --leaves 1 \
 	--spines 1 --hosts 2 --rate 100gbit >/dev/null || exit 1
 
