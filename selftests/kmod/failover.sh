@@ -65,7 +65,7 @@ warm() {
 # few scheduler ticks (1-4 ms seen): there the limit is 10 ms, still far
 # from the 100 ms of a bond's MII polling.
 test_carrier_failover() {
-	local trial lost drops gap excess away late rcvbuf limit=1000
+	local trial lost drops gap excess away late rcvbuf noise limit=1000
 	local -A R S
 	quick && limit=10000
 	mp_pair 2
@@ -100,11 +100,21 @@ test_carrier_failover() {
 		[ "${away%.*}" -ge $limit ] || [ "${late%.*}" -ge $limit ] || [ "$drops" -gt 0 ] ||
 			fail "the path's gap at failover was $excess us (over $limit) in a" \
 				"trial with no stall of the guest to blame"
+		# A stall is to blame only for as much as the guest stalled
+		# elsewhere in the same trial: a failover slower than that is
+		# the datapath's, whatever the guest did.
+		noise=$(( ${away%.*} > ${late%.*} ? ${away%.*} : ${late%.*} ))
+		[ "${excess%.*}" -le "$noise" ] ||
+			fail "the path's gap at failover was $excess us, longer than any" \
+				"stall of the guest in the same trial ($noise us)"
 		log "the guest stalled in this trial too: again"
 		ip -n "$hb" link set b1 up
 		busywait 3000 mp_state_is "$ha" 1 up || fail "plane 1 not back"
 	done
-	fail "the path's gap at failover was over $limit us in 5 trials"
+	# Every trial stalled, and in each the failover's gap was within
+	# the guest's own stalls: nothing of it can be told from them.
+	log "the guest stalled in all 5 trials; the failover's gap was never" \
+		"longer than the guest's own stalls in its trial"
 }
 
 test_holddown_then_readmit() {
