@@ -39,6 +39,8 @@ enum {
 	IFLA_MPLANE_GSO_MODE,		/* u8: enum mplane_gso_mode */
 	IFLA_MPLANE_PEERS,		/* nest of IFLA_MPLANE_PEER: probe targets */
 	IFLA_MPLANE_SAMPLE_INTERVAL_US,	/* u32: mplane:plane_sample period, 0 = off */
+	IFLA_MPLANE_CC,			/* nest of IFLA_MPLANE_CC_*: congestion control */
+	IFLA_MPLANE_QPS,		/* nest of IFLA_MPLANE_QP, read-only */
 	__IFLA_MPLANE_MAX,
 };
 #define IFLA_MPLANE_MAX (__IFLA_MPLANE_MAX - 1)
@@ -88,6 +90,109 @@ struct mplane_probe_hdr {
 	__be64	seq;
 	__be64	sent_ns;	/* the requester's clock, echoed back */
 };
+
+/*
+ * Endpoint congestion control (IFLA_MPLANE_CC): mp0 is the NIC, so it
+ * runs DCQCN (Zhu et al., SIGCOMM 2015) for the RoCEv2 traffic it carries.
+ *
+ * Notification point: a RoCEv2 packet for mp0 that arrives with CE makes
+ * mp0 send a CNP back to its sender, at most one per CNP_INTERVAL_US per
+ * QP.  Reaction point: a CNP cuts the rate of the QP it names, and timers
+ * and a byte counter raise it again; mp0 paces each limited QP by setting
+ * skb->tstamp (EDT), which an fq qdisc on the rails honours.
+ *
+ * mp0 has no QP context, so a QP is named by what both ends see: the
+ * peer's address and the destination QPN of the BTH.  A CNP carries the
+ * destination QPN of the packet that was marked, and the sender looks up
+ * the flow it sends to that peer's QP.  (A NIC's CNP names the sender's
+ * own QP instead, which only the responder's QP context knows.)
+ *
+ * Rates are in kbit/s, times in microseconds, alpha and g in 1/1024ths,
+ * all as ConnectX names and defaults them (rpg_*, dce_tcp_*); every value
+ * is checked against its range and rejected with an extack message.
+ */
+enum mplane_cc {
+	MPLANE_CC_OFF,
+	MPLANE_CC_DCQCN,
+	__MPLANE_CC_MAX,
+};
+
+enum {
+	IFLA_MPLANE_CC_UNSPEC,
+	IFLA_MPLANE_CC_ALGO,		/* u8: enum mplane_cc */
+	IFLA_MPLANE_CC_CNP_INTERVAL_US,	/* u32: NP, least gap between CNPs to a QP */
+	IFLA_MPLANE_CC_RATE_MAX_KBPS,	/* u32: 0 = mp0's capacity (line rate) */
+	IFLA_MPLANE_CC_RATE_MIN_KBPS,	/* u32: rpg_min_rate */
+	IFLA_MPLANE_CC_RATE_AI_KBPS,	/* u32: rpg_ai_rate, additive increase */
+	IFLA_MPLANE_CC_RATE_HAI_KBPS,	/* u32: rpg_hai_rate, hyper increase */
+	IFLA_MPLANE_CC_TIME_RESET_US,	/* u32: rpg_time_reset, increase timer */
+	IFLA_MPLANE_CC_BYTE_RESET,	/* u32: rpg_byte_reset, bytes a stage */
+	IFLA_MPLANE_CC_THRESHOLD,	/* u32: rpg_threshold (F), stages */
+	IFLA_MPLANE_CC_ALPHA_G,		/* u32: dce_tcp_g, 1 - g in 1/1024ths */
+	IFLA_MPLANE_CC_ALPHA_PERIOD_US,	/* u32: dce_tcp_rtt, alpha update period */
+	IFLA_MPLANE_CC_ALPHA_INITIAL,	/* u32: initial_alpha_value, 1/1024ths */
+	IFLA_MPLANE_CC_REDUCE_PERIOD_US, /* u32: rate_reduce_monitor_period */
+	IFLA_MPLANE_CC_MIN_DEC_FAC,	/* u32: rpg_min_dec_fac, % kept at most */
+	IFLA_MPLANE_CC_QP_MAX,		/* u32: QPs tracked; more evict the idlest */
+	IFLA_MPLANE_CC_QP_COUNT,	/* u32, read-only: QPs tracked now */
+	IFLA_MPLANE_CC_QP_EVICTIONS,	/* u64, read-only */
+	IFLA_MPLANE_CC_CNP_UNKNOWN,	/* u64, read-only: CNPs for no known QP */
+	IFLA_MPLANE_CC_BAD_BTH,		/* u64, read-only: RoCEv2 too short for a BTH */
+	IFLA_MPLANE_CC_PAD,
+	__IFLA_MPLANE_CC_MAX,
+};
+#define IFLA_MPLANE_CC_MAX (__IFLA_MPLANE_CC_MAX - 1)
+
+#define MPLANE_CC_CNP_INTERVAL_US_DEFAULT	50
+#define MPLANE_CC_CNP_INTERVAL_US_MAX		1000000
+#define MPLANE_CC_RATE_MAX_KBPS_DEFAULT		0
+#define MPLANE_CC_RATE_MIN_KBPS_DEFAULT		1000
+#define MPLANE_CC_RATE_AI_KBPS_DEFAULT		5000
+#define MPLANE_CC_RATE_HAI_KBPS_DEFAULT		50000
+#define MPLANE_CC_RATE_KBPS_MIN			10
+#define MPLANE_CC_RATE_KBPS_MAX			400000000	/* 400 Gbit/s */
+#define MPLANE_CC_TIME_RESET_US_DEFAULT		300
+#define MPLANE_CC_TIME_RESET_US_MAX		1000000
+#define MPLANE_CC_BYTE_RESET_DEFAULT		32767
+#define MPLANE_CC_BYTE_RESET_MIN		64
+#define MPLANE_CC_BYTE_RESET_MAX		(1U << 30)
+#define MPLANE_CC_THRESHOLD_DEFAULT		1
+#define MPLANE_CC_THRESHOLD_MAX			31
+#define MPLANE_CC_ALPHA_G_DEFAULT		1019
+#define MPLANE_CC_ALPHA_ONE			1024
+#define MPLANE_CC_ALPHA_PERIOD_US_DEFAULT	1
+#define MPLANE_CC_ALPHA_PERIOD_US_MAX		131071
+#define MPLANE_CC_ALPHA_INITIAL_DEFAULT		1023
+#define MPLANE_CC_REDUCE_PERIOD_US_DEFAULT	4
+#define MPLANE_CC_REDUCE_PERIOD_US_MAX		1000000
+#define MPLANE_CC_MIN_DEC_FAC_DEFAULT		50
+#define MPLANE_CC_QP_MAX_DEFAULT		1024
+#define MPLANE_CC_QP_MAX_MIN			16
+#define MPLANE_CC_QP_MAX_MAX			65536
+
+/*
+ * IFLA_MPLANE_QPS: the QPs whose rate is limited now (below the maximum),
+ * each an IFLA_MPLANE_QP nest of IFLA_MPLANE_QP_*; at most
+ * MPLANE_QPS_DUMP_MAX of them, the most recently cut first.
+ */
+#define IFLA_MPLANE_QP			1
+#define MPLANE_QPS_DUMP_MAX		64
+
+enum {
+	IFLA_MPLANE_QP_UNSPEC,
+	IFLA_MPLANE_QP_PEER,		/* binary IPv4 (4 bytes) or IPv6 (16) */
+	IFLA_MPLANE_QP_QPN,		/* u32: the peer's destination QPN */
+	IFLA_MPLANE_QP_RATE_KBPS,	/* u32: current rate (Rc) */
+	IFLA_MPLANE_QP_TARGET_KBPS,	/* u32: target rate (Rt) */
+	IFLA_MPLANE_QP_ALPHA,		/* u32: alpha, 1/1024ths */
+	IFLA_MPLANE_QP_CNP_RX,		/* u64: CNPs received for it */
+	IFLA_MPLANE_QP_CNP_TX,		/* u64: CNPs sent for CE on it */
+	IFLA_MPLANE_QP_RATE_CUTS,	/* u64 */
+	IFLA_MPLANE_QP_TX_BYTES,	/* u64: bytes sent while tracked */
+	IFLA_MPLANE_QP_PAD,
+	__IFLA_MPLANE_QP_MAX,
+};
+#define IFLA_MPLANE_QP_MAX (__IFLA_MPLANE_QP_MAX - 1)
 
 /* How a GSO super-packet is spread (IFLA_MPLANE_GSO_MODE). */
 enum mplane_gso_mode {
@@ -145,6 +250,8 @@ enum {
 	IFLA_MPLANE_PSTAT_PROBES_SENT,
 	IFLA_MPLANE_PSTAT_PROBES_LOST,
 	IFLA_MPLANE_PSTAT_PAD,
+	IFLA_MPLANE_PSTAT_CNP_SENT,	/* CNPs mp0 sent for CE it received */
+	IFLA_MPLANE_PSTAT_RATE_CUTS,	/* QP rates cut by CNPs received here */
 	__IFLA_MPLANE_PSTAT_MAX,
 };
 #define IFLA_MPLANE_PSTAT_MAX (__IFLA_MPLANE_PSTAT_MAX - 1)
@@ -189,7 +296,7 @@ enum mplane_event_type {
 	MPLANE_EV_PLANE_STATE,
 	MPLANE_EV_FAILOVER,
 	MPLANE_EV_STEP_MARK,
-	MPLANE_EV_RATE_UPDATE,		/* reserved for DCQCN rate control */
+	MPLANE_EV_RATE_UPDATE,		/* a QP's DCQCN rate changed */
 	MPLANE_EV_COLLECTIVE,		/* a collective's iteration, per rank */
 	MPLANE_EV_PLANE_SAMPLE,		/* mplane.ko's sampler, per plane */
 	MPLANE_EV_PORT_SAMPLE,		/* the switch sampler, per port */
@@ -407,6 +514,9 @@ struct mplane_event_stats {
  * PLANE_SAMPLE: [0] q_bytes (the rail's qdisc backlog and BQL in flight),
  *               [1] tx_bytes, [2] ecn_ce, [3] cnp (all three cumulative,
  *               as IFLA_MPLANE_PSTAT_*)
+ * RATE_UPDATE:  [0] qpn, [1] new rate (kbit/s), [2] old rate (kbit/s),
+ *               [3] enum mplane_rate_cause; hdr.plane is the plane the
+ *               CNP came in on for a cut, else MPLANE_EVENT_NO_PLANE
  * PLANE_SELECT: [0] policy, [1] flow hash, [2] load score, [3] 1 when
  *               a new flowlet began; one choice in sel_sample_every
  * From the switch sampler (bpf/ar.bpf.c's timer); hdr.ifindex is the port:
@@ -435,6 +545,14 @@ struct mplane_event_stats {
  *               One event per target and step, emitted just before the
  *               change is made, so that it comes before its effects.
  */
+enum mplane_rate_cause {
+	MPLANE_RATE_CUT,		/* a CNP */
+	MPLANE_RATE_FAST_RECOVERY,	/* Rc halfway to Rt */
+	MPLANE_RATE_ADDITIVE,		/* Rt + AI */
+	MPLANE_RATE_HYPER,		/* Rt + i * HAI */
+	__MPLANE_RATE_CAUSE_MAX,
+};
+
 enum mplane_counter_kind {
 	MPLANE_COUNTER_NETDEV,		/* rtnetlink link statistics */
 	MPLANE_COUNTER_ETHTOOL,		/* ethtool -S */
