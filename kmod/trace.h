@@ -130,6 +130,33 @@ TRACE_EVENT(plane_sample,
 		      __entry->load)
 );
 
+/*
+ * A QP's DCQCN rate changed (cc.c): a cut by a CNP that came in on
+ * @plane, or an increase (@plane is U32_MAX then).  @cause is enum
+ * mplane_rate_cause.  bpf/kmtrace.bpf.c reads the arguments by position:
+ * append, never reorder.
+ */
+TRACE_EVENT(rate_update,
+	    TP_PROTO(const struct net_device *dev, u32 plane, u32 qpn,
+		     u32 new_kbps, u32 old_kbps, u8 cause),
+	    TP_ARGS(dev, plane, qpn, new_kbps, old_kbps, cause),
+	    TP_STRUCT__entry(__field(int, ifindex)
+			     __field(u32, plane)
+			     __field(u32, qpn)
+			     __field(u32, new_kbps)
+			     __field(u32, old_kbps)
+			     __field(u8, cause)),
+	    TP_fast_assign(__entry->ifindex = dev->ifindex;
+			   __entry->plane = plane;
+			   __entry->qpn = qpn;
+			   __entry->new_kbps = new_kbps;
+			   __entry->old_kbps = old_kbps;
+			   __entry->cause = cause),
+	    TP_printk("ifindex=%d plane=%d qpn=%#x rate=%u old=%u cause=%u",
+		      __entry->ifindex, (int)__entry->plane, __entry->qpn,
+		      __entry->new_kbps, __entry->old_kbps, __entry->cause)
+);
+
 #endif /* _MPLANE_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH
