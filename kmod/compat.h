@@ -9,6 +9,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/netdevice.h>
+#include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/version.h>
 #include <linux/workqueue.h>
@@ -131,6 +132,19 @@ static inline struct workqueue_struct *mplane_compat_unbound_wq(void)
 	return system_dfl_wq;
 #else
 	return system_unbound_wq;
+#endif
+}
+
+/*
+ * A departure time on CLOCK_MONOTONIC, for fq (EDT).  6.11 replaced the
+ * mono_delivery_time bit with skb->tstamp_type.
+ */
+static inline void mplane_compat_skb_set_mono_time(struct sk_buff *skb, u64 ns)
+{
+#if MPLANE_KERNEL_AT_LEAST(6, 11, 0)
+	skb_set_delivery_time(skb, ns_to_ktime(ns), SKB_CLOCK_MONOTONIC);
+#else
+	skb_set_delivery_time(skb, ns_to_ktime(ns), true);
 #endif
 }
 

@@ -56,6 +56,7 @@ static void mplane_dev_uninit(struct net_device *dev)
 	mplane_probe_uninit(mp);
 	mplane_plane_release_all(mp);
 	mplane_peers_free(mp);
+	mplane_cc_uninit(mp);
 	mplane_state_uninit(mp);
 }
 
@@ -164,6 +165,7 @@ void mplane_setup(struct net_device *dev)
 	mp->cong_threshold = mp->cong_threshold_events * MPLANE_CONG_UNIT;
 	mp->cong_halflife_us = MPLANE_CONG_HALFLIFE_US_DEFAULT;
 	mp->cong_halflife_ns = mp->cong_halflife_us * NSEC_PER_USEC;
+	mplane_cc_init(mp);
 	mplane_state_init(mp);
 	mplane_probe_init(mp);
 	mplane_sampler_init(mp);

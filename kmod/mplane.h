@@ -15,6 +15,7 @@
 #include <linux/in6.h>
 #include <linux/netdevice.h>
 #include <linux/netlink.h>
+#include <net/netlink.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -23,6 +24,7 @@
 #include <linux/workqueue.h>
 
 #include "linux/mplane.h"
+#include "dcqcn.h"
 
 /* Flowlet slots per device, indexed by flow hash; a power of two. */
 #define MPLANE_FLOWLET_SLOTS	4096
@@ -42,11 +44,22 @@
 /* Congestion scores count events in 1/256ths, for a smooth decay. */
 #define MPLANE_CONG_UNIT	256
 
-/* Per-plane counters live in this array, indexed IFLA_MPLANE_PSTAT_* - 1. */
-#define MPLANE_PSTAT_COUNT	(IFLA_MPLANE_PSTAT_PROBES_LOST)
+/*
+ * Per-plane counters live in this array, indexed IFLA_MPLANE_PSTAT_* - 1;
+ * the slot of IFLA_MPLANE_PSTAT_PAD stays unused.
+ */
+#define MPLANE_PSTAT_COUNT	IFLA_MPLANE_PSTAT_MAX
 
 struct mplane_dev;
 struct mplane_routes;
+struct mplane_qp_table;
+
+/* Congestion control's settings in force (cc_settings.c), RCU-swapped. */
+struct mplane_cc_params {
+	struct rcu_head rcu;
+	struct mplane_dcqcn_params dcqcn;	/* max_kbps 0: the line rate */
+	u64 cnp_interval_ns;
+};
 
 struct mplane_plane_pcpu {
 	u64_stats_t cnt[MPLANE_PSTAT_COUNT];
@@ -117,6 +130,12 @@ struct mplane_dev {
 	u64 *flowlets;		/* MPLANE_FLOWLET_SLOTS packed slots */
 	u32 __percpu *rr_ticket;
 	struct mplane_peers __rcu *peers;
+	struct mplane_cc_params __rcu *cc;	/* NULL: congestion control off */
+	struct mplane_qp_table __rcu *qps;
+	u32 cc_line_kbps;		/* the planes' capacity together */
+	atomic64_t cc_evictions;
+	atomic64_t cc_cnp_unknown;
+	atomic64_t cc_bad_bth;
 
 	/* slow-path */
 	struct net_device *dev;
@@ -134,6 +153,7 @@ struct mplane_dev {
 	u64 probe_seq;
 	u32 sample_interval_us;	/* RTNL writes, the sampler READ_ONCE */
 	struct hrtimer sample_timer;
+	u32 cc_cfg[IFLA_MPLANE_CC_MAX + 1];	/* as set; RTNL */
 };
 
 static inline u64 mplane_pstat_read(const struct mplane_plane *plane,
@@ -183,6 +203,13 @@ static inline void mplane_extack_msg(struct netlink_ext_ack *extack,
 	}
 }
 
+/* The two ends of a datagram mp0 sends itself (udp_out.c). */
+struct mplane_udp_addrs {
+	bool v4;
+	struct in6_addr saddr;	/* IPv4 as v4-mapped */
+	struct in6_addr daddr;
+};
+
 /* device.c */
 void mplane_setup(struct net_device *dev);
 bool mplane_is_mplane_dev(const struct net_device *dev);
@@ -192,6 +219,11 @@ netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev);
 int mplane_xmit_on_plane(struct mplane_plane *plane, struct sk_buff *skb);
 u32 mplane_plane_load_now(struct mplane_plane *plane);
 u32 mplane_plane_load_queued(struct mplane_plane *plane, u64 *queued);
+
+/* udp_out.c */
+int mplane_udp_send(struct mplane_plane *plane, const struct mplane_udp_addrs *a,
+		    __be16 sport, __be16 dport, u8 tos, const void *body,
+		    unsigned int len);
 
 /* route.c */
 int mplane_route_init(struct mplane_plane *plane);
@@ -244,7 +276,26 @@ extern const struct ethtool_ops mplane_ethtool_ops;
 int mplane_pstats_fill(struct sk_buff *skb, const struct mplane_plane *plane);
 size_t mplane_pstats_size(void);
 
+/* cc.c */
+size_t mplane_cc_table_size(u32 qp_max);
+struct mplane_qp_table *mplane_cc_table_alloc(u32 qp_max);
+void mplane_cc_table_free(struct mplane_qp_table *t);
+void mplane_cc_line_update(struct mplane_dev *mp);
+void mplane_cc_xmit(struct mplane_dev *mp, struct sk_buff *skb, u64 now);
+bool mplane_cc_rx(struct mplane_plane *plane, struct sk_buff *skb, bool ce);
+size_t mplane_cc_qps_size(void);
+int mplane_cc_qps_fill(struct sk_buff *skb, struct mplane_dev *mp, u32 *count);
+
+/* cc_settings.c */
+void mplane_cc_init(struct mplane_dev *mp);
+int mplane_cc_set(struct mplane_dev *mp, const struct nlattr *nest,
+		  struct netlink_ext_ack *extack);
+void mplane_cc_uninit(struct mplane_dev *mp);
+size_t mplane_cc_size(void);
+int mplane_cc_fill(struct sk_buff *skb, struct mplane_dev *mp);
+
 /* netlink.c */
+extern const struct nla_policy mplane_cc_policy[IFLA_MPLANE_CC_MAX + 1];
 int mplane_netlink_init(void);
 void mplane_netlink_uninit(void);
 

@@ -29,6 +29,7 @@
 struct mplane_range {
 	u32 lo, hi;
 	const char *msg;
+	bool or_zero;		/* 0 is good too: off, or the line rate */
 };
 
 static const struct mplane_range mplane_dev_ranges[IFLA_MPLANE_MAX + 1] = {
@@ -55,6 +56,55 @@ static const struct mplane_range mplane_dev_ranges[IFLA_MPLANE_MAX + 1] = {
 				 1, 10000000, " us") },
 	[IFLA_MPLANE_GSO_MODE] = { 0, __MPLANE_GSO_MAX - 1,
 		"mplane: GSO mode (IFLA_MPLANE_GSO_MODE) must be 0..1: whole or segment" },
+};
+
+static const struct mplane_range mplane_cc_ranges[IFLA_MPLANE_CC_MAX + 1] = {
+	[IFLA_MPLANE_CC_ALGO] = { 0, __MPLANE_CC_MAX - 1,
+		"mplane: congestion control (IFLA_MPLANE_CC_ALGO) must be 0..1: off or dcqcn" },
+	[IFLA_MPLANE_CC_CNP_INTERVAL_US] = { 0, MPLANE_CC_CNP_INTERVAL_US_MAX,
+		MPLANE_RANGE_MSG("CNP interval", IFLA_MPLANE_CC_CNP_INTERVAL_US,
+				 0, MPLANE_CC_CNP_INTERVAL_US_MAX, " us") },
+	[IFLA_MPLANE_CC_RATE_MAX_KBPS] = { MPLANE_CC_RATE_KBPS_MIN,
+		MPLANE_CC_RATE_KBPS_MAX,
+		"mplane: rate-max (IFLA_MPLANE_CC_RATE_MAX_KBPS) must be 0 (line rate) or "
+		__stringify(MPLANE_CC_RATE_KBPS_MIN) ".."
+		__stringify(MPLANE_CC_RATE_KBPS_MAX) " kbit/s", true },
+	[IFLA_MPLANE_CC_RATE_MIN_KBPS] = { MPLANE_CC_RATE_KBPS_MIN, MPLANE_CC_RATE_KBPS_MAX,
+		MPLANE_RANGE_MSG("rate-min", IFLA_MPLANE_CC_RATE_MIN_KBPS,
+				 MPLANE_CC_RATE_KBPS_MIN, MPLANE_CC_RATE_KBPS_MAX, " kbit/s") },
+	[IFLA_MPLANE_CC_RATE_AI_KBPS] = { MPLANE_CC_RATE_KBPS_MIN, MPLANE_CC_RATE_KBPS_MAX,
+		MPLANE_RANGE_MSG("rate-ai", IFLA_MPLANE_CC_RATE_AI_KBPS,
+				 MPLANE_CC_RATE_KBPS_MIN, MPLANE_CC_RATE_KBPS_MAX, " kbit/s") },
+	[IFLA_MPLANE_CC_RATE_HAI_KBPS] = { MPLANE_CC_RATE_KBPS_MIN, MPLANE_CC_RATE_KBPS_MAX,
+		MPLANE_RANGE_MSG("rate-hai", IFLA_MPLANE_CC_RATE_HAI_KBPS,
+				 MPLANE_CC_RATE_KBPS_MIN, MPLANE_CC_RATE_KBPS_MAX, " kbit/s") },
+	[IFLA_MPLANE_CC_TIME_RESET_US] = { 1, MPLANE_CC_TIME_RESET_US_MAX,
+		MPLANE_RANGE_MSG("time-reset", IFLA_MPLANE_CC_TIME_RESET_US,
+				 1, MPLANE_CC_TIME_RESET_US_MAX, " us") },
+	[IFLA_MPLANE_CC_BYTE_RESET] = { MPLANE_CC_BYTE_RESET_MIN, MPLANE_CC_BYTE_RESET_MAX,
+		MPLANE_RANGE_MSG("byte-reset", IFLA_MPLANE_CC_BYTE_RESET,
+				 MPLANE_CC_BYTE_RESET_MIN, MPLANE_CC_BYTE_RESET_MAX, " bytes") },
+	[IFLA_MPLANE_CC_THRESHOLD] = { 1, MPLANE_CC_THRESHOLD_MAX,
+		MPLANE_RANGE_MSG("threshold", IFLA_MPLANE_CC_THRESHOLD,
+				 1, MPLANE_CC_THRESHOLD_MAX, " stages") },
+	[IFLA_MPLANE_CC_ALPHA_G] = { 0, 1023,
+		MPLANE_RANGE_MSG("alpha-g", IFLA_MPLANE_CC_ALPHA_G,
+				 0, 1023, " (of 1024)") },
+	[IFLA_MPLANE_CC_ALPHA_PERIOD_US] = { 1, MPLANE_CC_ALPHA_PERIOD_US_MAX,
+		MPLANE_RANGE_MSG("alpha-period", IFLA_MPLANE_CC_ALPHA_PERIOD_US,
+				 1, MPLANE_CC_ALPHA_PERIOD_US_MAX, " us") },
+	[IFLA_MPLANE_CC_ALPHA_INITIAL] = { 1, 1023,
+		MPLANE_RANGE_MSG("alpha-initial", IFLA_MPLANE_CC_ALPHA_INITIAL,
+				 1, 1023, " (of 1024)") },
+	[IFLA_MPLANE_CC_REDUCE_PERIOD_US] = { 0, MPLANE_CC_REDUCE_PERIOD_US_MAX,
+		MPLANE_RANGE_MSG("reduce-period", IFLA_MPLANE_CC_REDUCE_PERIOD_US,
+				 0, MPLANE_CC_REDUCE_PERIOD_US_MAX, " us") },
+	[IFLA_MPLANE_CC_MIN_DEC_FAC] = { 0, 100,
+		MPLANE_RANGE_MSG("min-dec-fac", IFLA_MPLANE_CC_MIN_DEC_FAC,
+				 0, 100, " %") },
+	[IFLA_MPLANE_CC_QP_MAX] = { MPLANE_CC_QP_MAX_MIN, MPLANE_CC_QP_MAX_MAX,
+		MPLANE_RANGE_MSG("qp-max", IFLA_MPLANE_CC_QP_MAX,
+				 MPLANE_CC_QP_MAX_MIN, MPLANE_CC_QP_MAX_MAX, " QPs") },
 };
 
 /* The sample interval's range has a hole: 0 (off), then MIN..MAX. */
@@ -92,13 +142,52 @@ static int mplane_check_ranges(const struct mplane_range *ranges, int max,
 		if (!attr || !range->msg)
 			continue;
 		v = nla_len(attr) == sizeof(u8) ? nla_get_u8(attr) : nla_get_u32(attr);
-		if (v - range->lo > range->hi - range->lo) {
+		if (v - range->lo > range->hi - range->lo &&
+		    !(range->or_zero && !v)) {
 			mplane_extack_msg(extack, attr, range->msg);
 			return -ERANGE;
 		}
 	}
 	return 0;
 }
+
+const struct nla_policy mplane_cc_policy[IFLA_MPLANE_CC_MAX + 1] = {
+	[IFLA_MPLANE_CC_UNSPEC] = {
+		.strict_start_type = IFLA_MPLANE_CC_ALGO,
+	},
+	[IFLA_MPLANE_CC_ALGO] = { .type = NLA_U8 },
+	[IFLA_MPLANE_CC_CNP_INTERVAL_US] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_RATE_MAX_KBPS] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_RATE_MIN_KBPS] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_RATE_AI_KBPS] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_RATE_HAI_KBPS] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_TIME_RESET_US] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_BYTE_RESET] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_THRESHOLD] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_ALPHA_G] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_ALPHA_PERIOD_US] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_ALPHA_INITIAL] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_REDUCE_PERIOD_US] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_MIN_DEC_FAC] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_QP_MAX] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC_QP_COUNT] = {
+		.type = NLA_REJECT,
+		.reject_message = "mplane: the QP count is read-only",
+	},
+	[IFLA_MPLANE_CC_QP_EVICTIONS] = {
+		.type = NLA_REJECT,
+		.reject_message = "mplane: the QP evictions are read-only",
+	},
+	[IFLA_MPLANE_CC_CNP_UNKNOWN] = {
+		.type = NLA_REJECT,
+		.reject_message = "mplane: the unknown-QP CNP count is read-only",
+	},
+	[IFLA_MPLANE_CC_BAD_BTH] = {
+		.type = NLA_REJECT,
+		.reject_message = "mplane: the bad-BTH count is read-only",
+	},
+	[IFLA_MPLANE_CC_PAD] = { .type = NLA_REJECT },
+};
 
 static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
 	[IFLA_MPLANE_UNSPEC] = {
@@ -119,6 +208,11 @@ static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
 	[IFLA_MPLANE_PEERS] = { .type = NLA_NESTED },
 	/* Its range, with a hole at 1..9, is checked in validate. */
 	[IFLA_MPLANE_SAMPLE_INTERVAL_US] = { .type = NLA_U32 },
+	[IFLA_MPLANE_CC] = NLA_POLICY_NESTED(mplane_cc_policy),
+	[IFLA_MPLANE_QPS] = {
+		.type = NLA_REJECT,
+		.reject_message = "mplane: the QP list is read-only",
+	},
 };
 
 static const struct nla_policy mplane_slave_policy[IFLA_MPLANE_PLANE_MAX + 1] = {
@@ -171,6 +265,22 @@ static int mplane_check_sample_interval(struct nlattr *data[],
 	return 0;
 }
 
+/* The IFLA_MPLANE_CC nest's ranges; its types were checked by the policy. */
+static int mplane_check_cc(struct nlattr *data[], struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[IFLA_MPLANE_CC_MAX + 1];
+	int err;
+
+	if (!data || !data[IFLA_MPLANE_CC])
+		return 0;
+	err = nla_parse_nested(tb, IFLA_MPLANE_CC_MAX, data[IFLA_MPLANE_CC],
+			       mplane_cc_policy, extack);
+	if (err)
+		return err;
+	return mplane_check_ranges(mplane_cc_ranges, IFLA_MPLANE_CC_MAX, tb,
+				   extack);
+}
+
 static int mplane_validate(struct nlattr *tb[], struct nlattr *data[],
 			   struct netlink_ext_ack *extack)
 {
@@ -190,6 +300,9 @@ static int mplane_validate(struct nlattr *tb[], struct nlattr *data[],
 				  extack);
 	if (err)
 		return err;
+	err = mplane_check_cc(data, extack);
+	if (err)
+		return err;
 	return mplane_check_sample_interval(data, extack);
 }
 
@@ -201,6 +314,12 @@ static int mplane_apply(struct mplane_dev *mp, struct nlattr *data[],
 
 	if (!data)
 		return 0;
+	/* First: it is the one setting that can fail after validation. */
+	if (data[IFLA_MPLANE_CC]) {
+		err = mplane_cc_set(mp, data[IFLA_MPLANE_CC], extack);
+		if (err)
+			return err;
+	}
 	if (data[IFLA_MPLANE_PEERS]) {
 		err = mplane_peers_set(mp, data[IFLA_MPLANE_PEERS], extack);
 		if (err)
@@ -269,6 +388,7 @@ err_free:
 	 * before ndo_init (a bad name), and then ndo_uninit never runs.
 	 */
 	mplane_peers_free(mp);
+	mplane_cc_uninit(mp);
 	return err;
 }
 
@@ -298,6 +418,7 @@ static int mplane_slave_changelink(struct net_device *dev,
 	if (data[IFLA_MPLANE_PLANE_WEIGHT]) {
 		plane->weight = nla_get_u32(data[IFLA_MPLANE_PLANE_WEIGHT]);
 		mplane_plane_update_capacity(plane);
+		mplane_cc_line_update(plane->mp);
 	}
 	if (data[IFLA_MPLANE_PLANE_ADMIN])
 		mplane_state_set_admin(plane,
@@ -316,7 +437,7 @@ static size_t mplane_get_size(const struct net_device *dev)
 
 	return 8 * nla_total_size(sizeof(u32)) +	/* count, u32 settings */
 	       2 * nla_total_size(sizeof(u8)) +		/* policy, gso mode */
-	       mplane_peers_size(mp);
+	       mplane_peers_size(mp) + mplane_cc_size();
 }
 
 static int mplane_fill_info(struct sk_buff *skb, const struct net_device *dev)
@@ -334,7 +455,7 @@ static int mplane_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	    nla_put_u8(skb, IFLA_MPLANE_GSO_MODE, READ_ONCE(mp->gso_mode)) ||
 	    nla_put_u32(skb, IFLA_MPLANE_SAMPLE_INTERVAL_US,
 			READ_ONCE(mp->sample_interval_us)) ||
-	    mplane_peers_fill(skb, mp))
+	    mplane_peers_fill(skb, mp) || mplane_cc_fill(skb, mp))
 		return -EMSGSIZE;
 	return 0;
 }

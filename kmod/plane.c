@@ -190,6 +190,7 @@ int mplane_plane_add(struct mplane_dev *mp, struct net_device *rail,
 	rcu_assign_pointer(mp->planes[index], plane);
 	WRITE_ONCE(mp->plane_count, mp->plane_count + 1);
 	mplane_update_headroom(mp);
+	mplane_cc_line_update(mp);
 	mplane_state_rail_event(plane);
 	netdev_info(mp->dev, "enslaved %s as plane %u\n", rail->name, index);
 	return 0;
@@ -229,6 +230,7 @@ void mplane_plane_release(struct mplane_plane *plane)
 	RCU_INIT_POINTER(mp->planes[plane->index], NULL);
 	WRITE_ONCE(mp->plane_count, mp->plane_count - 1);
 	mplane_update_headroom(mp);
+	mplane_cc_line_update(mp);
 	netdev_upper_dev_unlink(rail, mp->dev);
 	/* Waits for receive handlers in flight: none can arm a timer after. */
 	netdev_rx_handler_unregister(rail);

@@ -18,92 +18,18 @@
 #include <linux/udp.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
-#include <net/ip6_checksum.h>
 #include <net/ipv6.h>
 #include <net/netlink.h>
 
 #include "compat.h"
 #include "mplane.h"
 
-struct mplane_probe_addrs {
-	bool v4;
-	struct in6_addr saddr;	/* IPv4 as v4-mapped */
-	struct in6_addr daddr;
-};
-
-static void mplane_probe_build_v4(struct sk_buff *skb,
-				  const struct mplane_probe_addrs *a)
-{
-	struct iphdr *iph = skb_push(skb, sizeof(*iph));
-
-	skb_reset_network_header(skb);
-	*iph = (struct iphdr) {
-		.version = 4,
-		.ihl = 5,
-		.ttl = 64,
-		.frag_off = htons(IP_DF),
-		.protocol = IPPROTO_UDP,
-		.saddr = a->saddr.s6_addr32[3],
-		.daddr = a->daddr.s6_addr32[3],
-	};
-	/* tot_len and the header checksum are set by ip_local_out. */
-	skb->protocol = htons(ETH_P_IP);
-}
-
-static void mplane_probe_build_v6(struct sk_buff *skb,
-				  const struct mplane_probe_addrs *a)
-{
-	struct udphdr *uh = udp_hdr(skb);
-	unsigned int len = skb->len;
-	struct ipv6hdr *ip6h;
-
-	uh->check = csum_ipv6_magic(&a->saddr, &a->daddr, len, IPPROTO_UDP,
-				    csum_partial(uh, len, 0));
-	if (!uh->check)
-		uh->check = CSUM_MANGLED_0;
-	ip6h = skb_push(skb, sizeof(*ip6h));
-	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, 0, 0);
-	ip6h->payload_len = htons(len);
-	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = 64;
-	ip6h->saddr = a->saddr;
-	ip6h->daddr = a->daddr;
-	skb->protocol = htons(ETH_P_IPV6);
-}
-
 static void mplane_probe_send(struct mplane_plane *plane,
-			      const struct mplane_probe_addrs *a,
+			      const struct mplane_udp_addrs *a,
 			      const struct mplane_probe_hdr *msg)
 {
-	struct net_device *rail = plane->rail;
-	unsigned int room = LL_RESERVED_SPACE(rail) + sizeof(struct ipv6hdr) +
-			    sizeof(struct udphdr);
-	struct mplane_probe_hdr *body;
-	struct sk_buff *skb;
-	struct udphdr *uh;
-
-	skb = alloc_skb(room + sizeof(*msg) + rail->needed_tailroom,
-			GFP_ATOMIC);
-	if (!skb)
-		return;
-	skb_reserve(skb, room);
-	body = skb_put(skb, sizeof(*body));
-	*body = *msg;
-	uh = skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	*uh = (struct udphdr) {
-		.source = htons(MPLANE_PROBE_PORT),
-		.dest = htons(MPLANE_PROBE_PORT),
-		.len = htons(skb->len),
-	};
-	if (a->v4)
-		mplane_probe_build_v4(skb, a);
-	else
-		mplane_probe_build_v6(skb, a);
-	skb->dev = plane->mp->dev;
-	if (mplane_xmit_on_plane(plane, skb) == -ENETUNREACH)
-		kfree_skb(skb);
+	mplane_udp_send(plane, a, htons(MPLANE_PROBE_PORT),
+			htons(MPLANE_PROBE_PORT), 0, msg, sizeof(*msg));
 }
 
 /* The mplane device's own address to probe @peer from. */
@@ -150,7 +76,7 @@ static void mplane_probe_plane(struct mplane_dev *mp,
 		.seq = cpu_to_be64(mp->probe_seq),
 		.sent_ns = cpu_to_be64(now),
 	};
-	struct mplane_probe_addrs a;
+	struct mplane_udp_addrs a;
 	bool all_lost = true;
 	u32 i = plane->index, n, unanswered;
 
@@ -221,10 +147,10 @@ static struct mplane_peer *mplane_peer_find(struct mplane_peers *peers,
 }
 
 static void mplane_probe_reply(struct mplane_plane *plane,
-			       const struct mplane_probe_addrs *req,
+			       const struct mplane_udp_addrs *req,
 			       struct mplane_probe_hdr msg)
 {
-	struct mplane_probe_addrs a = {
+	struct mplane_udp_addrs a = {
 		.v4 = req->v4,
 		.saddr = req->daddr,
 		.daddr = req->saddr,
@@ -273,7 +199,7 @@ u32 mplane_probe_dead_planes(struct mplane_dev *mp, struct sk_buff *skb)
 bool mplane_probe_rx(struct mplane_plane *plane, struct sk_buff *skb)
 {
 	unsigned int off = skb_network_header_len(skb);
-	struct mplane_probe_addrs a = {};
+	struct mplane_udp_addrs a = {};
 	struct mplane_probe_hdr msg;
 
 	a.v4 = skb->protocol == htons(ETH_P_IP);

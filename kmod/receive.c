@@ -26,6 +26,7 @@ struct mplane_rx {
 	bool ce;		/* ECN congestion experienced */
 	bool cnp;		/* a RoCEv2 congestion notification */
 	bool probe;		/* an mplane liveness probe */
+	bool roce;		/* RoCEv2: UDP to port 4791 */
 };
 
 static bool mplane_v4_is_ours(struct net_device *dev, __be32 daddr)
@@ -54,6 +55,7 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 	if (uh->dest == htons(MPLANE_PROBE_PORT)) {
 		rx->probe = rx->ours;
 	} else if (uh->dest == htons(MPLANE_ROCEV2_PORT)) {
+		rx->roce = true;
 		/* RoCEv2: the InfiniBand BTH follows, its opcode first. */
 		if (skb_copy_bits(skb, off + sizeof(*uh), &opcode, 1) == 0)
 			rx->cnp = opcode == MPLANE_BTH_OPCODE_CNP;
@@ -158,6 +160,8 @@ rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb)
 		return RX_HANDLER_CONSUMED;
 	if (!rx.ours)
 		return RX_HANDLER_PASS;
+	if (rx.roce && mplane_cc_rx(plane, skb, rx.ce))
+		return RX_HANDLER_CONSUMED;
 
 	mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_RX_PACKETS, 1);
 	mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_RX_BYTES, skb->len);

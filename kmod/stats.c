@@ -14,13 +14,22 @@
 static const char * const mplane_pstat_names[MPLANE_PSTAT_COUNT] = {
 	"tx_packets", "tx_bytes", "rx_packets", "rx_bytes", "selections",
 	"drop_no_route", "drop_xmit", "state_changes", "failovers",
-	"ecn_ce", "cnp", "probes_sent", "probes_lost",
+	"ecn_ce", "cnp", "probes_sent", "probes_lost", NULL /* pad */,
+	"cnp_sent", "rate_cuts",
 };
+
+/* The counters shown: every slot but IFLA_MPLANE_PSTAT_PAD's. */
+#define MPLANE_PSTAT_SHOWN	(MPLANE_PSTAT_COUNT - 1)
+
+static bool mplane_pstat_is_pad(int attr)
+{
+	return attr == IFLA_MPLANE_PSTAT_PAD;
+}
 
 size_t mplane_pstats_size(void)
 {
 	return nla_total_size(0) +
-	       MPLANE_PSTAT_COUNT * nla_total_size_64bit(sizeof(u64));
+	       MPLANE_PSTAT_SHOWN * nla_total_size_64bit(sizeof(u64));
 }
 
 int mplane_pstats_fill(struct sk_buff *skb, const struct mplane_plane *plane)
@@ -32,6 +41,8 @@ int mplane_pstats_fill(struct sk_buff *skb, const struct mplane_plane *plane)
 	if (!nest)
 		return -EMSGSIZE;
 	for (attr = 1; attr <= MPLANE_PSTAT_COUNT; attr++) {
+		if (mplane_pstat_is_pad(attr))
+			continue;
 		if (nla_put_u64_64bit(skb, attr, mplane_pstat_read(plane, attr),
 				      IFLA_MPLANE_PSTAT_PAD)) {
 			nla_nest_cancel(skb, nest);
@@ -57,7 +68,7 @@ static int mplane_get_sset_count(struct net_device *dev, int sset)
 {
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return mplane_stat_slots(netdev_priv(dev)) * MPLANE_PSTAT_COUNT;
+	return mplane_stat_slots(netdev_priv(dev)) * MPLANE_PSTAT_SHOWN;
 }
 
 static void mplane_get_strings(struct net_device *dev, u32 sset, u8 *data)
@@ -69,8 +80,9 @@ static void mplane_get_strings(struct net_device *dev, u32 sset, u8 *data)
 		return;
 	for (i = 0; i < slots; i++)
 		for (s = 0; s < MPLANE_PSTAT_COUNT; s++)
-			ethtool_sprintf(&data, "plane%d_%s", i,
-					mplane_pstat_names[s]);
+			if (!mplane_pstat_is_pad(s + 1))
+				ethtool_sprintf(&data, "plane%d_%s", i,
+						mplane_pstat_names[s]);
 }
 
 static void mplane_get_ethtool_stats(struct net_device *dev,
@@ -78,15 +90,16 @@ static void mplane_get_ethtool_stats(struct net_device *dev,
 {
 	struct mplane_dev *mp = netdev_priv(dev);
 	int slots = min_t(int, mplane_stat_slots(mp),
-			  stats->n_stats / MPLANE_PSTAT_COUNT);
+			  stats->n_stats / MPLANE_PSTAT_SHOWN);
 	struct mplane_plane *plane;
 	int i, s;
 
 	rcu_read_lock();
 	for (i = 0; i < slots; i++) {
 		plane = rcu_dereference(mp->planes[i]);
-		for (s = 0; s < MPLANE_PSTAT_COUNT; s++)
-			*data++ = plane ? mplane_pstat_read(plane, s + 1) : 0;
+		for (s = 1; s <= MPLANE_PSTAT_COUNT; s++)
+			if (!mplane_pstat_is_pad(s))
+				*data++ = plane ? mplane_pstat_read(plane, s) : 0;
 	}
 	rcu_read_unlock();
 }

@@ -321,6 +321,8 @@ static void mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 	if (unlikely(skb_cow_head(skb, READ_ONCE(mp->dev->needed_headroom))))
 		goto drop;
 	c.now = ktime_get_ns();
+	if (rcu_access_pointer(mp->cc))
+		mplane_cc_xmit(mp, skb, c.now);
 	c.carry = mplane_live(mp, READ_ONCE(mp->carry_mask), c.now) &
 		  ~mplane_probe_dead_planes(mp, skb);
 	c.eligible = c.carry & READ_ONCE(mp->usable_mask);

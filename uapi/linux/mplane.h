@@ -132,7 +132,7 @@ enum {
 	IFLA_MPLANE_CC_ALPHA_PERIOD_US,	/* u32: dce_tcp_rtt, alpha update period */
 	IFLA_MPLANE_CC_ALPHA_INITIAL,	/* u32: initial_alpha_value, 1/1024ths */
 	IFLA_MPLANE_CC_REDUCE_PERIOD_US, /* u32: rate_reduce_monitor_period */
-	IFLA_MPLANE_CC_MIN_DEC_FAC,	/* u32: rpg_min_dec_fac, % kept at most */
+	IFLA_MPLANE_CC_MIN_DEC_FAC,	/* u32: rpg_min_dec_fac, % a cut keeps at least */
 	IFLA_MPLANE_CC_QP_MAX,		/* u32: QPs tracked; more evict the idlest */
 	IFLA_MPLANE_CC_QP_COUNT,	/* u32, read-only: QPs tracked now */
 	IFLA_MPLANE_CC_QP_EVICTIONS,	/* u64, read-only */
@@ -155,7 +155,7 @@ enum {
 #define MPLANE_CC_TIME_RESET_US_MAX		1000000
 #define MPLANE_CC_BYTE_RESET_DEFAULT		32767
 #define MPLANE_CC_BYTE_RESET_MIN		64
-#define MPLANE_CC_BYTE_RESET_MAX		(1U << 30)
+#define MPLANE_CC_BYTE_RESET_MAX		1073741824	/* 1 GiB */
 #define MPLANE_CC_THRESHOLD_DEFAULT		1
 #define MPLANE_CC_THRESHOLD_MAX			31
 #define MPLANE_CC_ALPHA_G_DEFAULT		1019
@@ -171,9 +171,11 @@ enum {
 #define MPLANE_CC_QP_MAX_MAX			65536
 
 /*
- * IFLA_MPLANE_QPS: the QPs whose rate is limited now (below the maximum),
- * each an IFLA_MPLANE_QP nest of IFLA_MPLANE_QP_*; at most
- * MPLANE_QPS_DUMP_MAX of them, the most recently cut first.
+ * IFLA_MPLANE_QPS: the QPs that congestion control acts on now, each an
+ * IFLA_MPLANE_QP nest of IFLA_MPLANE_QP_*, at most MPLANE_QPS_DUMP_MAX
+ * of them: those mp0 sends to whose rate is limited (below the maximum),
+ * with RATE, TARGET and ALPHA, and those mp0 receives from that it sent
+ * a CNP for in the last second, with CNP_TX and no rates.
  */
 #define IFLA_MPLANE_QP			1
 #define MPLANE_QPS_DUMP_MAX		64
