@@ -17,6 +17,7 @@
 #define _MPLANE_DCQCN_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
 #include <linux/types.h>
 #endif
 
@@ -24,7 +25,7 @@
 
 /* alpha's fixed point: 1.0 is 2^20, finer than the 1/1024 of its inputs. */
 #define MPLANE_DCQCN_ALPHA_SHIFT	20
-#define MPLANE_DCQCN_ALPHA_SCALE	(1U << MPLANE_DCQCN_ALPHA_SHIFT)
+#define MPLANE_DCQCN_ALPHA_SCALE	((u32)BIT(MPLANE_DCQCN_ALPHA_SHIFT))
 /*
  * At most this many rate-increase events are applied in one call: a QP
  * that was idle for a long time resumes with this many steps taken, and
@@ -38,11 +39,11 @@ struct mplane_dcqcn_params {
 	u32 min_kbps;
 	u32 ai_kbps;		/* R_AI */
 	u32 hai_kbps;		/* R_HAI */
-	u64 time_reset_ns;	/* T */
-	u32 byte_reset;		/* B */
+	u64 time_reset_ns;	/* T; 0: no timer events */
+	u32 byte_reset;		/* B; 0: no byte events */
 	u32 threshold;		/* F */
 	u32 alpha_g;		/* 1 - g, in 1/MPLANE_CC_ALPHA_ONE */
-	u64 alpha_period_ns;	/* K */
+	u64 alpha_period_ns;	/* K; 0: alpha never decays */
 	u32 alpha_initial;	/* in 1/MPLANE_CC_ALPHA_ONE */
 	u64 reduce_period_ns;	/* least time between two cuts */
 	u32 min_dec_fac;	/* a cut keeps at least this % of Rc */
@@ -61,21 +62,29 @@ struct mplane_dcqcn {
 	u8 last_cause;		/* enum mplane_rate_cause of the last change */
 };
 
-/* A QP at the line rate, never cut: nothing limits it. */
+/*
+ * A QP at the line rate, never cut: nothing limits it.  alpha holds at
+ * alpha_initial until the first cut (ConnectX's initial_alpha_value is
+ * what a flow's first CNP meets) and decays only after it.
+ */
 void mplane_dcqcn_init(struct mplane_dcqcn *q,
 		       const struct mplane_dcqcn_params *p, u64 now);
 
 /*
- * A CNP for the QP at @now.  Returns true when it cut the rate; a CNP
- * within reduce_period_ns of the last cut changes nothing.
+ * A CNP for the QP at @now.  First applies what is due by @now (as
+ * mplane_dcqcn_sent(q, p, 0, now)); then returns true when it cut the
+ * rate, and false, changing nothing more, for a CNP within
+ * reduce_period_ns of the last cut.  A cut may leave Rc where it was (at
+ * min_kbps already) and still restarts alpha's timer and the stages.
  */
 bool mplane_dcqcn_cnp(struct mplane_dcqcn *q,
 		      const struct mplane_dcqcn_params *p, u64 now);
 
 /*
- * The QP sends @bytes at @now (0 to only let time pass).  Applies alpha's
+ * The QP sends @bytes at @now (0 to only let time pass).  Clamps Rc and
+ * Rt to a max_kbps that fell (not counted as an event), applies alpha's
  * decay and the rate-increase events due, and returns how many increase
- * events changed the rate.
+ * events changed the rate (q->last_cause says the last one's kind).
  */
 u32 mplane_dcqcn_sent(struct mplane_dcqcn *q,
 		      const struct mplane_dcqcn_params *p, u32 bytes, u64 now);
@@ -87,7 +96,7 @@ static inline bool mplane_dcqcn_limited(const struct mplane_dcqcn *q,
 	return q->rc_kbps < p->max_kbps;
 }
 
-/* Nanoseconds that @bytes take at the QP's current rate. */
+/* Nanoseconds that @bytes take at the QP's current rate, rounded up. */
 u64 mplane_dcqcn_tx_ns(const struct mplane_dcqcn *q, u32 bytes);
 
 #endif /* _MPLANE_DCQCN_H */

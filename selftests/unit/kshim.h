@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The few kernel names that mplane's pure logic (kmod/balance.c,
- * kmod/rail_check.c) uses, for building it in user space.  unit.mk
- * force-includes this header, so the kernel sources need no #ifdef for
- * types and stay in kernel style.
+ * kmod/rail_check.c, kmod/dcqcn.c) uses, for building it in user space.
+ * unit.mk force-includes this header, so the kernel sources need no
+ * #ifdef for types and stay in kernel style.
  */
 #ifndef _MPLANE_KSHIM_H
 #define _MPLANE_KSHIM_H
@@ -17,7 +17,16 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
 
+#define U32_MAX			((u32)~0U)
+
+/* As the kernel's, less the type check: each argument is evaluated once. */
+#define min_t(type, a, b) \
+	({ type __a = (a), __b = (b); __a < __b ? __a : __b; })
+#define max_t(type, a, b) \
+	({ type __a = (a), __b = (b); __a > __b ? __a : __b; })
+
 #define BIT(n)			(1UL << (n))
+#define BIT_ULL(n)		(1ULL << (n))
 #define hweight32(x)		((unsigned int)__builtin_popcount(x))
 /* As the kernel's: div_u64 takes a 32-bit divisor, and truncates a wider one. */
 #define div_u64(a, b)		((u64)(a) / (u32)(b))
