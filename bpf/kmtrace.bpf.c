@@ -2,8 +2,8 @@
 /*
  * kmtrace: mplane.ko's tracepoints (kmod/trace.h) relayed into the event
  * ring, so that a plane going down, the failover it causes, the module's
- * per-plane samples and its plane choices land on the same timeline as
- * every BPF event.  'mplanectl telemetry attach' loads and pins it.
+ * per-plane samples, its plane choices and its DCQCN rate changes land on
+ * the same timeline as every BPF event.  'mplanectl telemetry attach' loads and pins it.
  *
  * Raw tracepoints, not tp_btf: the module may be built without BTF, and a
  * raw tracepoint only needs the arguments' order, read from ctx->args[]
@@ -105,6 +105,24 @@ int mp_plane_select(struct bpf_raw_tracepoint_args *ctx)
 			    (__u16)ctx->args[1], dev_netns(ctx->args[0]),
 			    (__u8)ctx->args[2], (__u32)ctx->args[3],
 			    (__u32)ctx->args[4], (__u8)ctx->args[5] ? 1 : 0);
+	return 0;
+}
+
+/*
+ * rate_update(dev, plane, qpn, new_kbps, old_kbps, cause): a QP's DCQCN
+ * rate changed.  A cut names the plane its CNP came in on; an increase
+ * has plane U32_MAX, which is no plane in the event's u16.
+ */
+SEC("raw_tp/rate_update")
+int mp_rate_update(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 plane = (__u32)ctx->args[1];
+
+	mp_event_emit_flags(MPLANE_EV_RATE_UPDATE, dev_ifindex(ctx->args[0]),
+			    plane == (__u32)-1 ? MPLANE_EVENT_NO_PLANE :
+			    (__u16)plane, dev_netns(ctx->args[0]),
+			    (__u32)ctx->args[2], (__u32)ctx->args[3],
+			    (__u32)ctx->args[4], (__u8)ctx->args[5]);
 	return 0;
 }
 

@@ -56,7 +56,7 @@ test_attach_twice_and_detach_twice() {
 		"$MPLANECTL" telemetry attach
 	assert_eq "relayed" "$("$MPLANECTL" -j telemetry attach --replace \
 		--sel-sample 0 | jq -c .relayed)" \
-		'["plane_state","failover","plane_sample","plane_select"]'
+		'["plane_state","failover","plane_sample","plane_select","rate_update"]'
 	"$MPLANECTL" telemetry detach | grep -q "^detached" || fail "detach"
 	[ -e "$KPIN" ] && fail "$KPIN left after detach"
 	"$MPLANECTL" telemetry detach | grep -q "not attached" ||

@@ -93,7 +93,7 @@ mp_plane_col() {
 # mp_pstat NS PLANE COUNTER: one per-plane counter of NS's mp0.
 mp_pstat() {
 	case $3 in
-	tx_packets|rx_packets|selections|failovers|ecn_ce|cnp|probes_sent|probes_lost)
+	tx_packets|rx_packets|selections|failovers|ecn_ce|cnp|probes_sent|probes_lost|cnp_sent|rate_cuts)
 		mp_plane_col "$1" "$2" "$3" ;;
 	*)	mp_json "$1" | jq -r ".devices[0].planes[] | select(.index == $2) | .stats.$3" ;;
 	esac

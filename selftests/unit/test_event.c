@@ -97,6 +97,29 @@ static void test_names(TEST_ARGS)
 	assert_null(mp_event_val_name(MPLANE_EV_CNP, 4));
 	assert_string_equal(mp_event_type_name(MPLANE_EV_FAULT), "fault");
 	assert_string_equal(mp_event_val_name(MPLANE_EV_FAULT, 3), "spec");
+	/* RATE_UPDATE as the uapi's comment has it. */
+	assert_string_equal(mp_event_type_name(MPLANE_EV_RATE_UPDATE), "rate_update");
+	assert_int_equal(mp_event_type_parse("rate_update"), MPLANE_EV_RATE_UPDATE);
+	assert_string_equal(mp_event_val_name(MPLANE_EV_RATE_UPDATE, 0), "qpn");
+	assert_string_equal(mp_event_val_name(MPLANE_EV_RATE_UPDATE, 1), "rate_kbps");
+	assert_string_equal(mp_event_val_name(MPLANE_EV_RATE_UPDATE, 2), "old_kbps");
+	assert_string_equal(mp_event_val_name(MPLANE_EV_RATE_UPDATE, 3), "cause");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_RATE_UPDATE, 3,
+					       MPLANE_RATE_CUT), "cut");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_RATE_UPDATE, 3,
+					       MPLANE_RATE_FAST_RECOVERY),
+			    "fast_recovery");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_RATE_UPDATE, 3,
+					       MPLANE_RATE_ADDITIVE), "additive");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_RATE_UPDATE, 3,
+					       MPLANE_RATE_HYPER), "hyper");
+	assert_null(mp_event_val_label(MPLANE_EV_RATE_UPDATE, 3,
+				       __MPLANE_RATE_CAUSE_MAX));
+	assert_null(mp_event_val_label(MPLANE_EV_RATE_UPDATE, 1, 0));
+	assert_null(mp_event_val_label(MPLANE_EV_PLANE_STATE, 0, 0));
+	assert_true(mp_event_val_hex(MPLANE_EV_RATE_UPDATE, 0));
+	assert_false(mp_event_val_hex(MPLANE_EV_RATE_UPDATE, 1));
+	assert_false(mp_event_val_hex(MPLANE_EV_CNP, 0));
 }
 
 struct seen {

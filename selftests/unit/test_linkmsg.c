@@ -66,7 +66,7 @@ static struct nlmsghdr *device_msg(bool data_first)
 	mnl_attr_put(nlh, IFLA_MPLANE_PEER, 5, v6);	/* neither: skipped */
 	mnl_attr_nest_end(nlh, peers);
 	/* An attribute from a newer kernel. */
-	mnl_attr_put_u32(nlh, 14, 99);
+	mnl_attr_put_u32(nlh, __IFLA_MPLANE_MAX, 99);
 	mnl_attr_nest_end(nlh, data);
 	if (data_first)
 		mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "mplane");
@@ -93,7 +93,7 @@ static void check_device(void)
 			 (1u << IFLA_MPLANE_FLOWLET_GAP_US) |
 			 (1u << IFLA_MPLANE_HOLDDOWN_MS) |
 			 (1u << IFLA_MPLANE_GSO_MODE) |
-			 (1u << IFLA_MPLANE_PEERS) | (1u << 14));
+			 (1u << IFLA_MPLANE_PEERS) | (1u << __IFLA_MPLANE_MAX));
 	assert_int_equal(lk.val[IFLA_MPLANE_PLANE_COUNT], 2);
 	assert_int_equal(lk.val[IFLA_MPLANE_POLICY], MPLANE_POLICY_HASH);
 	assert_int_equal(lk.val[IFLA_MPLANE_FLOWLET_GAP_US], 100);
@@ -168,7 +168,10 @@ static struct nlmsghdr *rail_msg(const char *slave_kind)
 	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_TX_PACKETS, 1ULL << 40);
 	mnl_attr_put(nlh, IFLA_MPLANE_PSTAT_PAD, 0, NULL);
 	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_PROBES_LOST, 9);
-	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_PAD + 1, 77);	/* newer */
+	/* After PAD in number: counters all the same. */
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_CNP_SENT, 77);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_RATE_CUTS, 78);
+	mnl_attr_put_u64(nlh, __IFLA_MPLANE_PSTAT_MAX, 79);	/* newer */
 	mnl_attr_nest_end(nlh, stats);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
@@ -203,9 +206,130 @@ static void test_parse_rail(TEST_ARGS)
 	assert_int_equal(p->val[IFLA_MPLANE_PLANE_ADMIN], MPLANE_ADMIN_DRAIN);
 	assert_int_equal(p->val[IFLA_MPLANE_PLANE_LOAD], 3);
 	assert_int_equal(p->stats_present, (1u << IFLA_MPLANE_PSTAT_TX_PACKETS) |
-			 (1u << IFLA_MPLANE_PSTAT_PROBES_LOST));
+			 (1u << IFLA_MPLANE_PSTAT_PROBES_LOST) |
+			 (1u << IFLA_MPLANE_PSTAT_CNP_SENT) |
+			 (1u << IFLA_MPLANE_PSTAT_RATE_CUTS));
 	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_TX_PACKETS], 1ULL << 40);
 	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_PROBES_LOST], 9);
+	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_CNP_SENT], 77);
+	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_RATE_CUTS], 78);
+	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_PAD], 0);
+}
+
+/* mp0 as fill_info reports congestion control: the whole nest, and QPs. */
+static struct nlmsghdr *cc_msg(void)
+{
+	struct nlmsghdr *nlh = newlink(5, IFF_UP);
+	struct nlattr *info, *data, *cc, *qps, *qp;
+
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, "mp0");
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "mplane");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	mnl_attr_put_u8(nlh, IFLA_MPLANE_POLICY, MPLANE_POLICY_SPRAY);
+	cc = mnl_attr_nest_start(nlh, IFLA_MPLANE_CC);
+	mnl_attr_put_u8(nlh, IFLA_MPLANE_CC_ALGO, MPLANE_CC_DCQCN);
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_CC_CNP_INTERVAL_US, 50);
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_CC_RATE_MAX_KBPS, 0);
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_CC_QP_MAX, 1024);
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_CC_QP_COUNT, 2);
+	mnl_attr_put(nlh, IFLA_MPLANE_CC_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_CC_QP_EVICTIONS, 1ULL << 33);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_CC_CNP_UNKNOWN, 3);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_CC_BAD_BTH, 4);
+	mnl_attr_put_u32(nlh, __IFLA_MPLANE_CC_MAX, 5);		/* newer */
+	mnl_attr_nest_end(nlh, cc);
+	qps = mnl_attr_nest_start(nlh, IFLA_MPLANE_QPS);
+	qp = mnl_attr_nest_start(nlh, IFLA_MPLANE_QP);
+	mnl_attr_put(nlh, IFLA_MPLANE_QP_PEER, 4, v4);
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_QP_QPN, 0x11);
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_QP_RATE_KBPS, 500000);
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_QP_TARGET_KBPS, 750000);
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_QP_ALPHA, 512);
+	mnl_attr_put(nlh, IFLA_MPLANE_QP_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_QP_CNP_RX, 3);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_QP_CNP_TX, 0);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_QP_RATE_CUTS, 3);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_QP_TX_BYTES, 1ULL << 40);
+	mnl_attr_nest_end(nlh, qp);
+	mnl_attr_put_u32(nlh, 7, 1);		/* not a QP: skipped */
+	qp = mnl_attr_nest_start(nlh, IFLA_MPLANE_QP);
+	mnl_attr_put(nlh, IFLA_MPLANE_QP_PEER, 16, v6);
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_QP_QPN, 0xabcdef);
+	mnl_attr_put(nlh, IFLA_MPLANE_QP_PEER + 0x40, 3, v4);	/* newer */
+	mnl_attr_nest_end(nlh, qp);
+	qp = mnl_attr_nest_start(nlh, IFLA_MPLANE_QP);
+	mnl_attr_put(nlh, IFLA_MPLANE_QP_PEER, 5, v6);	/* neither: none */
+	mnl_attr_nest_end(nlh, qp);
+	mnl_attr_nest_end(nlh, qps);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	return nlh;
+}
+
+static void test_parse_cc(TEST_ARGS)
+{
+	const struct mp_qp *q;
+
+	assert_int_equal(mp_link_parse(cc_msg(), &lk), 0);
+	assert_int_equal(lk.present, (1u << IFLA_MPLANE_POLICY) |
+			 (1u << IFLA_MPLANE_CC) | (1u << IFLA_MPLANE_QPS));
+	/* Nests whose lengths look like numbers are not read as numbers. */
+	assert_int_equal(lk.val[IFLA_MPLANE_CC], 0);
+	assert_int_equal(lk.val[IFLA_MPLANE_QPS], 0);
+	assert_int_equal(lk.cc_present, (1u << IFLA_MPLANE_CC_ALGO) |
+			 (1u << IFLA_MPLANE_CC_CNP_INTERVAL_US) |
+			 (1u << IFLA_MPLANE_CC_RATE_MAX_KBPS) |
+			 (1u << IFLA_MPLANE_CC_QP_MAX) |
+			 (1u << IFLA_MPLANE_CC_QP_COUNT) |
+			 (1u << IFLA_MPLANE_CC_QP_EVICTIONS) |
+			 (1u << IFLA_MPLANE_CC_CNP_UNKNOWN) |
+			 (1u << IFLA_MPLANE_CC_BAD_BTH));
+	assert_int_equal(lk.cc_val[IFLA_MPLANE_CC_ALGO], MPLANE_CC_DCQCN);
+	assert_int_equal(lk.cc_val[IFLA_MPLANE_CC_CNP_INTERVAL_US], 50);
+	assert_int_equal(lk.cc_val[IFLA_MPLANE_CC_QP_MAX], 1024);
+	assert_int_equal(lk.cc_val[IFLA_MPLANE_CC_QP_COUNT], 2);
+	assert_int_equal(lk.cc_val[IFLA_MPLANE_CC_QP_EVICTIONS], 1ULL << 33);
+	assert_int_equal(lk.cc_val[IFLA_MPLANE_CC_CNP_UNKNOWN], 3);
+	assert_int_equal(lk.cc_val[IFLA_MPLANE_CC_BAD_BTH], 4);
+
+	assert_int_equal(lk.nqps, 3);
+	q = &lk.qps[0];
+	assert_int_equal(q->present, (1u << IFLA_MPLANE_QP_PEER) |
+			 (1u << IFLA_MPLANE_QP_QPN) |
+			 (1u << IFLA_MPLANE_QP_RATE_KBPS) |
+			 (1u << IFLA_MPLANE_QP_TARGET_KBPS) |
+			 (1u << IFLA_MPLANE_QP_ALPHA) |
+			 (1u << IFLA_MPLANE_QP_CNP_RX) |
+			 (1u << IFLA_MPLANE_QP_CNP_TX) |
+			 (1u << IFLA_MPLANE_QP_RATE_CUTS) |
+			 (1u << IFLA_MPLANE_QP_TX_BYTES));
+	assert_int_equal(q->peer.len, 4);
+	assert_memory_equal(q->peer.bytes, v4, 4);
+	assert_int_equal(q->val[IFLA_MPLANE_QP_QPN], 0x11);
+	assert_int_equal(q->val[IFLA_MPLANE_QP_RATE_KBPS], 500000);
+	assert_int_equal(q->val[IFLA_MPLANE_QP_TARGET_KBPS], 750000);
+	assert_int_equal(q->val[IFLA_MPLANE_QP_ALPHA], 512);
+	assert_int_equal(q->val[IFLA_MPLANE_QP_CNP_RX], 3);
+	assert_int_equal(q->val[IFLA_MPLANE_QP_RATE_CUTS], 3);
+	assert_int_equal(q->val[IFLA_MPLANE_QP_TX_BYTES], 1ULL << 40);
+	q = &lk.qps[1];
+	assert_int_equal(q->present, (1u << IFLA_MPLANE_QP_PEER) |
+			 (1u << IFLA_MPLANE_QP_QPN));
+	assert_int_equal(q->peer.len, 16);
+	assert_memory_equal(q->peer.bytes, v6, 16);
+	assert_int_equal(q->val[IFLA_MPLANE_QP_QPN], 0xabcdef);
+	assert_int_equal(lk.qps[2].present, 0);
+}
+
+/* A kernel from before congestion control: neither nest, nothing shown. */
+static void test_parse_no_cc(TEST_ARGS)
+{
+	assert_int_equal(mp_link_parse(device_msg(false), &lk), 0);
+	assert_false(lk.present & (1u << IFLA_MPLANE_CC));
+	assert_false(lk.present & (1u << IFLA_MPLANE_QPS));
+	assert_int_equal(lk.cc_present, 0);
+	assert_int_equal(lk.nqps, 0);
 }
 
 /* A bridge port: its slave data means the bridge's attributes. */
@@ -290,6 +414,59 @@ static void test_put_settings(TEST_ARGS)
 	assert_int_equal(lk.val[IFLA_MPLANE_PROBE_MISSES], 4);
 	assert_int_equal(lk.npeers, 2);
 	assert_memory_equal(lk.peers, settings.peers, 2 * sizeof(lk.peers[0]));
+}
+
+/* Congestion control: a nest with the settings given, and only those. */
+static void test_put_cc(TEST_ARGS)
+{
+	struct nlmsghdr *nlh = newlink(0, 0);
+	const struct nlattr *info = NULL, *data, *cc, *a;
+	unsigned int n = 0;
+
+	memset(&settings, 0, sizeof(settings));
+	set(IFLA_MPLANE_POLICY, 1, MPLANE_POLICY_RR);
+	mp_settings_set_cc(&settings, IFLA_MPLANE_CC_ALGO, 1, MPLANE_CC_DCQCN);
+	mp_settings_set_cc(&settings, IFLA_MPLANE_CC_RATE_MIN_KBPS, 4, 1000);
+	mp_settings_set_cc(&settings, IFLA_MPLANE_CC_QP_MAX, 4, 64);
+	assert_int_equal(settings.set, (1u << IFLA_MPLANE_POLICY) |
+			 (1u << IFLA_MPLANE_CC));
+	assert_int_equal(mp_link_put_settings(nlh, BUF_SIZE, &settings), 0);
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
+		info = a;
+	data = find(info, IFLA_INFO_DATA);
+	assert_non_null(find(data, IFLA_MPLANE_POLICY));
+	cc = find(data, IFLA_MPLANE_CC);
+	assert_non_null(cc);
+	/* The kernel's policy is strict: NLA_F_NESTED it wants. */
+	assert_true(cc->nla_type & NLA_F_NESTED);
+	mnl_attr_for_each_nested(a, cc)
+		n++;
+	assert_int_equal(n, 3);
+	assert_int_equal(mnl_attr_get_payload_len(find(cc, IFLA_MPLANE_CC_ALGO)), 1);
+	assert_int_equal(mnl_attr_get_u8(find(cc, IFLA_MPLANE_CC_ALGO)),
+			 MPLANE_CC_DCQCN);
+	assert_int_equal(mnl_attr_get_payload_len(find(cc, IFLA_MPLANE_CC_RATE_MIN_KBPS)), 4);
+	assert_int_equal(mnl_attr_get_u32(find(cc, IFLA_MPLANE_CC_QP_MAX)), 64);
+	assert_null(find(data, IFLA_MPLANE_QPS));
+
+	assert_int_equal(mp_link_parse(nlh, &lk), 0);
+	assert_int_equal(lk.present, settings.set);
+	assert_int_equal(lk.cc_present, settings.cc.set);
+	assert_int_equal(lk.cc_val[IFLA_MPLANE_CC_RATE_MIN_KBPS], 1000);
+}
+
+/* No congestion control setting: no nest, not even an empty one. */
+static void test_put_no_cc(TEST_ARGS)
+{
+	struct nlmsghdr *nlh = newlink(0, 0);
+	const struct nlattr *info = NULL, *a;
+
+	memset(&settings, 0, sizeof(settings));
+	set(IFLA_MPLANE_POLICY, 1, MPLANE_POLICY_RR);
+	assert_int_equal(mp_link_put_settings(nlh, BUF_SIZE, &settings), 0);
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
+		info = a;
+	assert_null(find(find(info, IFLA_INFO_DATA), IFLA_MPLANE_CC));
 }
 
 /* peers none: an empty nest, which clears. */
@@ -520,9 +697,13 @@ int main(void)
 		cmocka_unit_test(test_parse_device_data_first),
 		cmocka_unit_test(test_parse_other_kind),
 		cmocka_unit_test(test_parse_rail),
+		cmocka_unit_test(test_parse_cc),
+		cmocka_unit_test(test_parse_no_cc),
 		cmocka_unit_test(test_parse_other_master),
 		cmocka_unit_test(test_parse_short),
 		cmocka_unit_test(test_put_settings),
+		cmocka_unit_test(test_put_cc),
+		cmocka_unit_test(test_put_no_cc),
 		cmocka_unit_test(test_put_peers_none),
 		cmocka_unit_test(test_put_no_settings),
 		cmocka_unit_test(test_put_plane_settings),

@@ -73,11 +73,15 @@ static void test_pstat_names(TEST_ARGS)
 		NULL, "tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
 		"selections", "drop_no_route", "drop_xmit", "state_changes",
 		"failovers", "ecn_ce", "cnp", "probes_sent", "probes_lost",
+		NULL, "cnp_sent", "rate_cuts",
 	};
 	unsigned int i;
 
-	/* UNSPEC and PAD are not counters. */
-	assert_int_equal(mp_pstat_names.count, IFLA_MPLANE_PSTAT_PAD);
+	/* UNSPEC and PAD are not counters; PAD sits among them, and the
+	 * counters of congestion control come after it. */
+	assert_int_equal(IFLA_MPLANE_PSTAT_CNP_SENT, IFLA_MPLANE_PSTAT_PAD + 1);
+	assert_int_equal(mp_pstat_names.count, IFLA_MPLANE_PSTAT_MAX + 1);
+	assert_int_equal(mp_pstat_names.count, sizeof(want) / sizeof(want[0]));
 	for (i = 0; i < mp_pstat_names.count; i++) {
 		if (want[i])
 			assert_string_equal(mp_name(&mp_pstat_names, i), want[i]);
@@ -85,6 +89,22 @@ static void test_pstat_names(TEST_ARGS)
 			assert_null(mp_name(&mp_pstat_names, i));
 	}
 	assert_null(mp_name(&mp_pstat_names, IFLA_MPLANE_PSTAT_PAD));
+	assert_string_equal(mp_name(&mp_pstat_names, IFLA_MPLANE_PSTAT_CNP_SENT),
+			    "cnp_sent");
+	assert_string_equal(mp_name(&mp_pstat_names, IFLA_MPLANE_PSTAT_RATE_CUTS),
+			    "rate_cuts");
+	assert_null(mp_name(&mp_pstat_names, __IFLA_MPLANE_PSTAT_MAX));
+}
+
+static void test_cc_names(TEST_ARGS)
+{
+	uint32_t v;
+
+	assert_string_equal(mp_name(&mp_cc_names, MPLANE_CC_OFF), "off");
+	assert_string_equal(mp_name(&mp_cc_names, MPLANE_CC_DCQCN), "dcqcn");
+	assert_null(mp_name(&mp_cc_names, __MPLANE_CC_MAX));
+	assert_int_equal(mp_name_parse(&mp_cc_names, "dcqcn", &v), 0);
+	assert_int_equal(v, MPLANE_CC_DCQCN);
 }
 
 static void test_name_parse_exact(TEST_ARGS)
@@ -216,6 +236,74 @@ static void test_settings_all(TEST_ARGS)
 	assert_int_equal(s.peers[1].len, 16);
 }
 
+/* Every keyword of congestion control, as the example has them. */
+static void test_settings_cc(TEST_ARGS)
+{
+	char *argv[] = {
+		"cc", "dcqcn", "cnp-interval", "50", "rate-max", "20000",
+		"rate-min", "1000", "rate-ai", "5000", "rate-hai", "50000",
+		"time-reset", "300", "byte-reset", "32767", "threshold", "1",
+		"alpha-g", "1019", "alpha-period", "1", "alpha-initial", "1023",
+		"reduce-period", "4", "min-dec-fac", "50", "qp-max", "1024",
+		"policy", "hash",
+	};
+	static const struct { unsigned int attr; uint32_t val; } want[] = {
+		{ IFLA_MPLANE_CC_CNP_INTERVAL_US, 50 },
+		{ IFLA_MPLANE_CC_RATE_MAX_KBPS, 20000 },
+		{ IFLA_MPLANE_CC_RATE_MIN_KBPS, 1000 },
+		{ IFLA_MPLANE_CC_RATE_AI_KBPS, 5000 },
+		{ IFLA_MPLANE_CC_RATE_HAI_KBPS, 50000 },
+		{ IFLA_MPLANE_CC_TIME_RESET_US, 300 },
+		{ IFLA_MPLANE_CC_BYTE_RESET, 32767 },
+		{ IFLA_MPLANE_CC_THRESHOLD, 1 },
+		{ IFLA_MPLANE_CC_ALPHA_G, 1019 },
+		{ IFLA_MPLANE_CC_ALPHA_PERIOD_US, 1 },
+		{ IFLA_MPLANE_CC_ALPHA_INITIAL, 1023 },
+		{ IFLA_MPLANE_CC_REDUCE_PERIOD_US, 4 },
+		{ IFLA_MPLANE_CC_MIN_DEC_FAC, 50 },
+		{ IFLA_MPLANE_CC_QP_MAX, 1024 },
+	};
+	static struct mp_settings s;
+	uint32_t cc_set = 1u << IFLA_MPLANE_CC_ALGO;
+	char err[256];
+	unsigned int i;
+
+	assert_int_equal(parse(mp_link_settings, ARGC(argv), argv, &s, err), 0);
+	assert_string_equal(err, "");
+	/* The nest is one attribute of IFLA_INFO_DATA, next to the others. */
+	assert_int_equal(s.set, (1u << IFLA_MPLANE_CC) |
+			 (1u << IFLA_MPLANE_POLICY));
+	assert_int_equal(s.width[IFLA_MPLANE_CC], 0);
+	assert_int_equal(s.cc.width[IFLA_MPLANE_CC_ALGO], 1);
+	assert_int_equal(s.cc.val[IFLA_MPLANE_CC_ALGO], MPLANE_CC_DCQCN);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(s.cc.width[want[i].attr], 4);
+		assert_int_equal(s.cc.val[want[i].attr], want[i].val);
+		cc_set |= 1u << want[i].attr;
+	}
+	assert_int_equal(s.cc.set, cc_set);
+	/* The read-only counters have no keyword. */
+	assert_false(s.cc.set & ((1u << IFLA_MPLANE_CC_QP_COUNT) |
+				 (1u << IFLA_MPLANE_CC_QP_EVICTIONS) |
+				 (1u << IFLA_MPLANE_CC_CNP_UNKNOWN) |
+				 (1u << IFLA_MPLANE_CC_BAD_BTH)));
+}
+
+/* Any one of them alone; and ranges are the kernel's here too. */
+static void test_settings_cc_subset(TEST_ARGS)
+{
+	char *argv[] = { "rate-min", "1", "qp-max", "4294967295" };
+	static struct mp_settings s;
+	char err[256];
+
+	assert_int_equal(parse(mp_link_settings, ARGC(argv), argv, &s, err), 0);
+	assert_int_equal(s.set, 1u << IFLA_MPLANE_CC);
+	assert_int_equal(s.cc.set, (1u << IFLA_MPLANE_CC_RATE_MIN_KBPS) |
+			 (1u << IFLA_MPLANE_CC_QP_MAX));
+	assert_int_equal(s.cc.val[IFLA_MPLANE_CC_RATE_MIN_KBPS], 1);
+	assert_int_equal(s.cc.val[IFLA_MPLANE_CC_QP_MAX], UINT32_MAX);
+}
+
 /* Ranges are the kernel's: out-of-range numbers parse. */
 static void test_settings_no_local_range(TEST_ARGS)
 {
@@ -320,6 +408,38 @@ static void test_settings_errors(TEST_ARGS)
 	}
 }
 
+static void test_settings_cc_errors(TEST_ARGS)
+{
+	static const struct bad bad[] = {
+		{ { "cc", "cubic" }, "bad cc 'cubic': want off|dcqcn" },
+		{ { "rate-max", "fast" },
+		  "bad rate-max 'fast': want a decimal integer" },
+		{ { "rate-min", "1mbit" },
+		  "bad rate-min '1mbit': want a decimal integer" },
+		{ { "alpha-g", "0.99" },
+		  "bad alpha-g '0.99': want a decimal integer" },
+		{ { "qp-max", "4294967296" },
+		  "bad qp-max '4294967296': more than 4294967295" },
+		{ { "cc", "dcqcn", "cc", "off" }, "'cc' given twice" },
+		{ { "rate-ai", "1", "rate-ai", "2" }, "'rate-ai' given twice" },
+		{ { "threshold" }, "'threshold' needs a value" },
+		/* Read-only: no keyword. */
+		{ { "qp-count", "1" }, "unknown setting 'qp-count'" },
+	};
+	static struct mp_settings s;
+	char err[256];
+	unsigned int i;
+	int argc;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (argc = 0; argc < 4 && bad[i].words[argc]; argc++)
+			;
+		assert_int_equal(parse(mp_link_settings, argc,
+				       (char **)bad[i].words, &s, err), -EINVAL);
+		assert_string_equal(err, bad[i].msg);
+	}
+}
+
 static void test_plane_settings(TEST_ARGS)
 {
 	char *argv[] = { "admin", "drain", "weight", "0" };
@@ -383,6 +503,64 @@ static void test_setting_help(TEST_ARGS)
 	mp_setting_help(setting(mp_plane_settings, "weight"), syntax,
 			sizeof(syntax), limits, sizeof(limits));
 	assert_string_equal(limits, "at most 1000000, default 0");
+
+	mp_setting_help(setting(mp_link_settings, "cc"), syntax,
+			sizeof(syntax), limits, sizeof(limits));
+	assert_string_equal(syntax, "cc off|dcqcn");
+	assert_string_equal(limits, "default off");
+
+	mp_setting_help(setting(mp_link_settings, "rate-min"), syntax,
+			sizeof(syntax), limits, sizeof(limits));
+	assert_string_equal(syntax, "rate-min KBPS");
+	assert_string_equal(limits, "10 to 400000000, default 1000");
+
+	mp_setting_help(setting(mp_link_settings, "cnp-interval"), syntax,
+			sizeof(syntax), limits, sizeof(limits));
+	assert_string_equal(syntax, "cnp-interval US");
+	assert_string_equal(limits, "at most 1000000, default 50");
+
+	mp_setting_help(setting(mp_link_settings, "qp-max"), syntax,
+			sizeof(syntax), limits, sizeof(limits));
+	assert_string_equal(limits, "16 to 65536, default 1024");
+}
+
+/* Each keyword of the nest has its default, the uapi's, and one attribute. */
+static void test_cc_table(TEST_ARGS)
+{
+	static const struct { const char *kw; uint32_t def; } defs[] = {
+		{ "cc", MPLANE_CC_OFF },
+		{ "cnp-interval", MPLANE_CC_CNP_INTERVAL_US_DEFAULT },
+		{ "rate-max", MPLANE_CC_RATE_MAX_KBPS_DEFAULT },
+		{ "rate-min", MPLANE_CC_RATE_MIN_KBPS_DEFAULT },
+		{ "rate-ai", MPLANE_CC_RATE_AI_KBPS_DEFAULT },
+		{ "rate-hai", MPLANE_CC_RATE_HAI_KBPS_DEFAULT },
+		{ "time-reset", MPLANE_CC_TIME_RESET_US_DEFAULT },
+		{ "byte-reset", MPLANE_CC_BYTE_RESET_DEFAULT },
+		{ "threshold", MPLANE_CC_THRESHOLD_DEFAULT },
+		{ "alpha-g", MPLANE_CC_ALPHA_G_DEFAULT },
+		{ "alpha-period", MPLANE_CC_ALPHA_PERIOD_US_DEFAULT },
+		{ "alpha-initial", MPLANE_CC_ALPHA_INITIAL_DEFAULT },
+		{ "reduce-period", MPLANE_CC_REDUCE_PERIOD_US_DEFAULT },
+		{ "min-dec-fac", MPLANE_CC_MIN_DEC_FAC_DEFAULT },
+		{ "qp-max", MPLANE_CC_QP_MAX_DEFAULT },
+	};
+	const struct mp_setting *st;
+	uint32_t seen = 0;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+		st = setting(mp_link_settings, defs[i].kw);
+		assert_int_equal(st->nest, IFLA_MPLANE_CC);
+		assert_true(st->has_def);
+		assert_int_equal(st->def, defs[i].def);
+		assert_false(seen & (1u << st->attr));
+		seen |= 1u << st->attr;
+	}
+	for (st = mp_link_settings; st->keyword; st++)
+		n += st->nest == IFLA_MPLANE_CC;
+	/* Every setting of the nest: all but the counters and PAD. */
+	assert_int_equal(n, IFLA_MPLANE_CC_QP_COUNT - 1);
+	assert_int_equal(n, sizeof(defs) / sizeof(defs[0]));
 }
 
 int main(void)
@@ -391,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_names_round_trip),
 		cmocka_unit_test(test_names_spelling),
 		cmocka_unit_test(test_pstat_names),
+		cmocka_unit_test(test_cc_names),
 		cmocka_unit_test(test_name_parse_exact),
 		cmocka_unit_test(test_names_join),
 		cmocka_unit_test(test_parse_u32),
@@ -401,6 +580,10 @@ int main(void)
 		cmocka_unit_test(test_settings_peers_none),
 		cmocka_unit_test(test_settings_peers_many),
 		cmocka_unit_test(test_settings_errors),
+		cmocka_unit_test(test_settings_cc),
+		cmocka_unit_test(test_settings_cc_subset),
+		cmocka_unit_test(test_settings_cc_errors),
+		cmocka_unit_test(test_cc_table),
 		cmocka_unit_test(test_plane_settings),
 		cmocka_unit_test(test_setting_help),
 	};

@@ -51,7 +51,37 @@ static const char *const val_names[__MPLANE_EV_MAX][4] = {
 	[MPLANE_EV_PLANE_SELECT]	= { "policy", "flow_hash", "load",
 					    "new_flowlet" },
 	[MPLANE_EV_FAULT]		= { "action", "value", "step", "spec" },
+	[MPLANE_EV_RATE_UPDATE]		= { "qpn", "rate_kbps", "old_kbps",
+					    "cause" },
 };
+
+static const char *const rate_causes[] = {
+	[MPLANE_RATE_CUT]		= "cut",
+	[MPLANE_RATE_FAST_RECOVERY]	= "fast_recovery",
+	[MPLANE_RATE_ADDITIVE]		= "additive",
+	[MPLANE_RATE_HYPER]		= "hyper",
+};
+
+_Static_assert(sizeof(rate_causes) / sizeof(rate_causes[0]) ==
+	       __MPLANE_RATE_CAUSE_MAX, "name the new rate cause");
+
+const char *mp_rate_cause_name(uint64_t cause)
+{
+	return cause < __MPLANE_RATE_CAUSE_MAX ? rate_causes[cause] : NULL;
+}
+
+const char *mp_event_val_label(unsigned int type, unsigned int i,
+			       uint64_t val)
+{
+	if (type == MPLANE_EV_RATE_UPDATE && i == 3)
+		return mp_rate_cause_name(val);
+	return NULL;
+}
+
+bool mp_event_val_hex(unsigned int type, unsigned int i)
+{
+	return type == MPLANE_EV_RATE_UPDATE && i == 0;
+}
 
 int mp_event_decode(const void *data, size_t size, struct mplane_event *e)
 {

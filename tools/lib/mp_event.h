@@ -8,6 +8,7 @@
 #ifndef MP_EVENT_H
 #define MP_EVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/mplane.h>
@@ -29,6 +30,20 @@ int mp_event_type_parse(const char *name);
 
 /* The name of val[@i] for @type ("q_bytes"), NULL when it is unused. */
 const char *mp_event_val_name(unsigned int type, unsigned int i);
+
+/*
+ * The name of the value @val of val[@i] where it is an enum (RATE_UPDATE's
+ * cause: "cut", "fast_recovery", ...), else NULL; a newer writer's value
+ * has none either.  Text shows the name, JSON the number and, under the
+ * value's name with "_name", the name.
+ */
+const char *mp_event_val_label(unsigned int type, unsigned int i,
+			       uint64_t val);
+/* enum mplane_rate_cause's name, or NULL. */
+const char *mp_rate_cause_name(uint64_t cause);
+
+/* Whether text shows val[@i] of @type in hex (RATE_UPDATE's QPN). */
+bool mp_event_val_hex(unsigned int type, unsigned int i);
 
 /*
  * A reorder buffer.  Records from several rings, or from several CPUs of

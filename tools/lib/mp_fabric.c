@@ -287,6 +287,17 @@ static int load_defaults(struct json_object *o, struct mp_fabric *f)
 			return -1;
 		f->mp0 = json_object_get_boolean(mp0);
 	}
+	/* "cc": "off" or "dcqcn"; absent in files from before it. */
+	if (json_object_object_get_ex(o, "cc", NULL)) {
+		char cc[16];
+
+		if (get_str(o, "cc", cc, sizeof(cc)))
+			return -1;
+		if (!strcmp(cc, "dcqcn"))
+			f->cc = MPLANE_CC_DCQCN;
+		else if (strcmp(cc, "off"))
+			return -1;
+	}
 	if (json_object_object_get_ex(o, "mp0_missing", NULL) &&
 	    get_str(o, "mp0_missing", f->mp0_missing, sizeof(f->mp0_missing)))
 		return -1;

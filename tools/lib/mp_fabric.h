@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <netinet/in.h>
+#include <linux/mplane.h>
 
 #define MP_FABRIC_RUN_DIR	"/run/mplane/fabric"
 #define MP_FABRIC_PIN_DIR	"/sys/fs/bpf/mplane/fabric"
@@ -75,6 +76,8 @@ struct mp_fabric {
 	bool mp0;			/* every host has an mp0 */
 	char mp0_missing[48];		/* why not: "--no-mp0", "mplane.ko ..." */
 	unsigned int probe_interval_us;	/* mp0's probes; 0: no peers set */
+	uint8_t cc;			/* mp0's enum mplane_cc; with DCQCN,
+					 * each host rail has fq under its tbf */
 };
 
 /* The state of fabric @prefix into @f (free it with mp_fabric_free()):

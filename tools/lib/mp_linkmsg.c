@@ -48,10 +48,11 @@ static void get_str(const struct nlattr *a, char *buf, size_t size)
 }
 
 /*
- * The numbers of a nest into @present and @val; @nested is the one
- * attribute that is a nest, whose length may look like a number's.
+ * The numbers of a nest into @present and @val; @nested are the
+ * attributes (a bit each) that are nests, whose length may look like a
+ * number's.
  */
-static void get_uints(const struct nlattr *nest, unsigned int nested,
+static void get_uints(const struct nlattr *nest, uint32_t nested,
 		      uint32_t *present, uint32_t *val)
 {
 	const struct nlattr *a;
@@ -60,7 +61,8 @@ static void get_uints(const struct nlattr *nest, unsigned int nested,
 
 	mnl_attr_for_each_nested(a, nest) {
 		type = mnl_attr_get_type(a);
-		if (type >= MP_ATTR_SLOTS || type == nested || !get_uint(a, &v))
+		if (type >= MP_ATTR_SLOTS || (nested & (1u << type)) ||
+		    !get_uint(a, &v))
 			continue;
 		*present |= 1u << type;
 		val[type] = v;
@@ -84,15 +86,83 @@ static void get_peers(const struct nlattr *nest, struct mp_link *l)
 	}
 }
 
+/* IFLA_MPLANE_CC: u8, u32 and u64 alike; PAD and newer ones skipped. */
+static void get_cc(const struct nlattr *nest, struct mp_link *l)
+{
+	const struct nlattr *a;
+	unsigned int type;
+	uint64_t v;
+
+	mnl_attr_for_each_nested(a, nest) {
+		type = mnl_attr_get_type(a);
+		if (!type || type == IFLA_MPLANE_CC_PAD ||
+		    type > IFLA_MPLANE_CC_MAX || !get_uint(a, &v))
+			continue;
+		l->cc_present |= 1u << type;
+		l->cc_val[type] = v;
+	}
+}
+
+static void get_qp(const struct nlattr *nest, struct mp_qp *q)
+{
+	const struct nlattr *a;
+	unsigned int type;
+	size_t len;
+	uint64_t v;
+
+	memset(q, 0, sizeof(*q));
+	mnl_attr_for_each_nested(a, nest) {
+		type = mnl_attr_get_type(a);
+		if (type == IFLA_MPLANE_QP_PEER) {
+			len = mnl_attr_get_payload_len(a);
+			if (len != 4 && len != 16)
+				continue;
+			q->peer.len = len;
+			memcpy(q->peer.bytes, mnl_attr_get_payload(a), len);
+		} else if (!type || type == IFLA_MPLANE_QP_PAD ||
+			   type > IFLA_MPLANE_QP_MAX || !get_uint(a, &v)) {
+			continue;
+		} else {
+			q->val[type] = v;
+		}
+		q->present |= 1u << type;
+	}
+}
+
+static void get_qps(const struct nlattr *nest, struct mp_link *l)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) != IFLA_MPLANE_QP ||
+		    l->nqps == MPLANE_QPS_DUMP_MAX)
+			continue;
+		get_qp(a, &l->qps[l->nqps++]);
+	}
+}
+
+#define DEVICE_NESTS	((1u << IFLA_MPLANE_PEERS) | (1u << IFLA_MPLANE_CC) | \
+			 (1u << IFLA_MPLANE_QPS))
+
 static void get_device_data(const struct nlattr *data, struct mp_link *l)
 {
 	const struct nlattr *a;
 
-	get_uints(data, IFLA_MPLANE_PEERS, &l->present, l->val);
+	get_uints(data, DEVICE_NESTS, &l->present, l->val);
 	mnl_attr_for_each_nested(a, data) {
-		if (mnl_attr_get_type(a) == IFLA_MPLANE_PEERS) {
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_MPLANE_PEERS:
 			l->present |= 1u << IFLA_MPLANE_PEERS;
 			get_peers(a, l);
+			break;
+		case IFLA_MPLANE_CC:
+			l->present |= 1u << IFLA_MPLANE_CC;
+			get_cc(a, l);
+			break;
+		case IFLA_MPLANE_QPS:
+			l->present |= 1u << IFLA_MPLANE_QPS;
+			get_qps(a, l);
+			break;
 		}
 	}
 }
@@ -103,15 +173,16 @@ static void get_plane_data(const struct nlattr *data, struct mp_plane_info *p)
 	unsigned int type;
 	uint64_t v;
 
-	get_uints(data, IFLA_MPLANE_PLANE_STATS, &p->present, p->val);
+	get_uints(data, 1u << IFLA_MPLANE_PLANE_STATS, &p->present, p->val);
 	mnl_attr_for_each_nested(a, data) {
 		if (mnl_attr_get_type(a) != IFLA_MPLANE_PLANE_STATS)
 			continue;
 		p->present |= 1u << IFLA_MPLANE_PLANE_STATS;
 		mnl_attr_for_each_nested(s, a) {
 			type = mnl_attr_get_type(s);
-			if (!type || type >= IFLA_MPLANE_PSTAT_PAD ||
-			    !get_uint(s, &v))
+			/* PAD sits among the counters, not after them. */
+			if (!type || type == IFLA_MPLANE_PSTAT_PAD ||
+			    type > IFLA_MPLANE_PSTAT_MAX || !get_uint(s, &v))
 				continue;
 			p->stats_present |= 1u << type;
 			p->stats[type] = v;
@@ -200,19 +271,42 @@ int mp_link_parse(const struct nlmsghdr *nlh, struct mp_link *l)
 	return 0;
 }
 
-static int put_attrs(struct nlmsghdr *nlh, size_t size,
-		     const struct mp_settings *s)
+static int put_uints(struct nlmsghdr *nlh, size_t size, uint32_t set,
+		     const uint8_t *width, const uint32_t *val,
+		     unsigned int slots)
 {
 	unsigned int type;
 
-	for (type = 1; type < MP_ATTR_SLOTS; type++) {
-		if (!(s->set & (1u << type)) || !s->width[type])
+	for (type = 1; type < slots; type++) {
+		if (!(set & (1u << type)) || !width[type])
 			continue;
-		if (s->width[type] == 1 ?
-		    !mnl_attr_put_u8_check(nlh, size, type, s->val[type]) :
-		    !mnl_attr_put_u32_check(nlh, size, type, s->val[type]))
+		if (width[type] == 1 ?
+		    !mnl_attr_put_u8_check(nlh, size, type, val[type]) :
+		    !mnl_attr_put_u32_check(nlh, size, type, val[type]))
 			return -EMSGSIZE;
 	}
+	return 0;
+}
+
+static int put_attrs(struct nlmsghdr *nlh, size_t size,
+		     const struct mp_settings *s)
+{
+	return put_uints(nlh, size, s->set, s->width, s->val, MP_ATTR_SLOTS);
+}
+
+/* The settings given, only: the kernel keeps the others as they are. */
+static int put_cc(struct nlmsghdr *nlh, size_t size,
+		  const struct mp_settings *s)
+{
+	struct nlattr *nest;
+
+	if (!(s->set & (1u << IFLA_MPLANE_CC)) || !s->cc.set)
+		return 0;
+	nest = mnl_attr_nest_start_check(nlh, size, IFLA_MPLANE_CC);
+	if (!nest || put_uints(nlh, size, s->cc.set, s->cc.width, s->cc.val,
+			       MP_CC_SLOTS))
+		return -EMSGSIZE;
+	mnl_attr_nest_end(nlh, nest);
 	return 0;
 }
 
@@ -247,7 +341,8 @@ static int put_linkinfo(struct nlmsghdr *nlh, size_t size, uint16_t kind,
 	if (s->set) {
 		data = mnl_attr_nest_start_check(nlh, size, data_type);
 		if (!data || put_attrs(nlh, size, s) ||
-		    (data_type == IFLA_INFO_DATA && put_peers(nlh, size, s)))
+		    (data_type == IFLA_INFO_DATA &&
+		     (put_peers(nlh, size, s) || put_cc(nlh, size, s))))
 			return -EMSGSIZE;
 		mnl_attr_nest_end(nlh, data);
 	}

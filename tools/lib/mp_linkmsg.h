@@ -11,6 +11,9 @@
  *   rail: IFLA_MASTER mp0, IFLA_LINKINFO { IFLA_INFO_SLAVE_KIND "mplane",
  *                         IFLA_INFO_SLAVE_DATA { IFLA_MPLANE_PLANE_*,
  *                           IFLA_MPLANE_PLANE_STATS { IFLA_MPLANE_PSTAT_* } } }
+ * mp0's IFLA_INFO_DATA also has IFLA_MPLANE_CC { IFLA_MPLANE_CC_* } (the
+ * settings and, read-only, the counters) and IFLA_MPLANE_QPS
+ * { IFLA_MPLANE_QP { IFLA_MPLANE_QP_* } ... } (the QPs rate-limited now).
  */
 #ifndef MP_LINKMSG_H
 #define MP_LINKMSG_H
@@ -30,6 +33,13 @@ struct mp_plane_info {
 	uint32_t val[MP_ATTR_SLOTS];	/* ID, STATE, REASON, WEIGHT, ... */
 	uint32_t stats_present;		/* bit n: IFLA_MPLANE_PSTAT_n was there */
 	uint64_t stats[IFLA_MPLANE_PSTAT_MAX + 1];
+};
+
+/* One IFLA_MPLANE_QP: a QP whose DCQCN rate is below the maximum. */
+struct mp_qp {
+	uint32_t present;		/* bit n: IFLA_MPLANE_QP_n was there */
+	struct mp_addr peer;		/* IFLA_MPLANE_QP_PEER */
+	uint64_t val[IFLA_MPLANE_QP_MAX + 1];	/* QPN, RATE_KBPS, ... */
 };
 
 /*
@@ -56,6 +66,13 @@ struct mp_link {
 	uint32_t val[MP_ATTR_SLOTS];
 	unsigned int npeers;
 	struct mp_addr peers[MP_PEERS_MAX];
+	/* IFLA_MPLANE_CC (bit IFLA_MPLANE_CC of @present): settings and
+	 * counters, u64 wide for the counters. */
+	uint32_t cc_present;		/* bit n: IFLA_MPLANE_CC_n was there */
+	uint64_t cc_val[MP_CC_SLOTS];
+	/* IFLA_MPLANE_QPS (bit IFLA_MPLANE_QPS of @present), kernel order. */
+	unsigned int nqps;
+	struct mp_qp qps[MPLANE_QPS_DUMP_MAX];
 
 	/* A rail's IFLA_INFO_SLAVE_DATA. */
 	struct mp_plane_info plane;
@@ -73,7 +90,8 @@ int mp_link_parse(const struct nlmsghdr *nlh, struct mp_link *l);
  * carries @s: for a device IFLA_INFO_KIND "mplane" and IFLA_INFO_DATA
  * (none when @s is empty); for a plane IFLA_INFO_SLAVE_KIND "mplane" and
  * IFLA_INFO_SLAVE_DATA, without IFLA_INFO_KIND, which would name the
- * rail's own kind.  0, or -EMSGSIZE.
+ * rail's own kind.  A device's @s->cc goes in an IFLA_MPLANE_CC nest,
+ * with only the settings given.  0, or -EMSGSIZE.
  */
 int mp_link_put_settings(struct nlmsghdr *nlh, size_t size,
 			 const struct mp_settings *s);

@@ -64,7 +64,10 @@ NAMES(mp_pstat_names, "plane counter",
 	[IFLA_MPLANE_PSTAT_ECN_CE]	= "ecn_ce",
 	[IFLA_MPLANE_PSTAT_CNP]		= "cnp",
 	[IFLA_MPLANE_PSTAT_PROBES_SENT]	= "probes_sent",
-	[IFLA_MPLANE_PSTAT_PROBES_LOST]	= "probes_lost");
+	[IFLA_MPLANE_PSTAT_PROBES_LOST]	= "probes_lost",
+	/* IFLA_MPLANE_PSTAT_PAD is a hole: padding, not a counter. */
+	[IFLA_MPLANE_PSTAT_CNP_SENT]	= "cnp_sent",
+	[IFLA_MPLANE_PSTAT_RATE_CUTS]	= "rate_cuts");
 
 NAMES(mp_operstate_names, "operstate",
 	[IF_OPER_UNKNOWN]		= "unknown",
@@ -96,6 +99,10 @@ NAMES(mp_fault_via_names, "fault mechanism",
 	[MPLANE_FAULT_VIA_BPF]		= "bpf",
 	[MPLANE_FAULT_VIA_ALL]		= "all");
 
+NAMES(mp_cc_names, "congestion control",
+	[MPLANE_CC_OFF]			= "off",
+	[MPLANE_CC_DCQCN]		= "dcqcn");
+
 /* A new uapi value without a name here fails the build, not a user. */
 _Static_assert(__MPLANE_POLICY_MAX == 4, "name the new policy");
 _Static_assert(__MPLANE_GSO_MAX == 2, "name the new gso mode");
@@ -105,7 +112,10 @@ _Static_assert(__MPLANE_FAULT_VIA_MAX == 5, "name the new fault mechanism");
 _Static_assert(__MPLANE_ADMIN_MAX == 3, "name the new admin state");
 _Static_assert(__MPLANE_PLANE_STATE_MAX == 5, "name the new plane state");
 _Static_assert(__MPLANE_REASON_MAX == 7, "name the new reason");
-_Static_assert(IFLA_MPLANE_PSTAT_MAX == IFLA_MPLANE_PSTAT_PAD, "name the new counter");
+_Static_assert(IFLA_MPLANE_PSTAT_MAX == IFLA_MPLANE_PSTAT_RATE_CUTS, "name the new counter");
+_Static_assert(IFLA_MPLANE_PSTAT_MAX < 32, "IFLA_MPLANE_PSTAT_* outgrew stats_present");
+_Static_assert(__MPLANE_CC_MAX == 2, "name the new congestion control");
+_Static_assert(IFLA_MPLANE_CC_MAX == IFLA_MPLANE_CC_PAD, "give the new cc attribute a keyword, or say it is read-only");
 
 const char *mp_name(const struct mp_names *n, unsigned int val)
 {
@@ -185,45 +195,102 @@ const char *mp_addr_str(const struct mp_addr *a, char *buf, size_t size)
 const struct mp_setting mp_link_settings[] = {
 	{ "policy", NULL, IFLA_MPLANE_POLICY, 1, &mp_policy_names,
 	  0, 0, MPLANE_POLICY_FLOWLET, true,
-	  "how packets are spread over the planes" },
+	  "how packets are spread over the planes", 0 },
 	{ "flowlet-gap", "US", IFLA_MPLANE_FLOWLET_GAP_US, 4, NULL,
 	  0, MPLANE_FLOWLET_GAP_US_MAX, MPLANE_FLOWLET_GAP_US_DEFAULT, true,
-	  "idle microseconds that end a flowlet" },
+	  "idle microseconds that end a flowlet", 0 },
 	{ "probe-interval", "US", IFLA_MPLANE_PROBE_INTERVAL_US, 4, NULL,
 	  MPLANE_PROBE_INTERVAL_US_MIN, MPLANE_PROBE_INTERVAL_US_MAX,
 	  MPLANE_PROBE_INTERVAL_US_DEFAULT, true,
-	  "microseconds between liveness probes" },
+	  "microseconds between liveness probes", 0 },
 	{ "probe-misses", "N", IFLA_MPLANE_PROBE_MISSES, 4, NULL,
 	  0, MPLANE_PROBE_MISSES_MAX, MPLANE_PROBE_MISSES_DEFAULT, true,
-	  "probes missed in a row that fail a plane" },
+	  "probes missed in a row that fail a plane", 0 },
 	{ "holddown", "MS", IFLA_MPLANE_HOLDDOWN_MS, 4, NULL,
 	  0, MPLANE_HOLDDOWN_MS_MAX, MPLANE_HOLDDOWN_MS_DEFAULT, true,
-	  "milliseconds before a plane whose carrier is back carries again" },
+	  "milliseconds before a plane whose carrier is back carries again", 0 },
 	{ "cong-threshold", "N", IFLA_MPLANE_CONG_THRESHOLD, 4, NULL,
 	  0, UINT32_MAX, MPLANE_CONG_THRESHOLD_DEFAULT, true,
-	  "congestion score from which a plane is avoided" },
+	  "congestion score from which a plane is avoided", 0 },
 	{ "cong-halflife", "US", IFLA_MPLANE_CONG_HALFLIFE_US, 4, NULL,
 	  0, MPLANE_CONG_HALFLIFE_US_MAX, MPLANE_CONG_HALFLIFE_US_DEFAULT, true,
-	  "microseconds in which the congestion score halves" },
+	  "microseconds in which the congestion score halves", 0 },
 	{ "gso", NULL, IFLA_MPLANE_GSO_MODE, 1, &mp_gso_names,
 	  0, 0, MPLANE_GSO_WHOLE, true,
-	  "a GSO packet takes one plane (whole), or is split (segment)" },
+	  "a GSO packet takes one plane (whole), or is split (segment)", 0 },
 	{ "sample-interval", "US|off", IFLA_MPLANE_SAMPLE_INTERVAL_US, 4, NULL,
 	  MPLANE_SAMPLE_INTERVAL_US_MIN, MPLANE_SAMPLE_INTERVAL_US_MAX, 0, true,
-	  "microseconds between samples of each plane; 0 or off: no sampler" },
+	  "microseconds between samples of each plane; 0 or off: no sampler", 0 },
 	{ "peers", "ADDR[,ADDR...]|none", IFLA_MPLANE_PEERS, 0, NULL,
 	  0, MPLANE_MAX_PEERS, 0, false,
-	  "IPv4 and IPv6 addresses to probe; none clears them" },
+	  "IPv4 and IPv6 addresses to probe; none clears them", 0 },
+	/*
+	 * Congestion control: IFLA_MPLANE_CC, a nest; any subset of it may be
+	 * given, and the kernel keeps the rest.  The ranges shown are the
+	 * uapi's, for --help only: the kernel checks them and says which.
+	 */
+#define CC(kw, arg, attr, width, names, min, max, def, help)		\
+	{ kw, arg, IFLA_MPLANE_CC_##attr, width, names, min, max, def,	\
+	  true, help, IFLA_MPLANE_CC }
+	CC("cc", NULL, ALGO, 1, &mp_cc_names, 0, 0, MPLANE_CC_OFF,
+	   "endpoint congestion control of RoCEv2 QPs (dcqcn needs fq on the rails)"),
+	CC("cnp-interval", "US", CNP_INTERVAL_US, 4, NULL,
+	   0, MPLANE_CC_CNP_INTERVAL_US_MAX, MPLANE_CC_CNP_INTERVAL_US_DEFAULT,
+	   "least microseconds between two CNPs to one QP"),
+	CC("rate-max", "KBPS", RATE_MAX_KBPS, 4, NULL,
+	   0, MPLANE_CC_RATE_KBPS_MAX, MPLANE_CC_RATE_MAX_KBPS_DEFAULT,
+	   "highest rate of a QP in kbit/s; 0: mp0's capacity (line rate)"),
+	CC("rate-min", "KBPS", RATE_MIN_KBPS, 4, NULL,
+	   MPLANE_CC_RATE_KBPS_MIN, MPLANE_CC_RATE_KBPS_MAX,
+	   MPLANE_CC_RATE_MIN_KBPS_DEFAULT,
+	   "lowest rate in kbit/s that cuts leave a QP (rpg_min_rate)"),
+	CC("rate-ai", "KBPS", RATE_AI_KBPS, 4, NULL,
+	   MPLANE_CC_RATE_KBPS_MIN, MPLANE_CC_RATE_KBPS_MAX,
+	   MPLANE_CC_RATE_AI_KBPS_DEFAULT,
+	   "additive increase of the target rate in kbit/s (rpg_ai_rate)"),
+	CC("rate-hai", "KBPS", RATE_HAI_KBPS, 4, NULL,
+	   MPLANE_CC_RATE_KBPS_MIN, MPLANE_CC_RATE_KBPS_MAX,
+	   MPLANE_CC_RATE_HAI_KBPS_DEFAULT,
+	   "hyper increase of the target rate in kbit/s (rpg_hai_rate)"),
+	CC("time-reset", "US", TIME_RESET_US, 4, NULL,
+	   0, MPLANE_CC_TIME_RESET_US_MAX, MPLANE_CC_TIME_RESET_US_DEFAULT,
+	   "microseconds of the rate increase timer (rpg_time_reset)"),
+	CC("byte-reset", "BYTES", BYTE_RESET, 4, NULL,
+	   MPLANE_CC_BYTE_RESET_MIN, MPLANE_CC_BYTE_RESET_MAX,
+	   MPLANE_CC_BYTE_RESET_DEFAULT,
+	   "bytes sent per stage of the byte counter (rpg_byte_reset)"),
+	CC("threshold", "N", THRESHOLD, 4, NULL,
+	   0, MPLANE_CC_THRESHOLD_MAX, MPLANE_CC_THRESHOLD_DEFAULT,
+	   "stages of fast recovery before additive increase (rpg_threshold, F)"),
+	CC("alpha-g", "N", ALPHA_G, 4, NULL,
+	   0, MPLANE_CC_ALPHA_ONE, MPLANE_CC_ALPHA_G_DEFAULT,
+	   "1 - g, the weight alpha keeps per update, in 1/1024ths (dce_tcp_g)"),
+	CC("alpha-period", "US", ALPHA_PERIOD_US, 4, NULL,
+	   0, MPLANE_CC_ALPHA_PERIOD_US_MAX, MPLANE_CC_ALPHA_PERIOD_US_DEFAULT,
+	   "microseconds between two updates of alpha (dce_tcp_rtt)"),
+	CC("alpha-initial", "N", ALPHA_INITIAL, 4, NULL,
+	   0, MPLANE_CC_ALPHA_ONE, MPLANE_CC_ALPHA_INITIAL_DEFAULT,
+	   "alpha of a new QP in 1/1024ths (initial_alpha_value)"),
+	CC("reduce-period", "US", REDUCE_PERIOD_US, 4, NULL,
+	   0, MPLANE_CC_REDUCE_PERIOD_US_MAX, MPLANE_CC_REDUCE_PERIOD_US_DEFAULT,
+	   "least microseconds between two cuts of a QP (rate_reduce_monitor_period)"),
+	CC("min-dec-fac", "PERCENT", MIN_DEC_FAC, 4, NULL,
+	   0, 100, MPLANE_CC_MIN_DEC_FAC_DEFAULT,
+	   "least per cent of its rate a QP keeps in a cut (rpg_min_dec_fac)"),
+	CC("qp-max", "N", QP_MAX, 4, NULL,
+	   MPLANE_CC_QP_MAX_MIN, MPLANE_CC_QP_MAX_MAX, MPLANE_CC_QP_MAX_DEFAULT,
+	   "QPs whose rate mp0 keeps; one more evicts the idlest"),
+#undef CC
 	{}
 };
 
 const struct mp_setting mp_plane_settings[] = {
 	{ "weight", "N", IFLA_MPLANE_PLANE_WEIGHT, 4, NULL,
 	  0, MPLANE_WEIGHT_MAX, 0, true,
-	  "capacity of the plane; 0 takes the rail's link speed" },
+	  "capacity of the plane; 0 takes the rail's link speed", 0 },
 	{ "admin", NULL, IFLA_MPLANE_PLANE_ADMIN, 1, &mp_admin_names,
 	  0, 0, MPLANE_ADMIN_UP, true,
-	  "drain: no new flowlets; down: nothing from the next packet on" },
+	  "drain: no new flowlets; down: nothing from the next packet on", 0 },
 	{}
 };
 
@@ -269,6 +336,12 @@ static int parse_peers(const char *list, struct mp_settings *s, char *err,
 	}
 }
 
+/* Where @st's value goes: @s itself, or the nest it names. */
+static uint32_t *set_of(const struct mp_setting *st, struct mp_settings *s)
+{
+	return st->nest == IFLA_MPLANE_CC ? &s->cc.set : &s->set;
+}
+
 static int parse_value(const struct mp_setting *st, const char *arg,
 		       struct mp_settings *s, char *err, size_t errlen)
 {
@@ -297,6 +370,10 @@ static int parse_value(const struct mp_setting *st, const char *arg,
 		return -EINVAL;
 	}
 done:
+	if (st->nest == IFLA_MPLANE_CC) {
+		mp_settings_set_cc(s, st->attr, st->width, v);
+		return 0;
+	}
 	s->width[st->attr] = st->width;
 	s->val[st->attr] = v;
 	return 0;
@@ -321,14 +398,14 @@ int mp_settings_parse(const struct mp_setting *table, int argc,
 			return -EINVAL;
 		}
 		/* The last of two would win silently: say so instead. */
-		if (s->set & (1u << st->attr)) {
+		if (*set_of(st, s) & (1u << st->attr)) {
 			snprintf(err, errlen, "'%s' given twice", argv[i]);
 			return -EINVAL;
 		}
 		ret = parse_value(st, argv[i + 1], s, err, errlen);
 		if (ret)
 			return ret;
-		s->set |= 1u << st->attr;
+		*set_of(st, s) |= 1u << st->attr;
 	}
 	return 0;
 }

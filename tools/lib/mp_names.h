@@ -36,6 +36,7 @@ extern const struct mp_names mp_operstate_names; /* IF_OPER_* (RFC 2863) */
 extern const struct mp_names mp_fault_action_names; /* enum mplane_fault_action */
 extern const struct mp_names mp_fault_target_names; /* enum mplane_fault_target */
 extern const struct mp_names mp_fault_via_names; /* enum mplane_fault_via */
+extern const struct mp_names mp_cc_names;	/* enum mplane_cc */
 
 /* The name of @val, or NULL when @n has none (a newer kernel's value). */
 const char *mp_name(const struct mp_names *n, unsigned int val);
@@ -77,19 +78,42 @@ const char *mp_addr_str(const struct mp_addr *a, char *buf, size_t size);
 #define MP_ATTR_SLOTS	16
 _Static_assert(IFLA_MPLANE_MAX < MP_ATTR_SLOTS, "IFLA_MPLANE_* outgrew a settings slot");
 _Static_assert(IFLA_MPLANE_PLANE_MAX < MP_ATTR_SLOTS, "IFLA_MPLANE_PLANE_* outgrew a settings slot");
+/* IFLA_MPLANE_CC_*, the congestion control nest: one bit each in a u32. */
+#define MP_CC_SLOTS	32
+_Static_assert(IFLA_MPLANE_CC_MAX < MP_CC_SLOTS, "IFLA_MPLANE_CC_* outgrew a settings slot");
 
 /*
  * Settings given on a command line, as attributes to send: bit n of @set
  * says attribute n is given, with @val[n] to be sent in @width[n] bytes
  * (1 or 4).  Peers (IFLA_MPLANE_PEERS) are @peers; none clears them.
+ * Congestion control settings (IFLA_MPLANE_CC_*) are @cc, the same way
+ * within their nest; bit IFLA_MPLANE_CC of @set says @cc has any.
  */
+struct mp_nest_settings {
+	uint32_t set;
+	uint8_t width[MP_CC_SLOTS];
+	uint32_t val[MP_CC_SLOTS];
+};
+
 struct mp_settings {
 	uint32_t set;
 	uint8_t width[MP_ATTR_SLOTS];
 	uint32_t val[MP_ATTR_SLOTS];
 	unsigned int npeers;
 	struct mp_addr peers[MP_PEERS_MAX];
+	struct mp_nest_settings cc;
 };
+
+/* Set IFLA_MPLANE_CC_@attr to @val in @width bytes, and mark the nest. */
+static inline void mp_settings_set_cc(struct mp_settings *s,
+				      unsigned int attr, unsigned int width,
+				      uint32_t val)
+{
+	s->set |= 1u << IFLA_MPLANE_CC;
+	s->cc.set |= 1u << attr;
+	s->cc.width[attr] = width;
+	s->cc.val[attr] = val;
+}
 
 /* One keyword of a settings table. */
 struct mp_setting {
@@ -102,6 +126,9 @@ struct mp_setting {
 	uint32_t min, max, def;
 	bool has_def;
 	const char *help;
+	/* 0: an attribute of IFLA_INFO_DATA itself; IFLA_MPLANE_CC: @attr
+	 * is an IFLA_MPLANE_CC_* inside that nest. */
+	uint8_t nest;
 };
 
 /* Device settings (IFLA_INFO_DATA) and plane settings (SLAVE_DATA). */

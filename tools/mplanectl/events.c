@@ -41,10 +41,25 @@ struct reader {
 	struct mp_evq q;
 };
 
+/* "cause_name":"cut" next to "cause":0: the name of a value that has one. */
+static void mp_event_label_json(struct json_object *o,
+				const struct mplane_event *e, unsigned int i)
+{
+	const char *vn = mp_event_val_name(e->hdr.type, i);
+	const char *label = mp_event_val_label(e->hdr.type, i, e->val[i]);
+	char key[48];
+
+	if (!vn || !label)
+		return;
+	snprintf(key, sizeof(key), "%s_name", vn);
+	json_object_object_add(o, key, json_object_new_string(label));
+}
+
 static void print_text(const struct mp_event_item *it, const char *label)
 {
 	const struct mplane_event *e = &it->ev;
 	const char *type = mp_event_type_name(e->hdr.type), *vn;
+	const char *vlabel;
 	unsigned int i;
 
 	printf("%llu.%09llu cpu%-3u %-14s %-15s if%-4u",
@@ -57,7 +72,12 @@ static void print_text(const struct mp_event_item *it, const char *label)
 		printf(" flags=%u", e->hdr.flags);
 	for (i = 0; i < 4; i++) {
 		vn = mp_event_val_name(e->hdr.type, i);
-		if (vn)
+		vlabel = mp_event_val_label(e->hdr.type, i, e->val[i]);
+		if (vn && vlabel)
+			printf(" %s=%s", vn, vlabel);
+		else if (vn && mp_event_val_hex(e->hdr.type, i))
+			printf(" %s=%#llx", vn, (unsigned long long)e->val[i]);
+		else if (vn)
 			printf(" %s=%llu", vn, (unsigned long long)e->val[i]);
 		else if (!type)
 			printf(" v%u=%llu", i, (unsigned long long)e->val[i]);
@@ -104,6 +124,7 @@ static struct json_object *event_json(const struct mp_event_item *it,
 			vn = key;
 		}
 		json_object_object_add(o, vn, json_object_new_uint64(e->val[i]));
+		mp_event_label_json(o, e, i);
 	}
 	if (e->hdr.type == MPLANE_EV_FAULT)
 		mp_fault_json(o, e);
@@ -261,7 +282,7 @@ static void events_help(void)
 "                        path_switch, flowlet_switch, port_state,\n"
 "                        plane_state, failover, plane_sample,\n"
 "                        plane_select, port_sample, step_mark, counter,\n"
-"                        collective, fault\n"
+"                        collective, fault, rate_update\n"
 "  -c, --count N         stop after N events\n"
 "  -d, --duration SEC    stop after SEC seconds (e.g. 2 or 0.5)\n"
 "      --hold-ms MS      reorder window, 0..1000 (default 5)\n"

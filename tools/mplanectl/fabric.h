@@ -254,6 +254,15 @@ void fabric_qdisc_report(const struct mp_nlbatch *nb, const char *who);
  * 0, or a negative errno (reported, for @who).
  */
 int fabric_netem_check(struct mp_rtnl *r, const char *who);
+/*
+ * Queue an fq qdisc as the child of the port's tbf (handle 20:), so that
+ * the departure times mp0 gives packets of a paced QP (EDT) hold.
+ */
+void fabric_fq(struct mp_nlbatch *nb, const struct mp_fabric_port *p);
+#define FABRIC_FQ_LABEL		"fq qdisc"
+#define FABRIC_FQ_FLOW_LIMIT	10000
+/* Whether fq can be had, as fabric_netem_check() for netem. */
+int fabric_fq_check(struct mp_rtnl *r, const char *who);
 /* tbf's burst and limit for @rate_bps, in bytes. */
 uint32_t fabric_tbf_burst(uint64_t rate_bps);
 uint32_t fabric_tbf_limit(uint64_t rate_bps);

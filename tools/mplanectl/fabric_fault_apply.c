@@ -154,12 +154,14 @@ static void fill_rate(struct mp_nlbatch *nb, const struct fault_ctx *c,
 	struct mp_fabric_port p;
 	unsigned int i;
 
-	(void)c;
 	for (i = 0; i < np; i++) {
 		p = n->ports[ports[i]];
 		if (s)
 			p.rate_bps = s->value;
 		fabric_tbf(nb, &p);
+		/* A tbf made anew (under or out of netem) has no fq. */
+		if (c->f.cc == MPLANE_CC_DCQCN && n->mp0)
+			fabric_fq(nb, &p);
 	}
 }
 

@@ -6,7 +6,10 @@
  *   1. mp0 is made (kind mplane, with the policy and the probe interval)
  *      and its ifindex read back, with the policy the kernel gave it;
  *   2. one batch: each rail r<P> enslaved, as plane P, with its rate as
- *      its weight; mp0's addresses; mp0 up; its routes (fabric_routes.c).
+ *      its weight (and, with --cc dcqcn, fq under its tbf, which paces
+ *      mp0's QPs); mp0's addresses; mp0 up; its routes (fabric_routes.c).
+ * With --cc dcqcn, mp0 is made with IFLA_MPLANE_CC's algorithm DCQCN, all
+ * else the module's defaults.
  * Then, once every host has mp0, each gets its peers, every other host's
  * mplane address: probes start only when there is an mp0 to answer
  * them, so that none is lost to a host not made yet.
@@ -101,6 +104,8 @@ static int make_mp0(const struct fabric_build *b, struct mp_rtnl *r,
 			b->f->probe_interval_us);
 		setting(s, IFLA_MPLANE_PROBE_MISSES, 4, FABRIC_PROBE_MISSES);
 	}
+	if (b->f->cc != MPLANE_CC_OFF)
+		mp_settings_set_cc(s, IFLA_MPLANE_CC_ALGO, 1, b->f->cc);
 	err = mp_nlbatch_init(&nb, r);
 	if (err)
 		return err;
@@ -158,13 +163,18 @@ static int config_mp0(const struct fabric_build *b, struct mp_rtnl *r,
 	err = mp_nlbatch_init(&nb, r);
 	if (err)
 		return err;
-	for (i = 0; i < n->nports; i++)
+	for (i = 0; i < n->nports; i++) {
 		enslave(&nb, &n->ports[i], mp0.ifindex, s);
+		if (b->f->cc == MPLANE_CC_DCQCN)
+			fabric_fq(&nb, &n->ports[i]);
+	}
 	fabric_addr(&nb, &mp0, AF_INET);
 	fabric_addr(&nb, &mp0, AF_INET6);
 	fabric_link_up(&nb, mp0.ifindex, mp0.ifname);
 	fabric_mp0_routes(&nb, b->f, n, mp0.ifindex);
-	err = flush(&nb, n);
+	err = nb.err ? nb.err : mp_nlbatch_flush(&nb);
+	if (err)
+		fabric_qdisc_report(&nb, n->netns);
 	mp_nlbatch_free(&nb);
 	return err;
 }

@@ -126,6 +126,9 @@ int fabric_build_netns(struct fabric_build *b)
 		/* Without netem, say so before building anything more. */
 		if (!err && !i && fabric_count_ports(b->f, true))
 			err = fabric_netem_check(&b->rtnl[0], b->f->nodes[0].netns);
+		/* Nor, with --cc dcqcn, without fq. */
+		if (!err && !i && b->f->mp0 && b->f->cc == MPLANE_CC_DCQCN)
+			err = fabric_fq_check(&b->rtnl[0], b->f->nodes[0].netns);
 		if (err)
 			return err;
 		fabric_progress(b, "namespaces", i + 1, b->f->nnodes);

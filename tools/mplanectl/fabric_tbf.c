@@ -167,8 +167,68 @@ void fabric_qdisc_report(const struct mp_nlbatch *nb, const char *who)
 	if ((nb->err == -ENOENT || nb->err == -EOPNOTSUPP) &&
 	    strstr(nb->err_label, FABRIC_NETEM_LABEL))
 		mp_err("netem: this kernel has no netem qdisc (CONFIG_NET_SCH_NETEM, module sch_netem), which --delay and --loss need");
+	else if ((nb->err == -ENOENT || nb->err == -EOPNOTSUPP) &&
+		 strstr(nb->err_label, FABRIC_FQ_LABEL))
+		mp_err("fq: this kernel has no fq qdisc (CONFIG_NET_SCH_FQ, module sch_fq), which --cc dcqcn needs to pace mp0's QPs");
 	else
 		mp_nlbatch_report(nb, who);
+}
+
+/*
+ * fq under the tbf (its one class, TBF:1): fq holds each packet of a QP
+ * that mp0 paces until its skb->tstamp, and tbf still shapes the link
+ * behind it.  At the root, fq would replace the tbf and the link's rate.
+ * fq's flow_limit (100 packets a flow by default) is raised: a paced QP
+ * is one flow with many packets waiting for their time by design, and
+ * fq would drop the 101st as if the flow were misbehaving; the queue is
+ * still bounded by fq's limit and by tbf's.  Its handle 20: sits beside
+ * the tbf's 1: or 10:.
+ */
+#define FQ_HANDLE	TC_H_MAKE(0x20U << 16, 0)	/* 20: */
+
+static void fq_qdisc(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
+		     uint32_t parent)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *opts;
+
+	nlh = qdisc_msg(nb, RTM_NEWQDISC, p, "fq", FABRIC_FQ_LABEL, parent,
+			FQ_HANDLE);
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_FQ_FLOW_PLIMIT, FABRIC_FQ_FLOW_LIMIT);
+	mnl_attr_nest_end(nlh, opts);
+}
+
+void fabric_fq(struct mp_nlbatch *nb, const struct mp_fabric_port *p)
+{
+	bool netem_too = p->delay_us || p->loss_pct > 0;
+
+	fq_qdisc(nb, p, TC_H_MAKE(netem_too ? TBF_UNDER_NETEM : ROOT_HANDLE,
+				  1U));
+}
+
+int fabric_fq_check(struct mp_rtnl *r, const char *who)
+{
+	const struct mp_fabric_port lo = {
+		.ifname = "lo",
+		.ifindex = FABRIC_LO_IFINDEX,
+	};
+	struct mp_nlbatch nb;
+	int err;
+
+	err = mp_nlbatch_init(&nb, r);
+	if (err) {
+		mp_err("%s: %s", who, strerror(-err));
+		return err;
+	}
+	fq_qdisc(&nb, &lo, TC_H_ROOT);
+	qdisc_msg(&nb, RTM_DELQDISC, &lo, NULL, "the trial qdisc removed",
+		  TC_H_ROOT, 0);
+	err = mp_nlbatch_flush(&nb);
+	if (err)
+		fabric_qdisc_report(&nb, who);
+	mp_nlbatch_free(&nb);
+	return err;
 }
 
 int fabric_netem_check(struct mp_rtnl *r, const char *who)

@@ -78,6 +78,10 @@ static void up_help(void)
 "                      mp0's liveness probes to every other host (at most\n"
 "                      64), from 50us to 1s (default 100ms; 3 misses fail\n"
 "                      a plane for that host); off sets no peers\n"
+"      --cc CC         mp0's congestion control: off or dcqcn (default\n"
+"                      off); dcqcn also puts an fq qdisc under each host\n"
+"                      rail's tbf, which paces mp0's QPs, and fails at once\n"
+"                      on a kernel without fq (sch_fq)\n"
 "      --mp0           require mp0: fail when mplane.ko is not loaded\n"
 "      --no-mp0        no mp0 even when mplane.ko is loaded\n"
 "  -t, --topology FILE the fabric as JSON, with the keys of these options\n"
@@ -103,6 +107,7 @@ static void up_help(void)
 "Examples:\n"
 "  mplanectl fabric up --planes 2 --leaves 2 --spines 2 --hosts 4 --rate 50mbit\n"
 "  mplanectl fabric up --host-rate 100mbit --uplink-rate 50mbit --policy hash\n"
+"  mplanectl fabric up --hosts 5 --uplink-rate 50mbit --cc dcqcn\n"
 "  mplanectl fabric up --prefix big -P 4 -H 64 -L 8 -S 8 --rate 1gbit --no-mp0\n"
 "  mplanectl fabric up --topology lab.json --delay 1ms --loss 0.1%%\n"
 "  mplanectl fabric exec h0 -- ping -c1 10.99.3.1\n",
@@ -117,17 +122,19 @@ static void up_help(void)
 enum {
 	ARG_PLANES, ARG_HOSTS, ARG_LEAVES, ARG_SPINES, ARG_RATE,
 	ARG_HOST_RATE, ARG_UPLINK_RATE, ARG_DELAY, ARG_LOSS, ARG_POLICY,
-	ARG_PROBE, ARG_PREFIX, NR_ARGS
+	ARG_PROBE, ARG_CC, ARG_PREFIX, NR_ARGS
 };
 
 static const char *const arg_names[NR_ARGS] = {
 	"planes", "hosts", "leaves", "spines", "rate", "host_rate",
-	"uplink_rate", "delay", "loss", "policy", "probe_interval", "prefix",
+	"uplink_rate", "delay", "loss", "policy", "probe_interval", "cc",
+	"prefix",
 };
 
 /* NULL: none unless given (a rate of the role is the one of --rate). */
 static const char *const arg_defaults[NR_ARGS] = {
 	"2", "4", "2", "2", "100mbit", NULL, NULL, NULL, NULL, NULL, "100ms",
+	"off",
 	MP_FABRIC_DEF_PREFIX,
 };
 
@@ -147,6 +154,7 @@ static const struct option up_opts[] = {
 	{ "loss",	required_argument,	NULL, OPT_ARG + ARG_LOSS },
 	{ "policy",	required_argument,	NULL, OPT_ARG + ARG_POLICY },
 	{ "probe-interval", required_argument,	NULL, OPT_ARG + ARG_PROBE },
+	{ "cc",		required_argument,	NULL, OPT_ARG + ARG_CC },
 	{ "mp0",	no_argument,		NULL, OPT_MP0 },
 	{ "no-mp0",	no_argument,		NULL, OPT_NO_MP0 },
 	{ "topology",	required_argument,	NULL, 't' },
@@ -203,7 +211,7 @@ static int file_value(struct up_args *a, const char *key,
 		if (!strcmp(key, arg_names[i]))
 			break;
 	if (i == NR_ARGS)
-		return mp_usage_err("%s: unknown key '%s': want planes, hosts, leaves, spines, rate, host_rate, uplink_rate, delay, loss, plane_rates, links, policy, probe_interval or prefix",
+		return mp_usage_err("%s: unknown key '%s': want planes, hosts, leaves, spines, rate, host_rate, uplink_rate, delay, loss, plane_rates, links, policy, probe_interval, cc or prefix",
 				    a->topology, key);
 	if (!json_object_is_type(v, json_type_int) &&
 	    !json_object_is_type(v, json_type_string))
@@ -305,11 +313,19 @@ static int check_mp0(struct up_args *a, struct mp_fabric *f)
 	uint64_t us = 0;
 	int i;
 
-	for (i = ARG_POLICY; i <= ARG_PROBE && a->mp0 == MP0_OFF; i++)
-		if (a->given[i])
+	for (i = ARG_POLICY; i <= ARG_CC && a->mp0 == MP0_OFF; i++)
+		if (a->given[i] &&
+		    (i != ARG_CC || strcmp(a->val[ARG_CC], "off")))
 			return mp_usage_err("--%s is for mp0: not with --no-mp0",
 					    i == ARG_POLICY ? "policy" :
+					    i == ARG_CC ? "cc" :
 					    "probe-interval");
+	if (mp_name_parse(&mp_cc_names, a->val[ARG_CC], &policy))
+		return mp_usage_err("bad %s '%s': want %s", a->what[ARG_CC],
+				    a->val[ARG_CC],
+				    mp_names_join(&mp_cc_names, "|", names,
+						  sizeof(names)));
+	f->cc = policy;
 	a->policy = -1;
 	if (a->val[ARG_POLICY]) {
 		if (mp_name_parse(&mp_policy_names, a->val[ARG_POLICY], &policy))
@@ -435,6 +451,14 @@ static int decide_mp0(const struct up_args *a, struct mp_fabric *f)
 		mp_err("--mp0: mplane.ko is not loaded (insmod it first, or leave --mp0 out for hosts without mp0)");
 		return MP_EXIT_ERR;
 	}
+	/* Congestion control is mp0's: asked for, it is as --mp0. */
+	if (f->cc != MPLANE_CC_OFF && !have) {
+		mp_err("--cc %s: mplane.ko is not loaded, and congestion control is mp0's (insmod it first, or leave --cc out)",
+		       mp_name(&mp_cc_names, f->cc));
+		return MP_EXIT_ERR;
+	}
+	if (!f->mp0)
+		f->cc = MPLANE_CC_OFF;
 	if (a->mp0 == MP0_AUTO && !have && !a->quiet)
 		fprintf(stderr, "fabric up: no mp0 on the hosts: mplane.ko is not loaded (--no-mp0 to build without it, quietly)\n");
 	return MP_EXIT_OK;

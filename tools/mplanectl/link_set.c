@@ -37,6 +37,16 @@ static void settings_help(void)
 "listens it costs a timer tick; at 10 us the ticks alone take a good part\n"
 "of a CPU, so sample finely only while you look.\n"
 "\n"
+"Congestion control (cc .. qp-max) is DCQCN as ConnectX runs it, with\n"
+"its defaults: mp0 answers a RoCEv2 packet that arrives with CE by a CNP\n"
+"to its sender (at most one per cnp-interval per QP), and a CNP cuts the\n"
+"rate of the QP it names, which timers and a byte counter raise again.\n"
+"mp0 paces each limited QP by the departure time of its packets (EDT),\n"
+"which only an fq qdisc on each rail honours: without fq the rates are\n"
+"computed and shown but packets leave unpaced.  Any of these settings may\n"
+"be given without the others; the kernel keeps the rest.  'fabric up\n"
+"--cc dcqcn' sets it, with fq, on every host.\n"
+"\n"
 "Only the syntax is checked here: the kernel checks the ranges and says\n"
 "which value it refused and why.\n");
 }
@@ -60,7 +70,8 @@ static void add_help(void)
 "Examples:\n"
 "  mplanectl link add mp0\n"
 "  mplanectl link add mp0 policy spray probe-interval 500 peers 10.0.0.2\n"
-"  mplanectl -n blue link add mp0 gso segment\n");
+"  mplanectl -n blue link add mp0 gso segment\n"
+"  mplanectl link add mp0 cc dcqcn rate-max 10000000\n");
 }
 
 static void set_help(void)
@@ -86,7 +97,9 @@ static void set_help(void)
 "  mplanectl link set mp0 peers 10.0.0.2,fd00::2\n"
 "  mplanectl link set mp0 peers none\n"
 "  mplanectl link set mp0 sample-interval 100\n"
-"  mplanectl link set mp0 sample-interval off\n");
+"  mplanectl link set mp0 sample-interval off\n"
+"  mplanectl link set mp0 cc dcqcn cnp-interval 50 rate-min 1000\n"
+"  mplanectl link set mp0 cc off\n");
 }
 
 static const struct option opts[] = {

@@ -34,8 +34,23 @@ static void show_help(void)
 "  admin        up, drain or down, as 'link plane' set it\n"
 "  weight       capacity (0: the rail's link speed); load and cong_score\n"
 "               are the current load and congestion scores\n"
-"  tx_packets .. probes_lost   the plane's counters ('drops' adds\n"
-"               drop_no_route and drop_xmit)\n"
+"  tx_packets .. rate_cuts   the plane's counters ('drops' adds\n"
+"               drop_no_route and drop_xmit; cnp counts CNPs received,\n"
+"               cnp_sent those mp0 sent for CE it received, rate_cuts the\n"
+"               QP rates those CNPs cut)\n"
+"\n"
+"Congestion control: a line \"cc ALGO ...\" with every setting of 'link set'\n"
+"(cc, cnp-interval .. qp-max), a line of its counters (QPs tracked of\n"
+"qp-max, evictions, CNPs for no known QP, RoCEv2 packets too short for a\n"
+"BTH), then, after the planes, one row per QP whose rate is limited now\n"
+"(at most 64, the most recently cut first):\n"
+"\n"
+"  peer         the address the QP sends to\n"
+"  qpn          the peer's destination QPN, in hex\n"
+"  rate, target the current (Rc) and target (Rt) rates, in kbit/s\n"
+"  alpha        DCQCN's alpha, as a fraction of 1\n"
+"  cnp_rx       CNPs received for it; cnp_tx: CNPs sent for CE on it\n"
+"  cuts         its rate cuts; tx_bytes: bytes sent while tracked\n"
 "\n"
 "What the kernel does not report shows as '-' (and is left out of JSON).\n"
 "Without DEV and without mplane devices nothing is printed.\n"
@@ -54,7 +69,13 @@ static void show_help(void)
 "      \"stats\":{\"tx_packets\":0,\"tx_bytes\":0,\"rx_packets\":0,\"rx_bytes\":0,\n"
 "        \"selections\":0,\"drop_no_route\":0,\"drop_xmit\":0,\n"
 "        \"state_changes\":0,\"failovers\":0,\"ecn_ce\":0,\"cnp\":0,\n"
-"        \"probes_sent\":0,\"probes_lost\":0}}]}]}\n"
+"        \"probes_sent\":0,\"probes_lost\":0,\"cnp_sent\":0,\"rate_cuts\":0}}],\n"
+"    \"cc\":{\"algo\":\"dcqcn\",\"cnp_interval_us\":50,\"rate_max_kbps\":0,...,\n"
+"      \"qp_max\":1024,\"qp_count\":1,\"qp_evictions\":0,\"cnp_unknown\":0,\n"
+"      \"bad_bth\":0},\n"
+"    \"qps\":[{\"peer\":\"10.0.0.2\",\"qpn\":17,\"rate_kbps\":500000,\n"
+"      \"target_kbps\":750000,\"alpha\":0.5,\"alpha_1024\":512,\"cnp_rx\":3,\n"
+"      \"cnp_tx\":0,\"rate_cuts\":3,\"tx_bytes\":1048576}]}]}\n"
 "\n"
 "Options:\n"
 "  -h, --help      show this help\n"
@@ -182,6 +203,40 @@ static const struct field dev_fields[] = {
 	{ IFLA_MPLANE_SAMPLE_INTERVAL_US, "sample_interval_us", NULL },
 };
 
+/* IFLA_MPLANE_CC_*: the settings, then the read-only counters. */
+static const struct field cc_fields[] = {
+	{ IFLA_MPLANE_CC_ALGO,		"algo", &mp_cc_names },
+	{ IFLA_MPLANE_CC_CNP_INTERVAL_US, "cnp_interval_us", NULL },
+	{ IFLA_MPLANE_CC_RATE_MAX_KBPS,	"rate_max_kbps", NULL },
+	{ IFLA_MPLANE_CC_RATE_MIN_KBPS,	"rate_min_kbps", NULL },
+	{ IFLA_MPLANE_CC_RATE_AI_KBPS,	"rate_ai_kbps", NULL },
+	{ IFLA_MPLANE_CC_RATE_HAI_KBPS,	"rate_hai_kbps", NULL },
+	{ IFLA_MPLANE_CC_TIME_RESET_US,	"time_reset_us", NULL },
+	{ IFLA_MPLANE_CC_BYTE_RESET,	"byte_reset", NULL },
+	{ IFLA_MPLANE_CC_THRESHOLD,	"threshold", NULL },
+	{ IFLA_MPLANE_CC_ALPHA_G,	"alpha_g", NULL },
+	{ IFLA_MPLANE_CC_ALPHA_PERIOD_US, "alpha_period_us", NULL },
+	{ IFLA_MPLANE_CC_ALPHA_INITIAL,	"alpha_initial", NULL },
+	{ IFLA_MPLANE_CC_REDUCE_PERIOD_US, "reduce_period_us", NULL },
+	{ IFLA_MPLANE_CC_MIN_DEC_FAC,	"min_dec_fac", NULL },
+	{ IFLA_MPLANE_CC_QP_MAX,	"qp_max", NULL },
+	{ IFLA_MPLANE_CC_QP_COUNT,	"qp_count", NULL },
+	{ IFLA_MPLANE_CC_QP_EVICTIONS,	"qp_evictions", NULL },
+	{ IFLA_MPLANE_CC_CNP_UNKNOWN,	"cnp_unknown", NULL },
+	{ IFLA_MPLANE_CC_BAD_BTH,	"bad_bth", NULL },
+};
+
+/* IFLA_MPLANE_QP_*, but the peer and alpha, which are shown otherwise. */
+static const struct field qp_fields[] = {
+	{ IFLA_MPLANE_QP_QPN,		"qpn", NULL },
+	{ IFLA_MPLANE_QP_RATE_KBPS,	"rate_kbps", NULL },
+	{ IFLA_MPLANE_QP_TARGET_KBPS,	"target_kbps", NULL },
+	{ IFLA_MPLANE_QP_CNP_RX,	"cnp_rx", NULL },
+	{ IFLA_MPLANE_QP_CNP_TX,	"cnp_tx", NULL },
+	{ IFLA_MPLANE_QP_RATE_CUTS,	"rate_cuts", NULL },
+	{ IFLA_MPLANE_QP_TX_BYTES,	"tx_bytes", NULL },
+};
+
 static const struct field plane_fields[] = {
 	{ IFLA_MPLANE_PLANE_STATE,	"state", &mp_state_names },
 	{ IFLA_MPLANE_PLANE_REASON,	"reason", &mp_reason_names },
@@ -240,6 +295,49 @@ static struct json_object *plane_json(const struct mp_link *rail)
 	return obj;
 }
 
+static struct json_object *cc_json(const struct mp_link *d)
+{
+	struct json_object *obj = json_object_new_object();
+	const struct field *f;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cc_fields); i++) {
+		f = &cc_fields[i];
+		if (!(d->cc_present & (1u << f->attr)))
+			continue;
+		if (f->names)
+			add_value(obj, f->key, f->names, d->cc_val[f->attr]);
+		else
+			add_u64(obj, f->key, d->cc_val[f->attr]);
+	}
+	return obj;
+}
+
+static double alpha_frac(uint64_t alpha)
+{
+	return (double)alpha / MPLANE_CC_ALPHA_ONE;
+}
+
+static struct json_object *qp_json(const struct mp_qp *q)
+{
+	struct json_object *obj = json_object_new_object();
+	char addr[MP_ADDR_STRLEN];
+	unsigned int i;
+
+	if (q->present & (1u << IFLA_MPLANE_QP_PEER))
+		json_object_object_add(obj, "peer", json_object_new_string(
+			mp_addr_str(&q->peer, addr, sizeof(addr))));
+	for (i = 0; i < ARRAY_SIZE(qp_fields); i++)
+		if (q->present & (1u << qp_fields[i].attr))
+			add_u64(obj, qp_fields[i].key, q->val[qp_fields[i].attr]);
+	if (q->present & (1u << IFLA_MPLANE_QP_ALPHA)) {
+		json_object_object_add(obj, "alpha", json_object_new_double(
+			alpha_frac(q->val[IFLA_MPLANE_QP_ALPHA])));
+		add_u64(obj, "alpha_1024", q->val[IFLA_MPLANE_QP_ALPHA]);
+	}
+	return obj;
+}
+
 static struct json_object *stats64_json(const struct rtnl_link_stats64 *s)
 {
 	struct json_object *obj = json_object_new_object();
@@ -282,6 +380,15 @@ static struct json_object *device_json(const struct mp_link *d,
 	for (i = 0; i < n; i++)
 		json_object_array_add(arr, plane_json(&planes[i]));
 	json_object_object_add(obj, "planes", arr);
+	/* An mplane.ko from before congestion control sends neither. */
+	if (d->present & (1u << IFLA_MPLANE_CC))
+		json_object_object_add(obj, "cc", cc_json(d));
+	if (d->present & (1u << IFLA_MPLANE_QPS)) {
+		arr = json_object_new_array();
+		for (i = 0; i < d->nqps; i++)
+			json_object_array_add(arr, qp_json(&d->qps[i]));
+		json_object_object_add(obj, "qps", arr);
+	}
 	return obj;
 }
 
@@ -340,7 +447,58 @@ static const char *unit(const struct mp_setting *st)
 		return "";
 	/* "US|off": the number is in microseconds. */
 	return !strncmp(st->arg, "US", 2) ? "us" :
-	       !strncmp(st->arg, "MS", 2) ? "ms" : "";
+	       !strncmp(st->arg, "MS", 2) ? "ms" :
+	       !strcmp(st->arg, "KBPS") ? "kbit/s" :
+	       !strcmp(st->arg, "PERCENT") ? "%" : "";
+}
+
+static bool has_cc(const struct mp_link *d, unsigned int attr)
+{
+	return d->cc_present & (1u << attr);
+}
+
+/*
+ * "cc dcqcn cnp-interval 50us ...", every setting under its 'link set'
+ * keyword, then the counters; nothing from a kernel without the nest.
+ */
+static void print_cc(const struct mp_link *d)
+{
+	const struct mp_setting *st;
+	struct words w = {};
+	char num[16];
+	uint32_t v;
+
+	if (!(d->present & (1u << IFLA_MPLANE_CC)))
+		return;
+	for (st = link_dev_settings(); st->keyword; st++) {
+		if (st->nest != IFLA_MPLANE_CC || !has_cc(d, st->attr))
+			continue;
+		v = d->cc_val[st->attr];
+		if (st->names)
+			word(&w, "%s %s", st->keyword,
+			     link_enum_str(st->names, v, num, sizeof(num)));
+		else if (st->attr == IFLA_MPLANE_CC_RATE_MAX_KBPS && !v)
+			word(&w, "%s 0 (line rate)", st->keyword);
+		else
+			word(&w, "%s %u%s", st->keyword, v, unit(st));
+	}
+	end_words(&w);
+	word(&w, "qps");
+	if (has_cc(d, IFLA_MPLANE_CC_QP_COUNT))
+		word(&w, "%" PRIu64 "%s", d->cc_val[IFLA_MPLANE_CC_QP_COUNT],
+		     d->nqps || !(d->present & (1u << IFLA_MPLANE_QPS)) ?
+		     "" : " (none limited)");
+	else
+		word(&w, "-");
+	if (has_cc(d, IFLA_MPLANE_CC_QP_EVICTIONS))
+		word(&w, "qp_evictions %" PRIu64,
+		     d->cc_val[IFLA_MPLANE_CC_QP_EVICTIONS]);
+	if (has_cc(d, IFLA_MPLANE_CC_CNP_UNKNOWN))
+		word(&w, "cnp_unknown %" PRIu64,
+		     d->cc_val[IFLA_MPLANE_CC_CNP_UNKNOWN]);
+	if (has_cc(d, IFLA_MPLANE_CC_BAD_BTH))
+		word(&w, "bad_bth %" PRIu64, d->cc_val[IFLA_MPLANE_CC_BAD_BTH]);
+	end_words(&w);
 }
 
 static void print_settings(const struct mp_link *d)
@@ -351,7 +509,7 @@ static void print_settings(const struct mp_link *d)
 	unsigned int i;
 
 	for (st = link_dev_settings(); st->keyword; st++) {
-		if (!st->width || !(d->present & (1u << st->attr)))
+		if (st->nest || !st->width || !(d->present & (1u << st->attr)))
 			continue;
 		if (st->attr == IFLA_MPLANE_SAMPLE_INTERVAL_US &&
 		    !d->val[st->attr])
@@ -371,6 +529,7 @@ static void print_settings(const struct mp_link *d)
 	if (!d->npeers)
 		word(&w, "none");
 	end_words(&w);
+	print_cc(d);
 	if (d->has_stats64) {
 		word(&w, "rx %llu packets %llu bytes,",
 		     d->stats64.rx_packets, d->stats64.rx_bytes);
@@ -386,7 +545,7 @@ enum {
 	COL_PLANE, COL_RAIL, COL_OPER, COL_CARRIER, COL_STATE, COL_REASON,
 	COL_ADMIN, COL_WEIGHT, COL_LOAD, COL_CONG, COL_TX, COL_RX, COL_SEL,
 	COL_DROPS, COL_FAILOVERS, COL_ECN, COL_CNP, COL_PSENT, COL_PLOST,
-	NR_COLS,
+	COL_CNP_SENT, COL_CUTS, NR_COLS,
 };
 
 static const struct {
@@ -412,6 +571,8 @@ static const struct {
 	[COL_CNP]	= { "cnp", true },
 	[COL_PSENT]	= { "probes_sent", true },
 	[COL_PLOST]	= { "probes_lost", true },
+	[COL_CNP_SENT]	= { "cnp_sent", true },
+	[COL_CUTS]	= { "rate_cuts", true },
 };
 
 typedef char cell_t[24];
@@ -470,6 +631,8 @@ static void plane_row(const struct mp_link *rail, cell_t *row)
 	cell_stat(row[COL_CNP], p, IFLA_MPLANE_PSTAT_CNP, 0);
 	cell_stat(row[COL_PSENT], p, IFLA_MPLANE_PSTAT_PROBES_SENT, 0);
 	cell_stat(row[COL_PLOST], p, IFLA_MPLANE_PSTAT_PROBES_LOST, 0);
+	cell_stat(row[COL_CNP_SENT], p, IFLA_MPLANE_PSTAT_CNP_SENT, 0);
+	cell_stat(row[COL_CUTS], p, IFLA_MPLANE_PSTAT_RATE_CUTS, 0);
 }
 
 static void print_row(cell_t *row, const int *width)
@@ -506,9 +669,107 @@ static int print_planes(const struct mp_link *planes, size_t n)
 	return 0;
 }
 
+enum {
+	QCOL_PEER, QCOL_QPN, QCOL_RATE, QCOL_TARGET, QCOL_ALPHA, QCOL_CNP_RX,
+	QCOL_CNP_TX, QCOL_CUTS, QCOL_TX_BYTES, NR_QCOLS,
+};
+
+static const char *const qp_headers[NR_QCOLS] = {
+	[QCOL_PEER] = "peer", [QCOL_QPN] = "qpn", [QCOL_RATE] = "rate",
+	[QCOL_TARGET] = "target", [QCOL_ALPHA] = "alpha",
+	[QCOL_CNP_RX] = "cnp_rx", [QCOL_CNP_TX] = "cnp_tx",
+	[QCOL_CUTS] = "cuts", [QCOL_TX_BYTES] = "tx_bytes",
+};
+
+static void cell_qp(cell_t c, const struct mp_qp *q, unsigned int attr)
+{
+	if (!(q->present & (1u << attr)))
+		snprintf(c, sizeof(cell_t), "-");
+	else
+		snprintf(c, sizeof(cell_t), "%" PRIu64, q->val[attr]);
+}
+
+/* A rate in kbit/s as people read it: "750Mbit/s", "1.5Gbit/s". */
+static void cell_rate(cell_t c, const struct mp_qp *q, unsigned int attr)
+{
+	static const char *const units[] = { "kbit/s", "Mbit/s", "Gbit/s" };
+	double v = q->val[attr];
+	unsigned int u = 0;
+
+	if (!(q->present & (1u << attr))) {
+		snprintf(c, sizeof(cell_t), "-");
+		return;
+	}
+	while (v >= 1000 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(c, sizeof(cell_t), "%.4g%s", v, units[u]);
+}
+
+static void qp_row(const struct mp_qp *q, cell_t *row)
+{
+	char addr[MP_ADDR_STRLEN];
+
+	snprintf(row[QCOL_PEER], sizeof(cell_t), "%s",
+		 q->present & (1u << IFLA_MPLANE_QP_PEER) ?
+		 mp_addr_str(&q->peer, addr, sizeof(addr)) : "-");
+	if (q->present & (1u << IFLA_MPLANE_QP_QPN))
+		snprintf(row[QCOL_QPN], sizeof(cell_t), "0x%06" PRIx64,
+			 q->val[IFLA_MPLANE_QP_QPN]);
+	else
+		snprintf(row[QCOL_QPN], sizeof(cell_t), "-");
+	cell_rate(row[QCOL_RATE], q, IFLA_MPLANE_QP_RATE_KBPS);
+	cell_rate(row[QCOL_TARGET], q, IFLA_MPLANE_QP_TARGET_KBPS);
+	if (q->present & (1u << IFLA_MPLANE_QP_ALPHA))
+		snprintf(row[QCOL_ALPHA], sizeof(cell_t), "%.3f",
+			 alpha_frac(q->val[IFLA_MPLANE_QP_ALPHA]));
+	else
+		snprintf(row[QCOL_ALPHA], sizeof(cell_t), "-");
+	cell_qp(row[QCOL_CNP_RX], q, IFLA_MPLANE_QP_CNP_RX);
+	cell_qp(row[QCOL_CNP_TX], q, IFLA_MPLANE_QP_CNP_TX);
+	cell_qp(row[QCOL_CUTS], q, IFLA_MPLANE_QP_RATE_CUTS);
+	cell_qp(row[QCOL_TX_BYTES], q, IFLA_MPLANE_QP_TX_BYTES);
+}
+
+/* Below the planes: a QP's peer is an address, never a plane's index. */
+static int print_qps(const struct mp_link *d)
+{
+	cell_t (*rows)[NR_QCOLS];
+	int width[NR_QCOLS], c;
+	size_t i, n = d->nqps;
+
+	if (!n)
+		return 0;
+	rows = calloc(n + 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (c = 0; c < NR_QCOLS; c++)
+		snprintf(rows[0][c], sizeof(cell_t), "%s", qp_headers[c]);
+	for (i = 0; i < n; i++)
+		qp_row(&d->qps[i], rows[i + 1]);
+	for (c = 0; c < NR_QCOLS; c++) {
+		width[c] = 0;
+		for (i = 0; i <= n; i++)
+			if ((int)strlen(rows[i][c]) > width[c])
+				width[c] = strlen(rows[i][c]);
+	}
+	for (i = 0; i <= n; i++) {
+		printf("   ");
+		for (c = 0; c < NR_QCOLS; c++)
+			printf(" %*s", c == QCOL_PEER ? -width[c] : width[c],
+			       rows[i][c]);
+		putchar('\n');
+	}
+	free(rows);
+	return 0;
+}
+
 static int print_device(const struct mp_link *d, const struct mp_link *planes,
 			size_t n)
 {
+	int err;
+
 	char num[16];
 
 	printf("%s: %s, operstate %s, %zu plane%s\n", d->name,
@@ -521,9 +782,10 @@ static int print_device(const struct mp_link *d, const struct mp_link *planes,
 	if (!n) {
 		printf("    no planes: add one with 'ip link set RAIL master %s'\n",
 		       d->name);
-		return 0;
+		return print_qps(d);
 	}
-	return print_planes(planes, n);
+	err = print_planes(planes, n);
+	return err ? err : print_qps(d);
 }
 
 static int print_text(const struct show *sh)

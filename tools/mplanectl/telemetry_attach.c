@@ -25,13 +25,14 @@
 #define KMOD_SYSFS	"/sys/module/mplane"
 
 /* The tracepoints, as named in kmod/trace.h and in the pin directory. */
-enum { TP_STATE, TP_FAILOVER, TP_SAMPLE, TP_SELECT, TP_COUNT };
+enum { TP_STATE, TP_FAILOVER, TP_SAMPLE, TP_SELECT, TP_RATE, TP_COUNT };
 
 static const char *const tp_names[TP_COUNT] = {
 	[TP_STATE]	= "plane_state",
 	[TP_FAILOVER]	= "failover",
 	[TP_SAMPLE]	= "plane_sample",
 	[TP_SELECT]	= "plane_select",
+	[TP_RATE]	= "rate_update",
 };
 
 struct attach_opts {
@@ -57,6 +58,9 @@ static void attach_help(void)
 "                          queue bytes, tx bytes, ECN-CE, CNPs; its load\n"
 "                          score in the header's flags)\n"
 "  mplane:plane_select  -> plane_select (one plane choice in N, per CPU)\n"
+"  mplane:rate_update   -> rate_update  (a QP's DCQCN rate changed: its\n"
+"                          QPN, new and old rates in kbit/s, the cause;\n"
+"                          the plane of the CNP for a cut)\n"
 "Each is a BPF raw tracepoint program (bpf/kmtrace.bpf.c) that writes one\n"
 "56-byte record per relayed event.  The programs, their ring mp_events and\n"
 "its counters mp_event_stats are pinned under " KMOD_PIN_DIR "/, so the\n"
@@ -75,8 +79,9 @@ static void attach_help(void)
 "\n"
 "mplane.ko must be loaded: its tracepoints exist only while it is.  While\n"
 "the relay is attached it holds a reference on the module, so 'rmmod\n"
-"mplane' fails with \"in use\": detach first.  mplane:plane_sample is\n"
-"left out, with a note, when the loaded module does not have it.\n"
+"mplane' fails with \"in use\": detach first.  mplane:plane_sample and\n"
+"mplane:rate_update are left out, with a note, when the loaded module\n"
+"does not have them.\n"
 "\n"
 "Options:\n"
 "  -s, --sel-sample N     relay one plane_select in N per CPU (default 64;\n"
@@ -114,6 +119,8 @@ static struct bpf_program *tp_prog(struct kmtrace *skel, int tp)
 		return skel->progs.mp_failover;
 	case TP_SAMPLE:
 		return skel->progs.mp_plane_sample;
+	case TP_RATE:
+		return skel->progs.mp_rate_update;
 	default:
 		return skel->progs.mp_plane_select;
 	}
@@ -161,9 +168,9 @@ static int attach_all(struct kmtrace *skel, struct attach_result *res)
 
 	for (tp = 0; tp < TP_COUNT; tp++) {
 		err = attach_one(skel, tp);
-		/* plane_sample came with the module's sampler: an older
-		 * module relays the other three. */
-		if (err == -ENOENT && tp == TP_SAMPLE) {
+		/* plane_sample came with the module's sampler, rate_update
+		 * with congestion control: an older module relays the rest. */
+		if (err == -ENOENT && (tp == TP_SAMPLE || tp == TP_RATE)) {
 			mp_err("note: the loaded mplane.ko has no mplane:%s tracepoint (an older module): its samples are not relayed",
 			       tp_names[tp]);
 			continue;

@@ -15,6 +15,7 @@
 #include "mp_arg.h"
 #include "mp_capture.h"
 #include "mp_cmd.h"
+#include "mp_event.h"
 #include "mp_fault.h"
 #include "mp_out.h"
 #include "mplanectl.h"
@@ -75,6 +76,7 @@ static void help(void)
 "  -e, --ecn-storm N      ECN storm: more than N CE marks a second over\n"
 "                         a 10 ms window (default 100000)\n"
 "  -s, --samples          put periodic samples and counters in timelines\n"
+"                         (and rate_update increases; cuts are in anyway)\n"
 "  -A, --all              every port and rail in the table, not only those\n"
 "                         with marks, changes, anomalies or uneven groups\n"
 "  -j, --json             print JSON (as the global -j)\n"
@@ -104,11 +106,19 @@ static double rel_ms(const struct report *r, uint64_t ts)
 
 /* Timelines */
 
-static bool periodic(unsigned int type)
+/*
+ * Events that come on a clock rather than from something happening.  A
+ * DCQCN rate increase is one: each limited QP has one per time-reset
+ * (300 us by default); its cuts, which CNPs cause, stay in timelines.
+ */
+static bool periodic(const struct mplane_event *ev)
 {
+	unsigned int type = ev->hdr.type;
+
 	return type == MPLANE_EV_PLANE_SAMPLE || type == MPLANE_EV_PORT_SAMPLE ||
 	       type == MPLANE_EV_QUEUE_SAMPLE || type == MPLANE_EV_COUNTER ||
-	       type == MPLANE_EV_PLANE_SELECT;
+	       type == MPLANE_EV_PLANE_SELECT ||
+	       (type == MPLANE_EV_RATE_UPDATE && ev->val[3] != MPLANE_RATE_CUT);
 }
 
 static int make_timelines(struct report *r)
@@ -226,7 +236,7 @@ static int fill_timelines(struct report *r)
 	while ((err = mp_capture_next(&rd, &fr, &payload)) > 0) {
 		if (fr.kind != MPLANE_CF_EVENT ||
 		    mp_event_decode(payload, fr.len, &ev) ||
-		    (periodic(ev.hdr.type) && !r->samples) ||
+		    (periodic(&ev) && !r->samples) ||
 		    !in_window(r, ev.hdr.ts_ns))
 			continue;
 		err = mp_evq_push(&q, &ev, fr.source);
@@ -590,7 +600,8 @@ static void print_hist_line(const char *what, const struct mp_hist *h,
 	       tv_dur(h->max, p[2], 24));
 }
 
-/* A value as a human reads it: plane states and reasons by name. */
+/* A value as a human reads it: plane states, reasons and rate causes by
+ * name. */
 static void print_value(const char *type, const char *key,
 			struct json_object *v)
 {
@@ -603,6 +614,24 @@ static void print_value(const char *type, const char *key,
 	};
 	uint64_t x = json_object_get_uint64(v);
 	bool plane = !strcmp(type, "plane_state");
+	int t = mp_event_type_parse(type);
+	const char *label;
+	unsigned int i;
+
+	/* RATE_UPDATE's cause by name, its QPN in hex. */
+	for (i = 0; t >= 0 && i < 4; i++) {
+		if (!mp_event_val_name(t, i) || strcmp(mp_event_val_name(t, i), key))
+			continue;
+		label = mp_event_val_label(t, i, x);
+		if (label) {
+			printf(" %s=%s", key, label);
+			return;
+		}
+		if (mp_event_val_hex(t, i)) {
+			printf(" %s=0x%" PRIx64, key, x);
+			return;
+		}
+	}
 
 	if (plane && strstr(key, "state") && x < 5)
 		printf(" %s=%s", key, states[x]);
