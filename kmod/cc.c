@@ -408,15 +408,18 @@ bool mplane_cc_rx(struct mplane_plane *plane, struct sk_buff *skb, bool ce)
 	return false;
 }
 
-/* Would the QP show in IFLA_MPLANE_QPS? */
+/*
+ * Would the QP show in IFLA_MPLANE_QPS?  Idle or not: a QP limited by a
+ * cut stays limited until it sends again, and shows so.
+ */
 static bool mplane_qp_shown(const struct mplane_qp *qp,
-			    const struct mplane_dcqcn_params *p, u64 now)
+			    const struct mplane_dcqcn_params *p)
 {
-	if (mplane_qp_idle(qp, now))
+	if (qp->role == MPLANE_QP_FREE)
 		return false;
 	if (qp->role == MPLANE_QP_RP)
 		return mplane_dcqcn_limited(&qp->rate, p);
-	return qp->last_cnp_ns && now - qp->last_cnp_ns < NSEC_PER_SEC;
+	return qp->cnp_tx;
 }
 
 static int mplane_qp_fill(struct sk_buff *skb, const struct mplane_qp *qp)
@@ -471,7 +474,6 @@ int mplane_cc_qps_fill(struct sk_buff *skb, struct mplane_dev *mp, u32 *count)
 	struct mplane_qp_table *t;
 	struct nlattr *nest;
 	u32 i, w, shown = 0;
-	u64 now = ktime_get_ns();
 	int err = 0;
 
 	*count = 0;
@@ -491,11 +493,11 @@ int mplane_cc_qps_fill(struct sk_buff *skb, struct mplane_dev *mp, u32 *count)
 		for (w = 0; w < MPLANE_QP_WAYS; w++) {
 			const struct mplane_qp *qp = &set->way[w];
 
-			if (mplane_qp_idle(qp, now))
+			if (qp->role == MPLANE_QP_FREE)
 				continue;
 			(*count)++;
 			if (!err && shown < MPLANE_QPS_DUMP_MAX &&
-			    mplane_qp_shown(qp, &p, now)) {
+			    mplane_qp_shown(qp, &p)) {
 				err = mplane_qp_fill(skb, qp);
 				shown++;
 			}

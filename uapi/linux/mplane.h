@@ -134,7 +134,7 @@ enum {
 	IFLA_MPLANE_CC_REDUCE_PERIOD_US, /* u32: rate_reduce_monitor_period */
 	IFLA_MPLANE_CC_MIN_DEC_FAC,	/* u32: rpg_min_dec_fac, % a cut keeps at least */
 	IFLA_MPLANE_CC_QP_MAX,		/* u32: QPs tracked; more evict the idlest */
-	IFLA_MPLANE_CC_QP_COUNT,	/* u32, read-only: QPs tracked now */
+	IFLA_MPLANE_CC_QP_COUNT,	/* u32, read-only: entries in use */
 	IFLA_MPLANE_CC_QP_EVICTIONS,	/* u64, read-only */
 	IFLA_MPLANE_CC_CNP_UNKNOWN,	/* u64, read-only: CNPs for no known QP */
 	IFLA_MPLANE_CC_BAD_BTH,		/* u64, read-only: RoCEv2 too short for a BTH */
@@ -152,7 +152,7 @@ enum {
 #define MPLANE_CC_RATE_KBPS_MIN			10
 #define MPLANE_CC_RATE_KBPS_MAX			400000000	/* 400 Gbit/s */
 #define MPLANE_CC_TIME_RESET_US_DEFAULT		300
-#define MPLANE_CC_TIME_RESET_US_MAX		1000000
+#define MPLANE_CC_TIME_RESET_US_MAX		10000000
 #define MPLANE_CC_BYTE_RESET_DEFAULT		32767
 #define MPLANE_CC_BYTE_RESET_MIN		64
 #define MPLANE_CC_BYTE_RESET_MAX		1073741824	/* 1 GiB */
@@ -164,7 +164,7 @@ enum {
 #define MPLANE_CC_ALPHA_PERIOD_US_MAX		131071
 #define MPLANE_CC_ALPHA_INITIAL_DEFAULT		1023
 #define MPLANE_CC_REDUCE_PERIOD_US_DEFAULT	4
-#define MPLANE_CC_REDUCE_PERIOD_US_MAX		1000000
+#define MPLANE_CC_REDUCE_PERIOD_US_MAX		10000000
 #define MPLANE_CC_MIN_DEC_FAC_DEFAULT		50
 #define MPLANE_CC_QP_MAX_DEFAULT		1024
 #define MPLANE_CC_QP_MAX_MIN			16
@@ -174,8 +174,8 @@ enum {
  * IFLA_MPLANE_QPS: the QPs that congestion control acts on now, each an
  * IFLA_MPLANE_QP nest of IFLA_MPLANE_QP_*, at most MPLANE_QPS_DUMP_MAX
  * of them: those mp0 sends to whose rate is limited (below the maximum),
- * with RATE, TARGET and ALPHA, and those mp0 receives from that it sent
- * a CNP for in the last second, with CNP_TX and no rates.
+ * with RATE, TARGET and ALPHA, and those mp0 receives from that it has
+ * sent CNPs for, with CNP_TX and no rates.
  */
 #define IFLA_MPLANE_QP			1
 #define MPLANE_QPS_DUMP_MAX		64

@@ -1,0 +1,275 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Endpoint congestion control (DCQCN) in mp0, between two hosts joined by
+# two planes: the settings' ranges, CNPs at most one per interval per QP,
+# a rate cut on a CNP and its recovery without one, in order, bad input
+# that is counted and changes nothing else, EDT pacing through fq, and
+# the QP table's bound.
+source "$(dirname "$0")/../lib/lib.sh"
+source "$(dirname "$0")/../lib/mplane.sh"
+
+TRACING=/sys/kernel/tracing
+
+# cc NS SETTINGS...: `mplanectl link set mp0 SETTINGS` in NS.
+cc() {
+	local ns=$1
+	shift
+	"$MPLANECTL" -n "$ns" link set mp0 "$@" || fail "link set mp0 $*"
+}
+
+# cc_json NS FIELD: one field of NS's mp0 "cc" object.
+cc_json() { mp_json "$1" | jq -r ".devices[0].cc.$2"; }
+
+# qp_json NS QPN FIELD: one field of the QP QPN in NS's mp0 "qps" list
+# ("null" when it is not listed).
+qp_json() {
+	mp_json "$1" | jq -r "[.devices[0].qps[]? | select(.qpn == $(($2)))][0].$3"
+}
+
+# pstat_sum NS COUNTER: a per-plane counter of NS's mp0, both planes.
+pstat_sum() { echo $(($(mp_pstat "$1" 0 "$2") + $(mp_pstat "$1" 1 "$2"))); }
+
+# roce NS DST QPN COUNT RATE [ARGS]: RoCEv2-shaped packets to QP QPN.
+roce() {
+	local ns=$1 dst=$2 qpn=$3 count=$4 rate=$5
+	shift 5
+	"$MPLANECTL" -n "$ns" traffic send "$dst" --roce "$qpn" --count "$count" \
+		--rate "$rate" "$@" >/dev/null || fail "traffic send --roce $qpn"
+}
+
+# cnp NS DST QPN COUNT: COUNT CNPs to QP QPN, as a peer's mp0 would.
+cnp() {
+	"$MPLANECTL" -n "$1" traffic send "$2" --cnp "$3" --count "$4" --rate 2000 \
+		>/dev/null || fail "traffic send --cnp $3"
+}
+
+# A receiver on hb's UDP 4791, so that no port-unreachable comes back;
+# stop_recv ends it.
+recv_4791() {
+	local ready=$TMPDIR/mp-ready.$$
+	rm -f "$ready"
+	ip netns exec "$hb" "$MPLANECTL" traffic recv --port 4791 --timeout 60 \
+		--ready-file "$ready" >/dev/null 2>&1 &
+	recv_pid=$!
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
+}
+stop_recv() { kill "$recv_pid" 2>/dev/null; wait "$recv_pid" 2>/dev/null || true; }
+
+test_settings_ranges() {
+	mp_pair 2
+	assert_eq "cc off by default" "$(cc_json "$ha" algo)" off
+	assert_eq "default cnp interval" "$(cc_json "$ha" cnp_interval_us)" 50
+	assert_eq "default qp-max" "$(cc_json "$ha" qp_max)" 1024
+	expect_fail_msg "algo" "bad cc '7': want off\|dcqcn" \
+		"$MPLANECTL" -n "$ha" link set mp0 cc 7
+	expect_fail_msg "cnp interval" "IFLA_MPLANE_CC_CNP_INTERVAL_US.*0\.\.1000000 us" \
+		"$MPLANECTL" -n "$ha" link set mp0 cnp-interval 1000001
+	expect_fail_msg "rate-max hole" "IFLA_MPLANE_CC_RATE_MAX_KBPS.*0 \(line rate\) or 10\.\." \
+		"$MPLANECTL" -n "$ha" link set mp0 rate-max 9
+	expect_fail_msg "rate-min" "IFLA_MPLANE_CC_RATE_MIN_KBPS.*10\.\.400000000 kbit/s" \
+		"$MPLANECTL" -n "$ha" link set mp0 rate-min 5
+	expect_fail_msg "rate-ai" "IFLA_MPLANE_CC_RATE_AI_KBPS" \
+		"$MPLANECTL" -n "$ha" link set mp0 rate-ai 400000001
+	expect_fail_msg "rate-hai" "IFLA_MPLANE_CC_RATE_HAI_KBPS" \
+		"$MPLANECTL" -n "$ha" link set mp0 rate-hai 0
+	expect_fail_msg "time-reset" "IFLA_MPLANE_CC_TIME_RESET_US.*1\.\.10000000 us" \
+		"$MPLANECTL" -n "$ha" link set mp0 time-reset 0
+	expect_fail_msg "byte-reset" "IFLA_MPLANE_CC_BYTE_RESET.*64\.\.1073741824 bytes" \
+		"$MPLANECTL" -n "$ha" link set mp0 byte-reset 63
+	expect_fail_msg "threshold" "IFLA_MPLANE_CC_THRESHOLD.*1\.\.31" \
+		"$MPLANECTL" -n "$ha" link set mp0 threshold 32
+	expect_fail_msg "alpha-g" "IFLA_MPLANE_CC_ALPHA_G.*0\.\.1023" \
+		"$MPLANECTL" -n "$ha" link set mp0 alpha-g 1024
+	expect_fail_msg "alpha-period" "IFLA_MPLANE_CC_ALPHA_PERIOD_US.*1\.\.131071" \
+		"$MPLANECTL" -n "$ha" link set mp0 alpha-period 0
+	expect_fail_msg "alpha-initial" "IFLA_MPLANE_CC_ALPHA_INITIAL.*1\.\.1023" \
+		"$MPLANECTL" -n "$ha" link set mp0 alpha-initial 0
+	expect_fail_msg "reduce-period" "IFLA_MPLANE_CC_REDUCE_PERIOD_US.*0\.\.10000000 us" \
+		"$MPLANECTL" -n "$ha" link set mp0 reduce-period 10000001
+	expect_fail_msg "min-dec-fac" "IFLA_MPLANE_CC_MIN_DEC_FAC.*0\.\.100 %" \
+		"$MPLANECTL" -n "$ha" link set mp0 min-dec-fac 101
+	expect_fail_msg "qp-max" "IFLA_MPLANE_CC_QP_MAX.*16\.\.65536" \
+		"$MPLANECTL" -n "$ha" link set mp0 qp-max 15
+	expect_fail_msg "min above max" "RATE_MIN_KBPS\) must not be above rate-max" \
+		"$MPLANECTL" -n "$ha" link set mp0 rate-max 1000 rate-min 2000
+	# A rejected change changes nothing, not even its good settings.
+	expect_fail_msg "mixed" "IFLA_MPLANE_CC_QP_MAX" \
+		"$MPLANECTL" -n "$ha" link set mp0 cc dcqcn qp-max 1
+	assert_eq "still off" "$(cc_json "$ha" algo)" off
+	cc "$ha" cc dcqcn rate-max 20000 qp-max 64
+	assert_eq "on" "$(cc_json "$ha" algo)" dcqcn
+	assert_eq "rate-max" "$(cc_json "$ha" rate_max_kbps)" 20000
+	cc "$ha" cc off
+	assert_eq "off again" "$(cc_json "$ha" algo)" off
+}
+
+# hb answers CE with at most one CNP per QP per interval: exactly one for
+# each of two QPs in a burst shorter than the interval, one more each
+# after it, and one for every CE packet at interval 0.
+test_cnp_one_per_interval_per_qp() {
+	local sent
+	mp_pair 2
+	# No recovery while the test runs: QP 0x13 stays listed with its cuts.
+	cc "$ha" cc dcqcn time-reset 10000000 byte-reset 1073741824
+	cc "$hb" cc dcqcn cnp-interval 1000000
+	recv_4791
+	roce "$ha" $MP_B4 0x11 200 2000 --ecn ce &
+	roce "$ha" $MP_B4 0x12 200 2000 --ecn ce
+	wait %%
+	busywait 3000 test "$(pstat_sum "$hb" cnp_sent)" -ge 2 || true
+	assert_eq "CNPs for two QPs in 0.1 s" "$(pstat_sum "$hb" cnp_sent)" 2
+	sleep 1.1
+	roce "$ha" $MP_B4 0x11 100 2000 --ecn ce
+	roce "$ha" $MP_B4 0x12 100 2000 --ecn ce
+	assert_eq "one more each after the interval" "$(pstat_sum "$hb" cnp_sent)" 4
+	cc "$hb" cnp-interval 0
+	roce "$ha" $MP_B4 0x13 50 1000 --ecn ce
+	sent=$(pstat_sum "$hb" cnp_sent)
+	assert_eq "a CNP for every CE packet at interval 0" "$sent" 54
+	# Not-CE traffic makes none.
+	roce "$ha" $MP_B4 0x13 50 1000
+	assert_eq "none without CE" "$(pstat_sum "$hb" cnp_sent)" 54
+	# ha's mp0 took every CNP, on the planes they came in on.
+	busywait 3000 test "$(pstat_sum "$ha" cnp)" -ge 54 || true
+	assert_eq "CNPs received by ha" "$(pstat_sum "$ha" cnp)" 54
+	assert_eq "QP 0x11's CNPs" "$(qp_json "$ha" 0x11 cnp_rx)" 2
+	assert_eq "QP 0x13's CNPs" "$(qp_json "$ha" 0x13 cnp_rx)" 50
+	# hb lists the QPs it sent CNPs for, without rates.
+	assert_eq "hb's CNPs for QP 0x13" "$(qp_json "$hb" 0x13 cnp_tx)" 50
+	assert_eq "hb's QP 0x13 has no rate" "$(qp_json "$hb" 0x13 rate_kbps)" null
+	assert_eq "unknown CNPs" "$(cc_json "$ha" cnp_unknown)" 0
+	stop_recv
+}
+
+# One CNP halves the rate (alpha starts at 1023/1024) and, with no more
+# CNPs, the timer brings it back: fast recovery for F stages, then
+# additive increase, one rate_update event for each, in that order.  The
+# CNP comes while the QP sends 100 packets a second, so that each of the
+# timer's expiries (every 300 ms) is seen by a packet of its own.
+test_rate_cut_then_recovery_in_order() {
+	local trace
+	mp_pair 2
+	cc "$ha" cc dcqcn rate-max 2000 time-reset 300000 byte-reset 1073741824 \
+		threshold 2 rate-ai 500 reduce-period 4
+	recv_4791
+	echo 1 >$TRACING/events/mplane/rate_update/enable
+	echo >$TRACING/trace
+	roce "$ha" $MP_B4 0x22 450 100 &
+	sleep 0.3
+	cnp "$hb" $MP_A4 0x22 1
+	busywait 3000 test "$(pstat_sum "$ha" rate_cuts)" -ge 1 || fail "no rate cut"
+	wait %%
+	echo 0 >$TRACING/events/mplane/rate_update/enable
+	trace=$(grep -o 'qpn=0x22 rate=[0-9]* old=[0-9]* cause=[0-9]' $TRACING/trace |
+		sed 's/qpn=0x22 rate=\([0-9]*\) old=[0-9]* cause=\([0-9]\)/\2:\1/' | xargs)
+	log "cause:rate $trace"
+	# cut to 1000 (and Rt = 2000); Rc = (Rt + Rc) / 2, rounded up, twice
+	# in fast recovery (1) and then in additive increase (2), Rt held at
+	# the line rate.
+	assert_eq "events" "$trace" \
+		"0:1000 1:1500 1:1750 2:1875 2:1938 2:1969 2:1985 2:1993 2:1997 2:1999 2:2000"
+	assert_eq "cuts" "$(pstat_sum "$ha" rate_cuts)" 1
+	assert_eq "no longer limited" "$(qp_json "$ha" 0x22 rate_kbps)" null
+	stop_recv
+}
+
+# A CNP for a QP ha never sent to, a BTH cut short, and a flood of CNPs
+# within the rate-reduce period are counted, and move no other QP.
+test_bad_input_counted() {
+	mp_pair 2
+	cc "$ha" cc dcqcn rate-max 20000 reduce-period 10000000 time-reset 10000000
+	recv_4791
+	roce "$ha" $MP_B4 0x22 10 2000
+	roce "$ha" $MP_B4 0x23 10 2000
+	cnp "$hb" $MP_A4 0x22 1
+	busywait 3000 test "$(pstat_sum "$ha" rate_cuts)" -ge 1 || fail "no rate cut"
+	cnp "$hb" $MP_A4 0x99 20
+	ip netns exec "$hb" python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(5):
+    s.sendto(b"\x81\x00\xff", ("'$MP_A4'", 4791))'
+	cnp "$hb" $MP_A4 0x22 200
+	busywait 3000 test "$(cc_json "$ha" cnp_unknown)" -ge 20 || true
+	assert_eq "unknown QP" "$(cc_json "$ha" cnp_unknown)" 20
+	assert_eq "short BTH" "$(cc_json "$ha" bad_bth)" 5
+	assert_eq "the flood's cuts (one per reduce period)" "$(qp_json "$ha" 0x22 rate_cuts)" 1
+	assert_eq "CNPs QP 0x22 took" "$(qp_json "$ha" 0x22 cnp_rx)" 201
+	assert_eq "QP 0x23 untouched" "$(qp_json "$ha" 0x23 rate_kbps)" null
+	assert_eq "cuts on the planes" "$(pstat_sum "$ha" rate_cuts)" 1
+	stop_recv
+}
+
+# rate_of JSON: the receiver's rate in kbit/s, from its first packet to
+# its last, of UDP payloads of 472 bytes (500 bytes of IP packet).
+rate_of() {
+	jq -r '(.received - 1) * 500 * 8 / .duration_s / 1000 | floor' <<<"$1"
+}
+
+# The QP cut to 2001 kbit/s leaves at that rate (within 10 %) where the
+# rails have fq, and at the sender's own (16 Mbit/s offered; a TCG guest
+# sends some 5) where they have none.
+test_edt_pacing_holds_rate() {
+	local ready=$TMPDIR/mp-ready.$$ json rate
+	modprobe sch_fq 2>/dev/null || true
+	mp_pair 2
+	tc -n "$ha" qdisc add dev a0 root fq flow_limit 10000 2>/dev/null ||
+		skip "no fq qdisc"
+	tc -n "$ha" qdisc add dev a1 root fq flow_limit 10000
+	cc "$ha" cc dcqcn rate-max 4000 time-reset 10000000 byte-reset 1073741824 \
+		reduce-period 0
+	recv_4791
+	roce "$ha" $MP_B4 0x33 10 2000
+	stop_recv
+	cnp "$hb" $MP_A4 0x33 1
+	busywait 3000 test "$(pstat_sum "$ha" rate_cuts)" -ge 1 || fail "no rate cut"
+	assert_eq "paced rate" "$(qp_json "$ha" 0x33 rate_kbps)" 2001
+	for fq in on off; do
+		rm -f "$ready"
+		ip netns exec "$hb" "$MPLANECTL" -j traffic recv --port 4791 --idle 1 \
+			--timeout 20 --ready-file "$ready" >"$TMPDIR/recv.$$" 2>/dev/null &
+		busywait 30000 test -e "$ready" || fail "receiver not ready"
+		roce "$ha" $MP_B4 0x33 500 4000 --size 472
+		wait
+		json=$(<"$TMPDIR/recv.$$")
+		rate=$(rate_of "$json")
+		log "fq $fq: $(jq -c '{received, duration_s}' <<<"$json"), $rate kbit/s"
+		if [ $fq = on ]; then
+			assert_ge "paced rate (kbit/s), -10%" "$rate" 1801
+			assert_le "paced rate (kbit/s), +10%" "$rate" 2201
+			# Without fq nothing holds packets to their time.
+			tc -n "$ha" qdisc del dev a0 root
+			tc -n "$ha" qdisc del dev a1 root
+		else
+			assert_ge "unpaced without fq (kbit/s)" "$rate" 3000
+		fi
+	done
+	assert_eq "still one cut" "$(qp_json "$ha" 0x33 rate_cuts)" 1
+}
+
+# 64 QPs through a table of 16: every QP beyond what its set holds takes
+# the oldest entry, and each such eviction is counted.
+test_qp_table_bounded() {
+	local count evicted
+	mp_pair 2
+	cc "$ha" cc dcqcn qp-max 16
+	ip netns exec "$ha" python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for qpn in range(0x100, 0x140):
+    s.sendto(struct.pack("!BBHII", 4, 0, 0xffff, qpn, 0) + bytes(32),
+             ("'$MP_B4'", 4791))'
+	count=$(cc_json "$ha" qp_count) evicted=$(cc_json "$ha" qp_evictions)
+	log "64 QPs: $count held, $evicted evicted"
+	assert_le "QPs held" "$count" 16
+	assert_eq "held + evicted" $((count + evicted)) 64
+}
+
+# The debug kernel's share: the paths that allocate and free the table,
+# take its locks and build CNPs.
+QUICK_TESTS="test_settings_ranges test_qp_table_bounded"
+
+ktap_run test_settings_ranges test_cnp_one_per_interval_per_qp \
+	test_rate_cut_then_recovery_in_order test_bad_input_counted \
+	test_edt_pacing_holds_rate test_qp_table_bounded
