@@ -35,11 +35,15 @@ BUILDROOT_SET=(debootstrap)
 # Debian's module files, kmod for their dependencies), network tools and
 # real clients, and bash-builtins' loadable sleep/mktemp/rm for the test
 # helpers (selftests/lib/lib.sh).  curl and python3-prometheus-client are
-# the telemetry exporter's real client and parser.
+# the telemetry exporter's real client and parser.  rdma-core,
+# ibverbs-providers (librxe), ibverbs-utils (ibv_rc_pingpong) and perftest
+# (ib_write_bw, ib_send_lat) run RoCE over mp0 on Soft-RoCE
+# (selftests/kmod/rxe.sh).
 # shellcheck disable=SC2034
 TEST_SET=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	iproute2 ethtool iputils-ping iperf3 sockperf jq procps bash-builtins
-	curl python3-prometheus-client)
+	curl python3-prometheus-client
+	rdma-core ibverbs-providers ibverbs-utils perftest)
 # About 170 packages, 146 MB to download and 600 MB installed: its own
 # set, so that building and the demo never pay for it.
 # shellcheck disable=SC2034
