@@ -83,17 +83,28 @@ struct mplane_roce {
 	u32 dqpn;
 };
 
-/* How big a table of @qp_max QPs is; the figure Documentation/cc.md gives. */
+/* Sets of a table for @qp_max QPs: a power of two, as the hash masks. */
+static u32 mplane_cc_table_sets(u32 qp_max)
+{
+	return rounddown_pow_of_two(max_t(u32, qp_max / MPLANE_QP_WAYS, 1));
+}
+
+/* The QPs it holds: @qp_max rounded down to a power of two. */
+u32 mplane_cc_table_entries(u32 qp_max)
+{
+	return mplane_cc_table_sets(qp_max) * MPLANE_QP_WAYS;
+}
+
+/* Its bytes, as the kernel log says when CC is turned on. */
 size_t mplane_cc_table_size(u32 qp_max)
 {
-	u32 sets = rounddown_pow_of_two(max_t(u32, qp_max / MPLANE_QP_WAYS, 1));
-
-	return struct_size_t(struct mplane_qp_table, set, sets);
+	return struct_size_t(struct mplane_qp_table, set,
+			     mplane_cc_table_sets(qp_max));
 }
 
 struct mplane_qp_table *mplane_cc_table_alloc(u32 qp_max)
 {
-	u32 sets = rounddown_pow_of_two(max_t(u32, qp_max / MPLANE_QP_WAYS, 1));
+	u32 sets = mplane_cc_table_sets(qp_max);
 	struct mplane_qp_table *t;
 	u32 i;
 

@@ -130,6 +130,9 @@ int mplane_cc_set(struct mplane_dev *mp, const struct nlattr *nest,
 		qps = mplane_cc_table_alloc(cfg[IFLA_MPLANE_CC_QP_MAX]);
 		if (!qps)
 			goto nomem;
+		netdev_info(mp->dev, "congestion control: a table of %u QPs in %zu bytes\n",
+			    mplane_cc_table_entries(cfg[IFLA_MPLANE_CC_QP_MAX]),
+			    mplane_cc_table_size(cfg[IFLA_MPLANE_CC_QP_MAX]));
 	}
 	if (on) {
 		cc = mplane_cc_params_new(cfg);

@@ -277,6 +277,7 @@ int mplane_pstats_fill(struct sk_buff *skb, const struct mplane_plane *plane);
 size_t mplane_pstats_size(void);
 
 /* cc.c */
+u32 mplane_cc_table_entries(u32 qp_max);
 size_t mplane_cc_table_size(u32 qp_max);
 struct mplane_qp_table *mplane_cc_table_alloc(u32 qp_max);
 void mplane_cc_table_free(struct mplane_qp_table *t);
