@@ -207,31 +207,13 @@ void fabric_fq(struct mp_nlbatch *nb, const struct mp_fabric_port *p)
 				  1U));
 }
 
-int fabric_fq_check(struct mp_rtnl *r, const char *who)
-{
-	const struct mp_fabric_port lo = {
-		.ifname = "lo",
-		.ifindex = FABRIC_LO_IFINDEX,
-	};
-	struct mp_nlbatch nb;
-	int err;
-
-	err = mp_nlbatch_init(&nb, r);
-	if (err) {
-		mp_err("%s: %s", who, strerror(-err));
-		return err;
-	}
-	fq_qdisc(&nb, &lo, TC_H_ROOT);
-	qdisc_msg(&nb, RTM_DELQDISC, &lo, NULL, "the trial qdisc removed",
-		  TC_H_ROOT, 0);
-	err = mp_nlbatch_flush(&nb);
-	if (err)
-		fabric_qdisc_report(&nb, who);
-	mp_nlbatch_free(&nb);
-	return err;
-}
-
-int fabric_netem_check(struct mp_rtnl *r, const char *who)
+/*
+ * Try the qdisc that @add puts on lo, and take it off again: whether this
+ * kernel has it, before a fabric that needs it is built.
+ */
+static int fabric_qdisc_check(struct mp_rtnl *r, const char *who,
+			      void (*add)(struct mp_nlbatch *nb,
+					  const struct mp_fabric_port *lo))
 {
 	const struct mp_fabric_port lo = {
 		.ifname = "lo",
@@ -246,7 +228,7 @@ int fabric_netem_check(struct mp_rtnl *r, const char *who)
 		mp_err("%s: %s", who, strerror(-err));
 		return err;
 	}
-	netem(&nb, &lo);
+	add(&nb, &lo);
 	qdisc_msg(&nb, RTM_DELQDISC, &lo, NULL, "the trial qdisc removed",
 		  TC_H_ROOT, 0);
 	err = mp_nlbatch_flush(&nb);
@@ -254,4 +236,19 @@ int fabric_netem_check(struct mp_rtnl *r, const char *who)
 		fabric_qdisc_report(&nb, who);
 	mp_nlbatch_free(&nb);
 	return err;
+}
+
+static void fq_on_root(struct mp_nlbatch *nb, const struct mp_fabric_port *p)
+{
+	fq_qdisc(nb, p, TC_H_ROOT);
+}
+
+int fabric_fq_check(struct mp_rtnl *r, const char *who)
+{
+	return fabric_qdisc_check(r, who, fq_on_root);
+}
+
+int fabric_netem_check(struct mp_rtnl *r, const char *who)
+{
+	return fabric_qdisc_check(r, who, netem);
 }

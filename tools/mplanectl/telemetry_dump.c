@@ -56,20 +56,6 @@ static void add_u64(struct json_object *o, const char *key, uint64_t v)
 	json_object_object_add(o, key, json_object_new_uint64(v));
 }
 
-/* "cause_name":"cut" next to "cause":0: the name of a value that has one. */
-static void mp_event_label_json(struct json_object *o,
-				const struct mplane_event *e, unsigned int i)
-{
-	const char *vn = mp_event_val_name(e->hdr.type, i);
-	const char *label = mp_event_val_label(e->hdr.type, i, e->val[i]);
-	char key[48];
-
-	if (!vn || !label)
-		return;
-	snprintf(key, sizeof(key), "%s_name", vn);
-	json_object_object_add(o, key, json_object_new_string(label));
-}
-
 static void print_event(const struct mp_event_item *it, void *data)
 {
 	const struct dumper *d = data;
