@@ -77,3 +77,24 @@ record() {
 	echo "# $name: $(echo "${results[-1]}" | jq -c 'del(.name, .kind)')"
 }
 
+# tbf_retune PREFIX LIMIT_MS: every root tbf in the namespaces PREFIX-*
+# (a fabric that 'fabric up' made without delay or loss) gets a queue of
+# LIMIT_MS at its own rate on top of its burst (1 ms at the rate, at
+# least 2 full-size frames, as fabric up makes it), in place of fabric
+# up's 20 ms (at least 8 frames).  At 2 Mbit/s fabric up's queue is 8
+# frames, 48 ms: with 4 TCP flows on a link, a window of 2 frames a flow
+# (bench/permutation_host.sh measures whether it matters).  AR's
+# queue model keeps fabric up's limit (ar_switch.c): it only caps what
+# the model counts, so it sees the queue fill at the old limit.
+tbf_retune() {
+	local prefix=$1 ms=$2 ns
+	# ip netns list complains of other runs' namespaces going away.
+	for ns in $(ip netns list 2>/dev/null |
+		    awk -v p="$prefix-" 'index($1, p) == 1 {print $1}'); do
+		tc -j -n "$ns" qdisc show | jq -r --argjson ms "$ms" '
+			.[] | select(.kind == "tbf" and .root) | .options.rate as $r |
+			([$r / 1000 | floor, 3028] | max) as $b |
+			"qdisc change dev \(.dev) root handle 1: tbf rate \($r * 8)bit burst \($b) limit \($b + ($r * $ms / 1000 | floor))"' |
+			tc -n "$ns" -batch - || return 1
+	done
+}
