@@ -113,6 +113,7 @@ bench: deps-test
 	$(Q)bash $(ROOT)/bench/fabric.sh
 	$(Q)bash $(ROOT)/bench/collective_roce.sh
 	$(Q)bash $(ROOT)/bench/collective_host.sh
+	$(Q)bash $(ROOT)/bench/permutation_host.sh | tee $(BUILD)/bench/permutation_host.txt
 	$(Q)bash $(ROOT)/bench/torch.sh
 	$(Q)$(ROOT)/bench/bpf_progs.sh
 	$(Q)bash $(ROOT)/bench/ar.sh | tee $(BUILD)/bench/ar.txt
