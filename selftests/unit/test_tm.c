@@ -621,6 +621,241 @@ static void test_old_capture_names(TEST_ARGS)
 	mp_tm_free(&tm);
 }
 
+/* A RATE_UPDATE of the kmod relay: @netns in hdr.flags. */
+static void rate_ev(unsigned int source, uint32_t netns, uint32_t ifindex,
+		    uint16_t plane, uint64_t ts, uint32_t qpn, uint64_t rate,
+		    uint64_t old, uint64_t cause)
+{
+	struct mplane_event e = {
+		.hdr = { .version = MPLANE_EVENT_VERSION,
+			 .type = MPLANE_EV_RATE_UPDATE, .len = sizeof(e),
+			 .plane = plane, .ifindex = ifindex, .flags = netns,
+			 .ts_ns = ts },
+		.val = { qpn, rate, old, cause },
+	};
+
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_EVENT, source, &e,
+				     sizeof(e)), 0);
+}
+
+static const struct mp_tm_qp *find_qp(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < tm.nqps; i++)
+		if (!strcmp(tm.qps[i].name, name))
+			return &tm.qps[i];
+	fail_msg("no QP %s", name);
+	return NULL;
+}
+
+/*
+ * DCQCN's updates of three QPs, as mplane.ko traces them: QP 17 of our
+ * mp0 is cut twice by CNPs on plane 1 (10 -> 5 -> 2.5 Gbit/s) and
+ * recovers halfway; QP 17 of mpf-h1's mp0 (same qpn and ifindex, another
+ * namespace) only increases; QP 9 of ours is cut once, on plane 0.  The
+ * latest rate, old rate and cause of each, its cuts and updates, and
+ * the cuts on the planes whose CNPs made them.  A RATE_UPDATE makes no
+ * port entity: only cuts name a plane.
+ */
+static void test_qp_rates(TEST_ARGS)
+{
+	const struct mp_tm_qp *q;
+	const struct mp_tm_entity *e;
+
+	assert_int_equal(mp_tm_init(&tm, NULL), 0);
+	source_frame(0, "kmod");
+	netns_frame(0, 1000, "");
+	netns_frame(0, 2001, "mpf-h1");
+	ifname_frame(0, 0, 5, "mp0", sizeof(struct mplane_capture_ifname));
+	ifname_frame(0, 2001, 5, "mp0", sizeof(struct mplane_capture_ifname));
+	plane_sample_ns(0, 1000, 5, 0, 1 * MS, 1000);
+	rate_ev(0, 1000, 5, 1, 2 * MS, 17, 5000000, 10000000, MPLANE_RATE_CUT);
+	rate_ev(0, 2001, 5, MPLANE_EVENT_NO_PLANE, 3 * MS, 17, 1100000,
+		1000000, MPLANE_RATE_ADDITIVE);
+	rate_ev(0, 1000, 5, 1, 4 * MS, 17, 2500000, 5000000, MPLANE_RATE_CUT);
+	rate_ev(0, 1000, 5, 0, 5 * MS, 9, 500000, 1000000, MPLANE_RATE_CUT);
+	rate_ev(0, 2001, 5, MPLANE_EVENT_NO_PLANE, 6 * MS, 17, 1200000,
+		1100000, MPLANE_RATE_HYPER);
+	rate_ev(0, 1000, 5, MPLANE_EVENT_NO_PLANE, 7 * MS, 17, 3750000,
+		2500000, MPLANE_RATE_FAST_RECOVERY);
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nqps, 3);
+	assert_int_equal(tm.qps_evicted, 0);
+	q = find_qp("mp0/qp17");
+	assert_int_equal(q->rate_kbps, 3750000);
+	assert_int_equal(q->old_kbps, 2500000);
+	assert_int_equal(q->cause, MPLANE_RATE_FAST_RECOVERY);
+	assert_int_equal(q->cuts, 2);
+	assert_int_equal(q->updates, 3);
+	assert_int_equal(q->cut_plane, 1);
+	assert_int_equal(q->first_ts, 2 * MS);
+	assert_int_equal(q->cut_ts, 4 * MS);
+	assert_int_equal(q->last_ts, 7 * MS);
+	assert_string_equal(q->dev, "mp0");
+	assert_string_equal(q->node, "kmod");
+	assert_ptr_equal(mp_tm_qp_find(&tm, 0, 1000, 5, 17), q);
+	q = find_qp("mpf-h1:mp0/qp17");
+	assert_int_equal(q->netns, 2001);
+	assert_string_equal(q->node, "mpf-h1");
+	assert_int_equal(q->rate_kbps, 1200000);
+	assert_int_equal(q->cause, MPLANE_RATE_HYPER);
+	assert_int_equal(q->cuts, 0);
+	assert_int_equal(q->cut_ts, 0);
+	assert_int_equal(q->cut_plane, MPLANE_EVENT_NO_PLANE);
+	q = find_qp("mp0/qp9");
+	assert_int_equal(q->cuts, 1);
+	assert_int_equal(q->cut_plane, 0);
+	assert_null(mp_tm_qp_find(&tm, 0, 1000, 5, 18));
+	/* The cuts per plane of the CNP: plane1 two, plane0 one. */
+	assert_int_equal(find("mp0/plane1")->rate_cuts, 2);
+	assert_int_equal(find("mp0/plane0")->rate_cuts, 1);
+	/* Planes 0 and 1 of our mp0, nothing else. */
+	assert_int_equal(tm.nents, 2);
+	e = find("mp0/plane1");
+	assert_false(e->tx_bytes.seen);
+	mp_tm_free(&tm);
+}
+
+/*
+ * The table's bound: with room for 4 QPs, 10 QPs updated in turn leave
+ * the 4 newest, and the 6 pushed out are counted.  An update of a QP
+ * still held moves no other out; one of a QP pushed out comes back with
+ * its counts anew.  The table never grows past the cap.
+ */
+static void test_qp_cap(TEST_ARGS)
+{
+	struct mp_tm_opts o = { .qps_max = 4 };
+	const struct mp_tm_qp *q;
+	unsigned int i;
+
+	assert_int_equal(mp_tm_init(&tm, &o), 0);
+	source_frame(0, "kmod");
+	ifname_frame(0, 0, 5, "mp0", sizeof(struct mplane_capture_ifname));
+	for (i = 0; i < 10; i++)
+		rate_ev(0, 0, 5, 0, (i + 1) * MS, 100 + i, 1000, 2000,
+			MPLANE_RATE_CUT);
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nqps, 4);
+	assert_int_equal(tm.qps_evicted, 6);
+	for (i = 0; i < 6; i++)
+		assert_null(mp_tm_qp_find(&tm, 0, 0, 5, 100 + i));
+	for (i = 6; i < 10; i++)
+		assert_non_null(mp_tm_qp_find(&tm, 0, 0, 5, 100 + i));
+	find_qp("mp0/qp109");
+	/* QP 106 again: held, nothing pushed out. */
+	rate_ev(0, 0, 5, 0, 20 * MS, 106, 500, 1000, MPLANE_RATE_CUT);
+	/* QP 100 again: the oldest now is 107's; 100 starts anew. */
+	rate_ev(0, 0, 5, 0, 21 * MS, 100, 3000, 1000,
+		MPLANE_RATE_ADDITIVE);
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nqps, 4);
+	assert_int_equal(tm.qps_evicted, 7);
+	assert_null(mp_tm_qp_find(&tm, 0, 0, 5, 107));
+	q = mp_tm_qp_find(&tm, 0, 0, 5, 106);
+	assert_non_null(q);
+	assert_int_equal(q->cuts, 2);
+	assert_int_equal(q->rate_kbps, 500);
+	q = mp_tm_qp_find(&tm, 0, 0, 5, 100);
+	assert_non_null(q);
+	assert_int_equal(q->cuts, 0);
+	assert_int_equal(q->updates, 1);
+	assert_string_equal(q->name, "mp0/qp100");
+	/* Every cut still counts on its plane, whichever QPs are held. */
+	assert_int_equal(find("mp0/plane0")->rate_cuts, 11);
+	mp_tm_free(&tm);
+}
+
+static void counter_name_frame(unsigned int source, uint32_t id,
+			       uint32_t kind, uint32_t ifindex,
+			       const char *name)
+{
+	char buf[sizeof(struct mplane_capture_counter_name) + 64] = {};
+	struct mplane_capture_counter_name *cn = (void *)buf;
+
+	cn->id = id;
+	cn->kind = kind;
+	cn->ifindex = ifindex;
+	strcpy(cn->name, name);
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_COUNTER_NAME, source, cn,
+				     sizeof(*cn) + strlen(name) + 1), 0);
+}
+
+/* A COUNTER event: hdr.flags is the counter's id. */
+static void counter_ev(unsigned int source, uint32_t id, uint64_t ts,
+		       uint64_t v)
+{
+	struct mplane_event e = {
+		.hdr = { .version = MPLANE_EVENT_VERSION,
+			 .type = MPLANE_EV_COUNTER, .len = sizeof(e),
+			 .plane = MPLANE_EVENT_NO_PLANE, .flags = id,
+			 .ts_ns = ts },
+		.val = { v, MPLANE_COUNTER_ETHTOOL },
+	};
+
+	assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_EVENT, source, &e,
+				     sizeof(e)), 0);
+}
+
+/*
+ * The ethtool poller's per-plane counters of mp0 (kmod/stats.c's
+ * planeN_NAME): told from the other counters, with their device, plane
+ * and the node of that plane as the kmod relay sees it; without the
+ * relay's planes, the poller's node.
+ */
+static void test_plane_stats(TEST_ARGS)
+{
+	static const char *const cc[] = { "cnp_sent", "rate_cuts", NULL };
+	const struct mp_tm_entity *e;
+	unsigned int plane, i, n = 0;
+	char dev[32], node[32];
+	const char *stat;
+
+	assert_int_equal(mp_tm_init(&tm, NULL), 0);
+	source_frame(0, "kmod");
+	source_frame(1, "poll");
+	ifname_frame(0, 0, 5, "mp0", sizeof(struct mplane_capture_ifname));
+	counter_name_frame(1, 1, MPLANE_COUNTER_ETHTOOL, 5,
+			   "mp0/ethtool/plane1_cnp_sent");
+	counter_name_frame(1, 2, MPLANE_COUNTER_ETHTOOL, 5,
+			   "mp0/ethtool/plane12_rate_cuts");
+	counter_name_frame(1, 3, MPLANE_COUNTER_ETHTOOL, 5,
+			   "mp0/ethtool/plane1_tx_bytes");
+	counter_name_frame(1, 4, MPLANE_COUNTER_NETDEV, 5,
+			   "mp0/ethtool/plane1_cnp_sent");
+	counter_name_frame(1, 5, MPLANE_COUNTER_ETHTOOL, 6,
+			   "eth0/ethtool/planet_cnp_sent");
+	for (i = 1; i <= 5; i++)
+		counter_ev(1, i, i * MS, i * 10);
+	mp_tm_finish(&tm);
+	for (i = 0; i < tm.nents; i++) {
+		e = &tm.ents[i];
+		if (!mp_tm_plane_stat(&tm, e, cc, dev, sizeof(dev), &plane,
+				      &stat, node, sizeof(node)))
+			continue;
+		n++;
+		assert_string_equal(dev, "mp0");
+		assert_string_equal(node, "poll");
+		if (plane == 1)
+			assert_string_equal(stat, "cnp_sent");
+		else
+			assert_int_equal(plane, 12);
+	}
+	assert_int_equal(n, 2);
+	/* With the relay's plane 1 of mp0: its node. */
+	plane_sample_ns(0, 0, 5, 1, 10 * MS, 1000);
+	mp_tm_finish(&tm);
+	for (i = 0, n = 0; i < tm.nents; i++)
+		if (mp_tm_plane_stat(&tm, &tm.ents[i], cc, dev, sizeof(dev),
+				     &plane, &stat, node, sizeof(node)) &&
+		    plane == 1) {
+			assert_string_equal(node, "kmod");
+			n++;
+		}
+	assert_int_equal(n, 1);
+	mp_tm_free(&tm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +870,9 @@ int main(void)
 		cmocka_unit_test(test_sources_names),
 		cmocka_unit_test(test_netns_planes),
 		cmocka_unit_test(test_old_capture_names),
+		cmocka_unit_test(test_qp_rates),
+		cmocka_unit_test(test_qp_cap),
+		cmocka_unit_test(test_plane_stats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

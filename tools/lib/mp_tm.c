@@ -55,6 +55,8 @@ int mp_tm_init(struct mp_tm *tm, const struct mp_tm_opts *opts)
 		tm->o.window_ns = MP_TM_WINDOW_NS;
 	if (!tm->o.hold_ns)
 		tm->o.hold_ns = MP_TM_HOLD_NS;
+	if (!tm->o.qps_max)
+		tm->o.qps_max = MP_TM_QPS_MAX;
 	tm->hash_size = 256;
 	tm->hash = calloc(tm->hash_size, sizeof(*tm->hash));
 	return tm->hash ? 0 : -ENOMEM;
@@ -74,6 +76,8 @@ void mp_tm_free(struct mp_tm *tm)
 	free(tm->ranks);
 	free(tm->names);
 	free(tm->netns);
+	free(tm->qps);
+	free(tm->qp_hash);
 	free(tm->sources);
 	mp_evq_free(&tm->evq);
 	memset(tm, 0, sizeof(*tm));
@@ -512,6 +516,148 @@ static int entity_of(struct mp_tm *tm, unsigned int source,
 	return entity(tm, &k);
 }
 
+/* QPs */
+
+static unsigned int qp_hash_of(unsigned int source, uint32_t netns,
+			       uint32_t ifindex, uint32_t qpn)
+{
+	uint64_t h = ((uint64_t)source << 48) ^ ((uint64_t)ifindex << 24) ^
+		     qpn ^ ((uint64_t)netns * 0xff51afd7ed558ccdULL);
+
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h >> 32;
+}
+
+static bool qp_is(const struct mp_tm_qp *q, unsigned int source,
+		  uint32_t netns, uint32_t ifindex, uint32_t qpn)
+{
+	return q->source == source && q->netns == netns &&
+	       q->ifindex == ifindex && q->qpn == qpn;
+}
+
+static int qp_lookup(const struct mp_tm *tm, unsigned int source,
+		     uint32_t netns, uint32_t ifindex, uint32_t qpn)
+{
+	unsigned int h, slot;
+
+	if (!tm->qp_hash)
+		return -1;
+	h = qp_hash_of(source, netns, ifindex, qpn);
+	while ((slot = tm->qp_hash[h & (tm->qp_hash_size - 1)])) {
+		if (qp_is(&tm->qps[slot - 1], source, netns, ifindex, qpn))
+			return slot - 1;
+		h++;
+	}
+	return -1;
+}
+
+static void qp_hash_put(struct mp_tm *tm, unsigned int idx)
+{
+	const struct mp_tm_qp *q = &tm->qps[idx];
+	unsigned int h = qp_hash_of(q->source, q->netns, q->ifindex, q->qpn);
+
+	while (tm->qp_hash[h & (tm->qp_hash_size - 1)])
+		h++;
+	tm->qp_hash[h & (tm->qp_hash_size - 1)] = idx + 1;
+}
+
+const struct mp_tm_qp *mp_tm_qp_find(const struct mp_tm *tm,
+				     unsigned int source, uint32_t netns,
+				     uint32_t ifindex, uint32_t qpn)
+{
+	int i;
+
+	if (!names_netns(tm, source))
+		netns = 0;
+	i = qp_lookup(tm, source, netns, ifindex, qpn);
+	return i < 0 ? NULL : &tm->qps[i];
+}
+
+/*
+ * The QP of this key, made when new: in a full table it takes the place
+ * of the QP updated longest ago, which is counted.  NULL: no memory.
+ */
+static struct mp_tm_qp *qp_get(struct mp_tm *tm, unsigned int source,
+			       uint32_t netns, uint32_t ifindex, uint32_t qpn)
+{
+	struct mp_tm_qp *q;
+	unsigned int i, old = 0;
+	int found = qp_lookup(tm, source, netns, ifindex, qpn);
+	bool evict = tm->nqps >= tm->o.qps_max;
+
+	if (found >= 0)
+		return &tm->qps[found];
+	if (!tm->qp_hash) {
+		/* At most half full: a power of two above twice the cap. */
+		tm->qp_hash_size = 4;
+		while (tm->qp_hash_size < 2 * tm->o.qps_max)
+			tm->qp_hash_size *= 2;
+		tm->qp_hash = calloc(tm->qp_hash_size, sizeof(*tm->qp_hash));
+		if (!tm->qp_hash)
+			return NULL;
+	}
+	if (!evict) {
+		q = grow(&tm->qps, &tm->nqps, sizeof(*q));
+		if (!q)
+			return NULL;
+	} else {
+		for (i = 1; i < tm->nqps; i++)
+			if (tm->qps[i].last_ts < tm->qps[old].last_ts)
+				old = i;
+		q = &tm->qps[old];
+		memset(q, 0, sizeof(*q));
+		tm->qps_evicted++;
+	}
+	q->source = source;
+	q->netns = netns;
+	q->ifindex = ifindex;
+	q->qpn = qpn;
+	q->cut_plane = MPLANE_EVENT_NO_PLANE;
+	if (evict) {
+		/* Its old key leaves the hash: put every QP in anew. */
+		memset(tm->qp_hash, 0, tm->qp_hash_size * sizeof(*tm->qp_hash));
+		for (i = 0; i < tm->nqps; i++)
+			qp_hash_put(tm, i);
+	} else {
+		qp_hash_put(tm, q - tm->qps);
+	}
+	tm->dirty = true;
+	return q;
+}
+
+static void rate_update(struct mp_tm *tm, unsigned int source,
+			const struct mplane_event *ev)
+{
+	const struct mplane_event_hdr *h = &ev->hdr;
+	uint32_t netns = names_netns(tm, source) ? h->flags : 0;
+	struct mp_tm_qp *q = qp_get(tm, source, netns, h->ifindex,
+				    (uint32_t)ev->val[0]);
+	bool cut = ev->val[3] == MPLANE_RATE_CUT;
+	int i;
+
+	if (q) {
+		if (!q->updates)
+			q->first_ts = h->ts_ns;
+		q->rate_kbps = ev->val[1];
+		q->old_kbps = ev->val[2];
+		q->cause = ev->val[3];
+		q->updates++;
+		q->last_ts = h->ts_ns;
+		if (cut) {
+			q->cuts++;
+			q->cut_ts = h->ts_ns;
+			q->cut_plane = h->plane;
+		}
+	}
+	/* The plane the cut's CNP came in on: a plane entity, as the
+	 * plane's other events key it. */
+	if (cut && h->plane != MPLANE_EVENT_NO_PLANE) {
+		i = entity_of(tm, source, h);
+		if (i >= 0)
+			tm->ents[i].rate_cuts++;
+	}
+}
+
 static void apply(struct mp_tm *tm, unsigned int source,
 		  const struct mplane_event *ev)
 {
@@ -540,6 +686,9 @@ static void apply(struct mp_tm *tm, unsigned int source,
 		return;
 	case MPLANE_EV_FAULT:
 		fault(tm, ev);
+		return;
+	case MPLANE_EV_RATE_UPDATE:
+		rate_update(tm, source, ev);
 		return;
 	default:
 		return;
@@ -1086,6 +1235,38 @@ void mp_tm_finish(struct mp_tm *tm)
 	mp_tm_refresh(tm);
 }
 
+/*
+ * A QP is named after its device as the device's planes are: the device
+ * part of a plane's name ("h1:mp0" of "h1:mp0/plane0"), or, before any
+ * plane of it is seen, what a plane of it would be named.
+ */
+static void name_qp(const struct mp_tm *tm, struct mp_tm_qp *q)
+{
+	const struct mp_tm_entity *o = NULL;
+	struct mp_tm_entity tmp;
+	unsigned int i;
+
+	for (i = 0; i < tm->nents && !o; i++)
+		if (tm->ents[i].kind == MP_TM_PLANE &&
+		    tm->ents[i].source == q->source &&
+		    tm->ents[i].netns == q->netns &&
+		    tm->ents[i].ifindex == q->ifindex)
+			o = &tm->ents[i];
+	if (!o) {
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.kind = MP_TM_PLANE;
+		tmp.source = q->source;
+		tmp.netns = q->netns;
+		tmp.ifindex = q->ifindex;
+		name_entity(tm, &tmp);
+		o = &tmp;
+	}
+	snprintf(q->node, sizeof(q->node), "%s", o->node);
+	snprintf(q->dev, sizeof(q->dev), "%s", o->dev);
+	snprintf(q->name, sizeof(q->name), "%.*s/qp%u",
+		 dev_len(o) < 80 ? dev_len(o) : 80, o->name, q->qpn);
+}
+
 void mp_tm_refresh(struct mp_tm *tm)
 {
 	unsigned int i;
@@ -1096,7 +1277,56 @@ void mp_tm_refresh(struct mp_tm *tm)
 		name_entity(tm, &tm->ents[i]);
 	disambiguate(tm);
 	group_entities(tm);
+	for (i = 0; i < tm->nqps; i++)
+		name_qp(tm, &tm->qps[i]);
 	tm->dirty = false;
+}
+
+bool mp_tm_plane_stat(const struct mp_tm *tm, const struct mp_tm_entity *e,
+		      const char *const *stats, char *dev, size_t dev_size,
+		      unsigned int *plane, const char **stat, char *node,
+		      size_t node_size)
+{
+	static const char mark[] = "/ethtool/plane";
+	const struct mp_tm_name *n;
+	const struct mp_tm_entity *o;
+	const char *p, *s;
+	unsigned long v;
+	unsigned int i;
+	char *end;
+
+	if (e->kind != MP_TM_COUNTER)
+		return false;
+	n = find_name(tm, e->source, true, e->counter_id);
+	if (!n || n->counter_kind != MPLANE_COUNTER_ETHTOOL)
+		return false;
+	p = strstr(n->name, mark);
+	if (!p || p[sizeof(mark) - 1] < '0' || p[sizeof(mark) - 1] > '9')
+		return false;
+	v = strtoul(p + sizeof(mark) - 1, &end, 10);
+	if (*end != '_' || !end[1] || v >= MPLANE_EVENT_NO_PLANE)
+		return false;
+	s = end + 1;
+	for (i = 0; stats && stats[i] && strcmp(stats[i], s); i++)
+		;
+	if (stats && !stats[i])
+		return false;
+	snprintf(dev, dev_size, "%.*s", (int)(p - n->name), n->name);
+	*plane = v;
+	*stat = s;
+	/* The pollers read the recorder's namespace: the planes of the
+	 * device there, whatever source saw them. */
+	for (i = 0; i < tm->nents; i++) {
+		o = &tm->ents[i];
+		if (o->kind == MP_TM_PLANE && o->plane == v &&
+		    !canon_netns(tm, o->source, o->netns) &&
+		    !strcmp(o->dev, dev)) {
+			snprintf(node, node_size, "%s", o->node);
+			return true;
+		}
+	}
+	mp_tm_node(tm, e->source, node, node_size);
+	return true;
 }
 
 /* Symmetry */

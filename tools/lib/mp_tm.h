@@ -31,6 +31,15 @@
  * and after the last are not gaps, so a capture that starts or ends
  * idle adds none, but a stall in the middle, such as a failover, does.
  *
+ * QPs: RATE_UPDATE events (DCQCN in mplane.ko, relayed by BPF) give each
+ * QP of an mplane device its latest rate, keyed by source, namespace (as
+ * for planes), device and qpn, and named "[<ns>:]<mp dev>/qp<N>" (the
+ * device part as its planes have it).  The table holds at most
+ * mp_tm_opts.qps_max QPs: a new QP in a full table pushes out the one
+ * updated longest ago, and mp_tm.qps_evicted counts them.  A cut (cause
+ * MPLANE_RATE_CUT) names the plane its CNP came in on: it counts on that
+ * plane's entity too (rate_cuts), as the events saw them.
+ *
  * Faults (FAULT events) are anomalies of no entity: the cause a test put
  * there, shown next to its effects; they do not move the first failure,
  * which is the first effect seen (a port or plane down, a failover).
@@ -54,12 +63,14 @@
 #define MP_TM_ECN_STORM_WINDOW	10000000ULL	/* ... over 10 ms windows */
 #define MP_TM_WINDOW_NS		1000000000ULL	/* the "now" bandwidth */
 #define MP_TM_HOLD_NS		50000000ULL	/* reorder hold */
+#define MP_TM_QPS_MAX		1024		/* QPs with a rate kept */
 
 struct mp_tm_opts {
 	double sym_threshold;		/* 0: MP_TM_SYM_THRESHOLD */
 	uint64_t ecn_storm_per_s;	/* 0: MP_TM_ECN_STORM_PER_S */
 	uint64_t window_ns;		/* 0: MP_TM_WINDOW_NS */
 	uint64_t hold_ns;		/* 0: MP_TM_HOLD_NS */
+	unsigned int qps_max;		/* 0: MP_TM_QPS_MAX */
 };
 
 enum mp_tm_kind {
@@ -110,6 +121,8 @@ struct mp_tm_entity {
 	struct mp_hist *queue;		/* q_bytes of samples; NULL: none */
 	uint64_t q_last;
 	uint64_t ecn_events, cnp_events;
+	uint64_t rate_cuts;		/* planes: RATE_UPDATE cuts by CNPs
+					 * received on it */
 	int state;			/* -1 unknown; planes: enum
 					 * mplane_plane_state; ports: 1 up */
 	unsigned int state_changes;
@@ -165,6 +178,23 @@ struct mp_tm_step_rank {
 	uint64_t steps;
 };
 
+/* A QP's latest rate, from its RATE_UPDATE events. */
+struct mp_tm_qp {
+	unsigned int source;
+	uint32_t netns;			/* as planes' */
+	uint32_t ifindex;		/* the mplane device's */
+	uint32_t qpn;
+	uint64_t rate_kbps, old_kbps;	/* of the latest update */
+	uint64_t cause;			/* enum mplane_rate_cause of it */
+	uint16_t cut_plane;		/* of the latest cut;
+					 * MPLANE_EVENT_NO_PLANE: none */
+	uint64_t updates, cuts;		/* since the model first saw it */
+	uint64_t first_ts, last_ts, cut_ts;	/* cut_ts 0: no cut seen */
+	char name[96];			/* "[ns:]mp0/qp17" */
+	char node[32];			/* as its device's planes' */
+	char dev[32];			/* the mplane device */
+};
+
 struct mp_tm_name;			/* interface and counter names */
 struct mp_tm_netns;			/* namespace names (CF_NETNS) */
 
@@ -193,6 +223,11 @@ struct mp_tm {
 	unsigned int nnames;
 	struct mp_tm_netns *netns;
 	unsigned int nnetns;
+	struct mp_tm_qp *qps;		/* at most o.qps_max */
+	unsigned int nqps;
+	unsigned int *qp_hash;		/* qps index + 1; 0 empty */
+	unsigned int qp_hash_size;	/* a power of two, > 2 * o.qps_max */
+	uint64_t qps_evicted;		/* QPs a full table pushed out */
 	struct mp_hist queue;		/* every entity's q_bytes */
 	struct mp_hist gaps;		/* delivery gaps, ns */
 	/* Step times, ns: from one STEP_MARK of a pid to its next, and from
@@ -272,6 +307,24 @@ void mp_tm_symmetry(const struct mp_tm *tm, unsigned int g,
 		    enum mp_tm_bw which, struct mp_tm_symmetry *sym);
 bool mp_tm_slow(const struct mp_tm *tm, const struct mp_tm_symmetry *sym,
 		const struct mp_tm_entity *e, enum mp_tm_bw which);
+
+/*
+ * A polled ethtool -S counter of a plane of an mplane device,
+ * "mp0/ethtool/plane1_cnp_sent" (kmod/stats.c), of one of @stats
+ * (NULL-terminated; NULL: any): true, with the device, the plane, the
+ * stat's name and the node its planes' labels have (the node of a plane
+ * of that device in the recorder's namespace if one is known, else the
+ * poller's).  False for any other entity.
+ */
+bool mp_tm_plane_stat(const struct mp_tm *tm, const struct mp_tm_entity *e,
+		      const char *const *stats, char *dev, size_t dev_size,
+		      unsigned int *plane, const char **stat, char *node,
+		      size_t node_size);
+
+/* The QP of (@source, @netns as hdr.flags, @ifindex, @qpn), or NULL. */
+const struct mp_tm_qp *mp_tm_qp_find(const struct mp_tm *tm,
+				     unsigned int source, uint32_t netns,
+				     uint32_t ifindex, uint32_t qpn);
 
 const char *mp_tm_kind_name(enum mp_tm_kind kind);
 const char *mp_tm_anomaly_name(enum mp_tm_anomaly_type type);

@@ -59,6 +59,13 @@ static void help(void)
 "plane and port state and the symmetry index per group, and histograms\n"
 "(_bucket/_sum/_count) of queue depth (mplane_queue_bytes), step time\n"
 "(mplane_step_seconds) and delivery gaps (mplane_delivery_gap_seconds).\n"
+"Congestion control: per plane, CNPs received (mplane_plane_cnp_received_\n"
+"total) and the rate cuts rate_update events told (mplane_plane_rate_cut_\n"
+"events_total), and with --ethtool mp0's own counts of CNPs sent and cuts\n"
+"(mplane_plane_cnp_sent_total, mplane_plane_rate_cuts_total); per QP\n"
+"{node,dev,qpn}, its latest rate (mplane_qp_rate_bits_per_second), cuts,\n"
+"updates and the last cause, for the 1024 QPs updated last\n"
+"(mplane_qps_evicted_total counts those let go).\n"
 "\n"
 "Only this host can scrape by default (127.0.0.1); give --listen\n"
 "0.0.0.0:9464 or [::]:9464 to serve every interface.\n"
@@ -69,6 +76,9 @@ static void help(void)
 "  -f, --fabric NAME         live: only this fabric's switch rings\n"
 "  -p, --poll-hz N           live: poll netdev counters N times a second\n"
 "                            (default 0: none)\n"
+"  -e, --ethtool             live: poll ethtool -S too, for mplane devices'\n"
+"                            per-plane CNPs sent and rate cuts (at --poll-hz,\n"
+"                            10 if not given)\n"
 "  -t, --threshold X         symmetry flag above max/mean X (default 1.25)\n"
 "  -h, --help                show this help\n"
 "\n"
@@ -94,6 +104,7 @@ static const struct option opts[] = {
 	{ "from",	required_argument,	NULL, 'F' },
 	{ "fabric",	required_argument,	NULL, 'f' },
 	{ "poll-hz",	required_argument,	NULL, 'p' },
+	{ "ethtool",	no_argument,		NULL, 'e' },
 	{ "threshold",	required_argument,	NULL, 't' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{}
@@ -191,6 +202,138 @@ static void marks(FILE *f, const struct mp_tm *tm)
 		entity_labels(f, e, false);
 		fprintf(f, " %" PRIu64 "\n", e->cnp.last + e->cnp_events);
 	}
+}
+
+/* The labels of a plane by parts: {node,dev,plane}. */
+static void plane_labels(FILE *f, const char *node, const char *dev,
+			 unsigned int plane)
+{
+	char p[8];
+
+	snprintf(p, sizeof(p), "%u", plane);
+	fputc('{', f);
+	label(f, "node", node, true);
+	label(f, "dev", dev, false);
+	label(f, "plane", p, false);
+	fputc('}', f);
+}
+
+/*
+ * Congestion control per plane.  CNPs received: the sampler's count of
+ * each plane (PLANE_SAMPLE).  Cuts: the RATE_UPDATE cuts the events
+ * told, since the feed (or capture) began.  CNPs sent and mp0's own
+ * count of cuts: its ethtool -S planeN_cnp_sent and planeN_rate_cuts,
+ * which only the ethtool poller reads (--ethtool): no event carries them.
+ */
+static void cc_planes(FILE *f, const struct mp_tm *tm)
+{
+	static const char *const stats[] = { "cnp_sent", "rate_cuts", NULL };
+	static const char *const names[] = {
+		"mplane_plane_cnp_sent_total", "mplane_plane_rate_cuts_total",
+	};
+	static const char *const helps[] = {
+		"CNPs an mplane device sent for CE received on a plane (its ethtool -S planeN_cnp_sent; export --ethtool).",
+		"QP rates an mplane device cut for CNPs received on a plane (its ethtool -S planeN_rate_cuts; export --ethtool).",
+	};
+	char dev[80], node[64];
+	const struct mp_tm_entity *e;
+	unsigned int i, k, plane;
+	const char *stat;
+
+	family(f, "mplane_plane_cnp_received_total", "counter",
+	       "CNPs received on a plane of an mplane device (mplane.ko's sampler).");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (e->kind != MP_TM_PLANE || !e->cnp.seen)
+			continue;
+		fprintf(f, "mplane_plane_cnp_received_total");
+		entity_labels(f, e, true);
+		fprintf(f, " %" PRIu64 "\n", e->cnp.last);
+	}
+	family(f, "mplane_plane_rate_cut_events_total", "counter",
+	       "Rate cuts of QPs by CNPs received on a plane, as rate_update events told them since the feed began.");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (e->kind != MP_TM_PLANE || !e->rate_cuts)
+			continue;
+		fprintf(f, "mplane_plane_rate_cut_events_total");
+		entity_labels(f, e, true);
+		fprintf(f, " %" PRIu64 "\n", e->rate_cuts);
+	}
+	for (k = 0; k < 2; k++) {
+		family(f, names[k], "counter", helps[k]);
+		for (i = 0; i < tm->nents; i++) {
+			e = &tm->ents[i];
+			if (!mp_tm_plane_stat(tm, e, stats, dev, sizeof(dev),
+					      &plane, &stat, node,
+					      sizeof(node)) ||
+			    strcmp(stat, stats[k]) || !e->tx_bytes.seen)
+				continue;
+			fprintf(f, "%s", names[k]);
+			plane_labels(f, node, dev, plane);
+			fprintf(f, " %" PRIu64 "\n", e->tx_bytes.last);
+		}
+	}
+}
+
+/* The labels of a QP: {node,dev,qpn}, as a plane's with its qpn. */
+static void qp_labels(FILE *f, const struct mp_tm_qp *q)
+{
+	char qpn[12];
+
+	snprintf(qpn, sizeof(qpn), "%u", q->qpn);
+	fputc('{', f);
+	label(f, "node", q->node, true);
+	label(f, "dev", q->dev, false);
+	label(f, "qpn", qpn, false);
+	fputc('}', f);
+}
+
+/* Each QP's latest rate and its cuts, from RATE_UPDATE events: the
+ * model's table of the QPs updated last, and what it let go. */
+static void cc_qps(FILE *f, const struct mp_tm *tm)
+{
+	const struct mp_tm_qp *q;
+	unsigned int i;
+
+	family(f, "mplane_qp_rate_bits_per_second", "gauge",
+	       "A QP's DCQCN rate after its latest rate_update event.");
+	for (i = 0; i < tm->nqps; i++) {
+		q = &tm->qps[i];
+		fprintf(f, "mplane_qp_rate_bits_per_second");
+		qp_labels(f, q);
+		fprintf(f, " %" PRIu64 "\n", q->rate_kbps * 1000);
+	}
+	family(f, "mplane_qp_rate_cuts_total", "counter",
+	       "Rate cuts of a QP by CNPs, as rate_update events told them since the model began to hold it.");
+	for (i = 0; i < tm->nqps; i++) {
+		q = &tm->qps[i];
+		fprintf(f, "mplane_qp_rate_cuts_total");
+		qp_labels(f, q);
+		fprintf(f, " %" PRIu64 "\n", q->cuts);
+	}
+	family(f, "mplane_qp_rate_updates_total", "counter",
+	       "rate_update events of a QP since the model began to hold it.");
+	for (i = 0; i < tm->nqps; i++) {
+		q = &tm->qps[i];
+		fprintf(f, "mplane_qp_rate_updates_total");
+		qp_labels(f, q);
+		fprintf(f, " %" PRIu64 "\n", q->updates);
+	}
+	family(f, "mplane_qp_rate_cause", "gauge",
+	       "Cause of a QP's latest rate update: 0 cut by a CNP, 1 fast recovery, 2 additive increase, 3 hyper increase.");
+	for (i = 0; i < tm->nqps; i++) {
+		q = &tm->qps[i];
+		fprintf(f, "mplane_qp_rate_cause");
+		qp_labels(f, q);
+		fprintf(f, " %" PRIu64 "\n", q->cause);
+	}
+	family(f, "mplane_qps", "gauge",
+	       "QPs whose rate the exporter holds (at most its table's size).");
+	fprintf(f, "mplane_qps %u\n", tm->nqps);
+	family(f, "mplane_qps_evicted_total", "counter",
+	       "QPs the full table let go, the least recently updated, for newer ones.");
+	fprintf(f, "mplane_qps_evicted_total %" PRIu64 "\n", tm->qps_evicted);
 }
 
 static void gauges(FILE *f, const struct mp_tm *tm)
@@ -353,7 +496,9 @@ static void render(FILE *f, struct exporter *x)
 	tx_bytes(f, tm, MP_TM_PLANE);
 	tx_bytes(f, tm, MP_TM_PORT);
 	marks(f, tm);
+	cc_planes(f, tm);
 	gauges(f, tm);
+	cc_qps(f, tm);
 	symmetry(f, tm, x->from_file);
 	events(f, tm);
 	histogram(f, "mplane_queue_bytes",
@@ -514,11 +659,12 @@ struct export_args {
 
 static int parse(int argc, char **argv, struct export_args *a)
 {
+	bool poll_given = false;
 	uint64_t v;
 	char *end;
 	int c;
 
-	while ((c = mp_getopt(argc, argv, ":l:F:f:p:t:h", opts)) != -1) {
+	while ((c = mp_getopt(argc, argv, ":l:F:f:p:et:h", opts)) != -1) {
 		switch (c) {
 		case 'l':
 			a->listen = optarg;
@@ -533,6 +679,10 @@ static int parse(int argc, char **argv, struct export_args *a)
 			if (mp_arg_u64("--poll-hz", optarg, 0, MP_FEED_POLL_HZ_MAX, &v))
 				return MP_EXIT_USAGE;
 			a->feed.poll_hz = v;
+			poll_given = true;
+			break;
+		case 'e':
+			a->feed.poll_ethtool = true;
 			break;
 		case 't':
 			a->tm.sym_threshold = strtod(optarg, &end);
@@ -550,6 +700,10 @@ static int parse(int argc, char **argv, struct export_args *a)
 	}
 	if (optind < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	if (a->feed.poll_ethtool && !poll_given)
+		a->feed.poll_hz = 10;
+	if (a->feed.poll_ethtool && !a->feed.poll_hz)
+		return mp_usage_err("--ethtool polls: give a --poll-hz above 0");
 	return MP_EXIT_OK;
 }
 

@@ -25,11 +25,15 @@
 #include "telemetry.h"
 #include "telemetry_views.h"
 
+/* QP rows shown without --all: the slowest, as they are the throttled. */
+#define TOP_QPS_SHOWN	16
+
 struct top {
 	struct mp_tm tm;
 	pthread_mutex_t lock;	/* the pollers' thread feeds the model too */
-	bool all;		/* idle ports too */
+	bool all;		/* idle ports too, and every QP */
 	bool tty;
+	bool from_file;		/* a capture's final state: ages from its end */
 };
 
 static int to_model(void *data, unsigned int kind, unsigned int source,
@@ -109,6 +113,81 @@ static void slow_names(const struct mp_tm *tm, unsigned int g,
 	}
 }
 
+/* The QPs in the order shown: slowest first, then by name. */
+static const struct mp_tm *qp_sort_tm;
+
+static int qp_cmp(const void *a, const void *b)
+{
+	const struct mp_tm_qp *x = &qp_sort_tm->qps[*(const unsigned int *)a];
+	const struct mp_tm_qp *y = &qp_sort_tm->qps[*(const unsigned int *)b];
+
+	if (x->rate_kbps != y->rate_kbps)
+		return x->rate_kbps < y->rate_kbps ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The indexes of the QPs to show, in order: how many; NULL on no memory. */
+static unsigned int *qp_order(const struct top *t, unsigned int *n)
+{
+	unsigned int *idx = malloc((t->tm.nqps ? t->tm.nqps : 1) *
+				   sizeof(*idx)), i;
+
+	*n = 0;
+	if (!idx)
+		return NULL;
+	for (i = 0; i < t->tm.nqps; i++)
+		idx[i] = i;
+	qp_sort_tm = &t->tm;
+	qsort(idx, t->tm.nqps, sizeof(*idx), qp_cmp);
+	*n = t->all || t->tm.nqps < TOP_QPS_SHOWN ? t->tm.nqps : TOP_QPS_SHOWN;
+	return idx;
+}
+
+/* Seconds since @q's last update: to now, or to a capture's end. */
+static double qp_age_s(const struct top *t, const struct mp_tm_qp *q)
+{
+	uint64_t now = t->from_file ? t->tm.last_ts : mp_mono_ns();
+
+	return now > q->last_ts ? (now - q->last_ts) / 1e9 : 0;
+}
+
+static const char *cause_text(uint64_t cause)
+{
+	const char *c = mp_rate_cause_name(cause);
+
+	return c ? c : "?";
+}
+
+static void qps_text(const struct top *t)
+{
+	const struct mp_tm *tm = &t->tm;
+	char rate[32], old[32];
+	const struct mp_tm_qp *q;
+	unsigned int *idx, n, i;
+
+	if (!tm->nqps && !tm->qps_evicted)
+		return;
+	idx = qp_order(t, &n);
+	if (!idx)
+		return;
+	printf("\n%-26s %12s %12s %-14s %7s %8s %8s\n", "QP", "RATE", "OLD",
+	       "CAUSE", "CUTS", "UPDATES", "AGE");
+	for (i = 0; i < n; i++) {
+		q = &tm->qps[idx[i]];
+		printf("%-26s %12s %12s %-14s %7llu %8llu %7.3fs\n", q->name,
+		       tv_bps(q->rate_kbps * 1000.0, rate, sizeof(rate)),
+		       tv_bps(q->old_kbps * 1000.0, old, sizeof(old)),
+		       cause_text(q->cause), (unsigned long long)q->cuts,
+		       (unsigned long long)q->updates, qp_age_s(t, q));
+	}
+	if (n < tm->nqps)
+		printf("... %u more QPs (--all lists them)\n", tm->nqps - n);
+	if (tm->qps_evicted)
+		printf("%llu QPs left the table of %u (the least recently updated)\n",
+		       (unsigned long long)tm->qps_evicted, tm->o.qps_max);
+	free(idx);
+}
+
 static void show_text(const struct top *t, double interval_s)
 {
 	const struct mp_tm *tm = &t->tm;
@@ -118,9 +197,14 @@ static void show_text(const struct top *t, double interval_s)
 
 	if (t->tty)
 		fputs("\033[H\033[2J", stdout);
-	printf("mplane telemetry: %u sources, %llu events; refresh every %.1f s, rates over the last %.1f s\n\n",
-	       tm->nsources, (unsigned long long)tm->events, interval_s,
-	       tm->o.window_ns / 1e9);
+	if (t->from_file)
+		printf("mplane telemetry: %u sources, %llu events; a capture's end, rates over its last %.1f s\n\n",
+		       tm->nsources, (unsigned long long)tm->events,
+		       tm->o.window_ns / 1e9);
+	else
+		printf("mplane telemetry: %u sources, %llu events; refresh every %.1f s, rates over the last %.1f s\n\n",
+		       tm->nsources, (unsigned long long)tm->events,
+		       interval_s, tm->o.window_ns / 1e9);
 	printf("%-26s %-10s %12s %10s %10s %10s %9s %9s\n", "PLANE/PORT",
 	       "STATE", "BANDWIDTH", "Q P50", "Q P99", "Q MAX", "ECN/S",
 	       "CNP/S");
@@ -138,6 +222,7 @@ static void show_text(const struct top *t, double interval_s)
 		       sym.members, sym.max_mean, sym.cv,
 		       sym.flagged ? "ASYMMETRIC " : "", slow);
 	}
+	qps_text(t);
 	fflush(stdout);
 }
 
@@ -181,6 +266,44 @@ static struct json_object *group_json(const struct mp_tm *tm, unsigned int g)
 	return o;
 }
 
+static struct json_object *qp_json(const struct top *t,
+				   const struct mp_tm_qp *q)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(q->name));
+	json_object_object_add(o, "node", json_object_new_string(q->node));
+	json_object_object_add(o, "dev", json_object_new_string(q->dev));
+	json_object_object_add(o, "qpn", json_object_new_uint64(q->qpn));
+	json_object_object_add(o, "rate_kbps",
+			       json_object_new_uint64(q->rate_kbps));
+	json_object_object_add(o, "old_kbps",
+			       json_object_new_uint64(q->old_kbps));
+	json_object_object_add(o, "cause",
+			       json_object_new_string(cause_text(q->cause)));
+	json_object_object_add(o, "cuts", json_object_new_uint64(q->cuts));
+	json_object_object_add(o, "updates",
+			       json_object_new_uint64(q->updates));
+	json_object_object_add(o, "cut_plane",
+			       q->cut_plane == MPLANE_EVENT_NO_PLANE ? NULL :
+			       json_object_new_int(q->cut_plane));
+	json_object_object_add(o, "age_s",
+			       json_object_new_double(qp_age_s(t, q)));
+	return o;
+}
+
+static struct json_object *qps_json(const struct top *t)
+{
+	struct json_object *a = json_object_new_array();
+	unsigned int *idx, n, i;
+
+	idx = qp_order(t, &n);
+	for (i = 0; idx && i < n; i++)
+		json_object_array_add(a, qp_json(t, &t->tm.qps[idx[i]]));
+	free(idx);
+	return a;
+}
+
 /* One JSON object per refresh, on one line: a stream for scripts. */
 static void show_json(const struct top *t)
 {
@@ -200,6 +323,10 @@ static void show_json(const struct top *t)
 	json_object_object_add(o, "events", json_object_new_uint64(tm->events));
 	json_object_object_add(o, "entities", ents);
 	json_object_object_add(o, "symmetry", groups);
+	json_object_object_add(o, "qps", qps_json(t));
+	json_object_object_add(o, "qps_total", json_object_new_uint64(tm->nqps));
+	json_object_object_add(o, "qps_evicted",
+			       json_object_new_uint64(tm->qps_evicted));
 	mp_json_print(o);
 	fflush(stdout);
 }
@@ -220,6 +347,13 @@ static void top_help(void)
 "max/mean passes --threshold is marked ASYMMETRIC, and its slow members\n"
 "(the mean is more than --threshold times theirs) are named.\n"
 "\n"
+"Below that, each QP that mplane.ko's congestion control (DCQCN) changed\n"
+"the rate of, from its RATE_UPDATE events: the rate now and before the\n"
+"last update, that update's cause (cut by a CNP, fast recovery, additive\n"
+"or hyper increase), the cuts and updates seen, and the time since the\n"
+"last one; slowest first, the first 16 unless --all.  The table keeps\n"
+"the 1024 QPs updated last and counts those it let go.\n"
+"\n"
 "The numbers come from the samplers: start them first ('mplanectl link\n"
 "set mp0 sample-interval 1000', 'mplanectl telemetry attach',\n"
 "'mplanectl telemetry sample --fabric P --interval 1ms').  top reads the\n"
@@ -231,14 +365,18 @@ static void top_help(void)
 "  -f, --fabric PREFIX   of the fabrics' rings only those of PREFIX\n"
 "      --poll-hz N       poll link counters at N Hz (default 0: off)\n"
 "      --threshold X     max/mean that marks a group (default 1.25)\n"
-"  -a, --all             list idle ports too (a slow one always shows)\n"
+"  -a, --all             list idle ports too (a slow one always shows),\n"
+"                        and every QP\n"
+"  -F, --from FILE       show a capture's final state once (ages are to\n"
+"                        its last event)\n"
 "  -h, --help            show this help\n"
 "\n"
 "With -j, one JSON object per refresh, one per line.\n"
 "\n"
 "Examples:\n"
 "  mplanectl telemetry top\n"
-"  mplanectl -j telemetry top --count 5 --fabric mpf\n");
+"  mplanectl -j telemetry top --count 5 --fabric mpf\n"
+"  mplanectl telemetry top --from run.mpcp --all\n");
 }
 
 static const struct option top_opts[] = {
@@ -248,11 +386,13 @@ static const struct option top_opts[] = {
 	{ "poll-hz",	required_argument,	NULL, 'H' },
 	{ "threshold",	required_argument,	NULL, 'T' },
 	{ "all",	no_argument,		NULL, 'a' },
+	{ "from",	required_argument,	NULL, 'F' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{}
 };
 
 struct top_args {
+	const char *from;
 	uint64_t interval_ns;
 	uint64_t count;
 	struct mp_feed_opts feed;
@@ -276,7 +416,7 @@ static int parse_opts(int argc, char **argv, struct top_args *a, bool *all)
 	uint64_t v;
 	int c;
 
-	while ((c = mp_getopt(argc, argv, ":i:c:f:ah", top_opts)) != -1) {
+	while ((c = mp_getopt(argc, argv, ":i:c:f:F:ah", top_opts)) != -1) {
 		switch (c) {
 		case 'i':
 			if (mp_arg_seconds("--interval", optarg, &a->interval_ns))
@@ -304,6 +444,9 @@ static int parse_opts(int argc, char **argv, struct top_args *a, bool *all)
 			break;
 		case 'a':
 			*all = true;
+			break;
+		case 'F':
+			a->from = optarg;
 			break;
 		case 'h':
 			top_help();
@@ -362,6 +505,21 @@ int telemetry_top_main(int argc, char **argv)
 	if (mp_tm_init(&t.tm, &a.tm)) {
 		mp_err("out of memory");
 		return MP_EXIT_ERR;
+	}
+	if (a.from) {
+		struct mplane_capture_hdr hdr;
+
+		t.from_file = true;
+		t.tty = false;
+		err = tv_load(a.from, &t.tm, &hdr);
+		if (!err) {
+			if (mp_json)
+				show_json(&t);
+			else
+				show_text(&t, 0);
+		}
+		mp_tm_free(&t.tm);
+		return err;
 	}
 	mp_run_stop_on_signals();
 	err = mp_feed_open(&feed, &a.feed, to_model, &t);
