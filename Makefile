@@ -122,7 +122,7 @@ bench: deps-test
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
 		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh; \
 		 bash $(ROOT)/bench/telemetry.sh; bash $(ROOT)/bench/sampler_kmod.sh; \
-		 bash $(ROOT)/bench/collective.sh'
+		 bash $(ROOT)/bench/collective.sh; bash $(ROOT)/bench/cc.sh'
 
 # The workload half alone: the collective engine natively, then on 8
 # hosts x 2 planes with mp0 in the VM (bench/collective.sh).
