@@ -195,6 +195,7 @@ jain() {
 
 test_incast_cc_off() {
 	local n p50 p99 max below j kbit sent
+	only_on_612
 	fabric_build
 	cc_all off
 	incast 4
@@ -213,6 +214,7 @@ test_incast_cc_off() {
 
 test_incast_cc_on() {
 	local n p50 p99 max below j kbit d0
+	only_on_612
 	[ -f "/run/mplane/fabric/$FAB.json" ] || fabric_build
 	cc_all dcqcn
 	d0=$(drops)
@@ -237,6 +239,16 @@ test_incast_cc_on() {
 	# The link stays busy: at least 70% of 4 Mbit/s of frames over the
 	# 7 s, the start included.
 	assert_ge "dcqcn: kbit/s into h0" "$kbit" $((RATE_KBIT * 7 / 10))
+}
+
+# make check runs this on 6.12 alone: its guest has minutes to spare
+# where the others' are make check's longest, and each run here costs
+# 32-40 s under TCG.  MPLANE_TEST_SHARE=all runs it on any kernel, as
+# Documentation/cc.md's figures were taken on 6.1, 6.12 and 7.3.
+only_on_612() {
+	[ "${MPLANE_TEST_SHARE:-}" = all ] && return 0
+	[ "${MPLANE_KERNEL:-}" = 6.12 ] ||
+		skip "make check runs it on 6.12 (MPLANE_TEST_SHARE=all: any kernel)"
 }
 
 mplane_load
