@@ -17,7 +17,7 @@
 # a boot of the debug kernel costs 75 s.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; then
-	parts=("netlink lifecycle sampler telemetry device datapath failover")
+	parts=("netlink lifecycle sampler telemetry device datapath failover cc")
 else
 	parts=("$(cd "$here" && ls ./*.sh | sed 's|^\./||; s|\.sh$||' | grep -vx all | xargs)")
 fi
