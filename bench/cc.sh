@@ -225,8 +225,12 @@ test_pps() {
 	done
 }
 
+# MPLANE_BENCH_CC_PARTS="pps" (say) runs only those of incast, victim
+# and pps.
+parts=()
+for t in ${MPLANE_BENCH_CC_PARTS:-incast victim pps}; do parts+=("test_$t"); done
 mplane_load
-ktap_run test_incast test_victim test_pps
+ktap_run "${parts[@]}"
 mkdir -p "$(dirname "$OUT")"
 jq -s . "$TMPD/results.jsonl" >"$OUT" 2>/dev/null || echo '[]' >"$OUT"
 # The summary: median and worst per bench and cc.
