@@ -14,6 +14,8 @@ source "$(dirname "$0")/../lib/lib.sh"
 MPLANECTL=$MPLANE_BUILD/mplanectl
 # Debian's python, which has the parser (not a user's pyenv or venv).
 PY=/usr/bin/python3
+# selftests/lib/mpcapture.py: the capture header and framing.
+LIBDIR=$(cd "$(dirname "$0")/../lib" && pwd)
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-tviews.XXXXXX")
 CAP=$TMPD/run.mpcp
 trap 'rm -rf "$TMPD"' EXIT
@@ -29,15 +31,13 @@ trap 'rm -rf "$TMPD"' EXIT
 #  - a step mark of pid 42 every 10 ms;
 #  - a frame kind and an event type from the future, to be skipped.
 gen_capture() {
-	"$PY" - "$1" <<'PYEOF'
+	"$PY" - "$1" "$LIBDIR" <<'PYEOF'
 import struct, sys
-out = open(sys.argv[1], 'wb')
 T0, US, MS = 1_000_000_000, 1000, 1_000_000
-out.write(struct.pack('<IHHQQ64s', 0x5043504d, 1, 88, T0,
-                      1_700_000_000_000_000_000, b'genhost'))
-def frame(kind, src, payload):
-    out.write(struct.pack('<IHH', len(payload), kind, src))
-    out.write(payload + b'\0' * (-len(payload) % 8))
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from mpcapture import open_capture
+out, frame = open_capture(sys.argv[1], T0)
 EVENT, SOURCE, IFNAME, STATS = 1, 2, 3, 5
 NOPL = 0xffff
 count = {}
@@ -83,15 +83,13 @@ PYEOF
 # bytes a sample, tv-h1's planes 1000 and 500, tv-h2's 2000 and 2000.
 # At 50 ms tv-h1's plane1 goes down.
 gen_netns_capture() {
-	"$PY" - "$1" <<'PYEOF'
+	"$PY" - "$1" "$LIBDIR" <<'PYEOF'
 import struct, sys
-out = open(sys.argv[1], 'wb')
 T0, MS = 1_000_000_000, 1_000_000
-out.write(struct.pack('<IHHQQ64s', 0x5043504d, 1, 88, T0,
-                      1_700_000_000_000_000_000, b'genhost'))
-def frame(kind, src, payload):
-    out.write(struct.pack('<IHH', len(payload), kind, src))
-    out.write(payload + b'\0' * (-len(payload) % 8))
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from mpcapture import open_capture
+out, frame = open_capture(sys.argv[1], T0)
 EVENT, SOURCE, IFNAME, STATS, NETNS = 1, 2, 3, 5, 6
 PLANE_STATE, PLANE_SAMPLE = 7, 12
 def ev(typ, netns, ifindex, plane, ts, v):
@@ -127,15 +125,13 @@ PYEOF
 #  - the poller's mp0/ethtool/plane1_cnp_sent 4 and _rate_cuts 2, and
 #    plane1_tx_bytes, which is no CC counter.
 gen_cc_capture() {
-	"$PY" - "$1" <<'PYEOF'
+	"$PY" - "$1" "$LIBDIR" <<'PYEOF'
 import struct, sys
-out = open(sys.argv[1], 'wb')
 T0, MS = 1_000_000_000, 1_000_000
-out.write(struct.pack('<IHHQQ64s', 0x5043504d, 1, 88, T0,
-                      1_700_000_000_000_000_000, b'genhost'))
-def frame(kind, src, payload):
-    out.write(struct.pack('<IHH', len(payload), kind, src))
-    out.write(payload + b'\0' * (-len(payload) % 8))
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from mpcapture import open_capture
+out, frame = open_capture(sys.argv[1], T0)
 EVENT, SOURCE, IFNAME, COUNTER_NAME, NETNS = 1, 2, 3, 4, 6
 RATE_UPDATE, PLANE_SAMPLE, COUNTER = 10, 12, 14
 CUT, FAST, ADD = 0, 1, 2
