@@ -289,44 +289,45 @@ static void qp_labels(FILE *f, const struct mp_tm_qp *q)
 	fputc('}', f);
 }
 
+static uint64_t qp_rate_bps(const struct mp_tm_qp *q) { return q->rate_kbps * 1000; }
+static uint64_t qp_cuts(const struct mp_tm_qp *q) { return q->cuts; }
+static uint64_t qp_updates(const struct mp_tm_qp *q) { return q->updates; }
+static uint64_t qp_cause(const struct mp_tm_qp *q) { return q->cause; }
+
+/* The per-QP families, one value of each QP. */
+static const struct qp_family {
+	const char *name, *type, *help;
+	uint64_t (*value)(const struct mp_tm_qp *q);
+} qp_families[] = {
+	{ "mplane_qp_rate_bits_per_second", "gauge",
+	  "A QP's DCQCN rate after its latest rate_update event.", qp_rate_bps },
+	{ "mplane_qp_rate_cuts_total", "counter",
+	  "Rate cuts of a QP by CNPs, as rate_update events told them since the model began to hold it.",
+	  qp_cuts },
+	{ "mplane_qp_rate_updates_total", "counter",
+	  "rate_update events of a QP since the model began to hold it.", qp_updates },
+	{ "mplane_qp_rate_cause", "gauge",
+	  "Cause of a QP's latest rate update: 0 cut by a CNP, 1 fast recovery, 2 additive increase, 3 hyper increase.",
+	  qp_cause },
+};
+
 /* Each QP's latest rate and its cuts, from RATE_UPDATE events: the
  * model's table of the QPs updated last, and what it let go. */
 static void cc_qps(FILE *f, const struct mp_tm *tm)
 {
+	const size_t nfam = sizeof(qp_families) / sizeof(qp_families[0]);
+	const struct qp_family *fam;
 	const struct mp_tm_qp *q;
 	unsigned int i;
 
-	family(f, "mplane_qp_rate_bits_per_second", "gauge",
-	       "A QP's DCQCN rate after its latest rate_update event.");
-	for (i = 0; i < tm->nqps; i++) {
-		q = &tm->qps[i];
-		fprintf(f, "mplane_qp_rate_bits_per_second");
-		qp_labels(f, q);
-		fprintf(f, " %" PRIu64 "\n", q->rate_kbps * 1000);
-	}
-	family(f, "mplane_qp_rate_cuts_total", "counter",
-	       "Rate cuts of a QP by CNPs, as rate_update events told them since the model began to hold it.");
-	for (i = 0; i < tm->nqps; i++) {
-		q = &tm->qps[i];
-		fprintf(f, "mplane_qp_rate_cuts_total");
-		qp_labels(f, q);
-		fprintf(f, " %" PRIu64 "\n", q->cuts);
-	}
-	family(f, "mplane_qp_rate_updates_total", "counter",
-	       "rate_update events of a QP since the model began to hold it.");
-	for (i = 0; i < tm->nqps; i++) {
-		q = &tm->qps[i];
-		fprintf(f, "mplane_qp_rate_updates_total");
-		qp_labels(f, q);
-		fprintf(f, " %" PRIu64 "\n", q->updates);
-	}
-	family(f, "mplane_qp_rate_cause", "gauge",
-	       "Cause of a QP's latest rate update: 0 cut by a CNP, 1 fast recovery, 2 additive increase, 3 hyper increase.");
-	for (i = 0; i < tm->nqps; i++) {
-		q = &tm->qps[i];
-		fprintf(f, "mplane_qp_rate_cause");
-		qp_labels(f, q);
-		fprintf(f, " %" PRIu64 "\n", q->cause);
+	for (fam = qp_families; fam < qp_families + nfam; fam++) {
+		family(f, fam->name, fam->type, fam->help);
+		for (i = 0; i < tm->nqps; i++) {
+			q = &tm->qps[i];
+			fprintf(f, "%s", fam->name);
+			qp_labels(f, q);
+			fprintf(f, " %" PRIu64 "\n", fam->value(q));
+		}
 	}
 	family(f, "mplane_qps", "gauge",
 	       "QPs whose rate the exporter holds (at most its table's size).");
