@@ -295,11 +295,11 @@ void mplane_cc_xmit(struct mplane_dev *mp, struct sk_buff *skb, u64 now)
 	u32 old, changed;
 	u64 at;
 
-	if (!mplane_cc_params_get(mp, &p))
+	/* Most traffic is not RoCEv2: it leaves before the settings' copy. */
+	if (!mplane_roce_of(mp, skb, &r) || r.opcode == MPLANE_BTH_OPCODE_CNP)
 		return;
 	t = rcu_dereference_bh(mp->qps);
-	if (!t || !mplane_roce_of(mp, skb, &r) ||
-	    r.opcode == MPLANE_BTH_OPCODE_CNP)
+	if (!t || !mplane_cc_params_get(mp, &p))
 		return;
 	qp = mplane_qp_get(mp, t, &set, &r.addrs.daddr, r.dqpn, MPLANE_QP_RP,
 			   true, now);
