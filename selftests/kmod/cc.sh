@@ -40,6 +40,9 @@ cc_json() { snap "$1"; cc_of "$2"; }
 
 # pstat_sum NS COUNTER: a per-plane counter of NS's mp0, both planes.
 pstat_sum() { echo $(($(mp_pstat "$1" 0 "$2") + $(mp_pstat "$1" 1 "$2"))); }
+# pstat_sum_ge NS COUNTER N: for busywait, which runs it again and again
+# (a $(...) in its arguments would be read once).
+pstat_sum_ge() { [ "$(pstat_sum "$1" "$2")" -ge "$3" ]; }
 
 # roce NS DST QPN COUNT RATE [ARGS]: RoCEv2-shaped packets to QP QPN.
 roce() {
@@ -75,34 +78,26 @@ test_settings_ranges() {
 	assert_eq "default qp-max" "$(cc_of qp_max)" 1024
 	expect_fail_msg "algo" "bad cc '7': want off\|dcqcn" \
 		"$MPLANECTL" -n "$ha" link set mp0 cc 7
-	expect_fail_msg "cnp interval" "IFLA_MPLANE_CC_CNP_INTERVAL_US.*0\.\.1000000 us" \
-		"$MPLANECTL" -n "$ha" link set mp0 cnp-interval 1000001
-	expect_fail_msg "rate-max hole" "IFLA_MPLANE_CC_RATE_MAX_KBPS.*0 \(line rate\) or 10\.\." \
-		"$MPLANECTL" -n "$ha" link set mp0 rate-max 9
-	expect_fail_msg "rate-min" "IFLA_MPLANE_CC_RATE_MIN_KBPS.*10\.\.400000000 kbit/s" \
-		"$MPLANECTL" -n "$ha" link set mp0 rate-min 5
-	expect_fail_msg "rate-ai" "IFLA_MPLANE_CC_RATE_AI_KBPS" \
-		"$MPLANECTL" -n "$ha" link set mp0 rate-ai 400000001
-	expect_fail_msg "rate-hai" "IFLA_MPLANE_CC_RATE_HAI_KBPS" \
-		"$MPLANECTL" -n "$ha" link set mp0 rate-hai 0
-	expect_fail_msg "time-reset" "IFLA_MPLANE_CC_TIME_RESET_US.*1\.\.10000000 us" \
-		"$MPLANECTL" -n "$ha" link set mp0 time-reset 0
-	expect_fail_msg "byte-reset" "IFLA_MPLANE_CC_BYTE_RESET.*64\.\.1073741824 bytes" \
-		"$MPLANECTL" -n "$ha" link set mp0 byte-reset 63
-	expect_fail_msg "threshold" "IFLA_MPLANE_CC_THRESHOLD.*1\.\.31" \
-		"$MPLANECTL" -n "$ha" link set mp0 threshold 32
-	expect_fail_msg "alpha-g" "IFLA_MPLANE_CC_ALPHA_G.*0\.\.1023" \
-		"$MPLANECTL" -n "$ha" link set mp0 alpha-g 1024
-	expect_fail_msg "alpha-period" "IFLA_MPLANE_CC_ALPHA_PERIOD_US.*1\.\.131071" \
-		"$MPLANECTL" -n "$ha" link set mp0 alpha-period 0
-	expect_fail_msg "alpha-initial" "IFLA_MPLANE_CC_ALPHA_INITIAL.*1\.\.1023" \
-		"$MPLANECTL" -n "$ha" link set mp0 alpha-initial 0
-	expect_fail_msg "reduce-period" "IFLA_MPLANE_CC_REDUCE_PERIOD_US.*0\.\.10000000 us" \
-		"$MPLANECTL" -n "$ha" link set mp0 reduce-period 10000001
-	expect_fail_msg "min-dec-fac" "IFLA_MPLANE_CC_MIN_DEC_FAC.*0\.\.100 %" \
-		"$MPLANECTL" -n "$ha" link set mp0 min-dec-fac 101
-	expect_fail_msg "qp-max" "IFLA_MPLANE_CC_QP_MAX.*16\.\.65536" \
-		"$MPLANECTL" -n "$ha" link set mp0 qp-max 15
+	# Each setting just out of its range, and the extack text it gets.
+	while read -r key value re; do
+		expect_fail_msg "$key" "$re" "$MPLANECTL" -n "$ha" link set mp0 "$key" "$value" \
+			</dev/null
+	done <<-'EOF'
+	cnp-interval 1000001 IFLA_MPLANE_CC_CNP_INTERVAL_US.*0\.\.1000000 us
+	rate-max 9 IFLA_MPLANE_CC_RATE_MAX_KBPS.*0 \(line rate\) or 10\.\.
+	rate-min 5 IFLA_MPLANE_CC_RATE_MIN_KBPS.*10\.\.400000000 kbit/s
+	rate-ai 400000001 IFLA_MPLANE_CC_RATE_AI_KBPS
+	rate-hai 0 IFLA_MPLANE_CC_RATE_HAI_KBPS
+	time-reset 0 IFLA_MPLANE_CC_TIME_RESET_US.*1\.\.10000000 us
+	byte-reset 63 IFLA_MPLANE_CC_BYTE_RESET.*64\.\.1073741824 bytes
+	threshold 32 IFLA_MPLANE_CC_THRESHOLD.*1\.\.31
+	alpha-g 1024 IFLA_MPLANE_CC_ALPHA_G.*0\.\.1023
+	alpha-period 0 IFLA_MPLANE_CC_ALPHA_PERIOD_US.*1\.\.131071
+	alpha-initial 0 IFLA_MPLANE_CC_ALPHA_INITIAL.*1\.\.1023
+	reduce-period 10000001 IFLA_MPLANE_CC_REDUCE_PERIOD_US.*0\.\.10000000 us
+	min-dec-fac 101 IFLA_MPLANE_CC_MIN_DEC_FAC.*0\.\.100 %
+	qp-max 15 IFLA_MPLANE_CC_QP_MAX.*16\.\.65536
+	EOF
 	expect_fail_msg "min above max" "RATE_MIN_KBPS\) must not be above rate-max" \
 		"$MPLANECTL" -n "$ha" link set mp0 rate-max 1000 rate-min 2000
 	# A rejected change changes nothing, not even its good settings.
@@ -131,7 +126,7 @@ test_cnp_one_per_interval_per_qp() {
 	roce "$ha" $MP_B4 0x11 200 2000 --ecn ce &
 	roce "$ha" $MP_B4 0x12 200 2000 --ecn ce
 	wait %%
-	busywait 3000 test "$(pstat_sum "$hb" cnp_sent)" -ge 2 || true
+	busywait 3000 pstat_sum_ge "$hb" cnp_sent 2 || true
 	assert_eq "CNPs for two QPs in 0.1 s" "$(pstat_sum "$hb" cnp_sent)" 2
 	sleep 1.1
 	roce "$ha" $MP_B4 0x11 100 2000 --ecn ce
@@ -145,7 +140,7 @@ test_cnp_one_per_interval_per_qp() {
 	roce "$ha" $MP_B4 0x13 50 1000
 	assert_eq "none without CE" "$(pstat_sum "$hb" cnp_sent)" 54
 	# ha's mp0 took every CNP, on the planes they came in on.
-	busywait 3000 test "$(pstat_sum "$ha" cnp)" -ge 54 || true
+	busywait 3000 pstat_sum_ge "$ha" cnp 54 || true
 	assert_eq "CNPs received by ha" "$(pstat_sum "$ha" cnp)" 54
 	snap "$ha"
 	assert_eq "QP 0x11's CNPs" "$(qp_of 0x11 cnp_rx)" 2
@@ -174,7 +169,7 @@ test_rate_cut_then_recovery_in_order() {
 	roce "$ha" $MP_B4 0x22 450 100 &
 	sleep 0.3
 	cnp "$hb" $MP_A4 0x22 1
-	busywait 3000 test "$(pstat_sum "$ha" rate_cuts)" -ge 1 || fail "no rate cut"
+	busywait 3000 pstat_sum_ge "$ha" rate_cuts 1 || fail "no rate cut"
 	wait %%
 	echo 0 >$TRACING/events/mplane/rate_update/enable
 	trace=$(grep -o 'qpn=0x22 rate=[0-9]* old=[0-9]* cause=[0-9]' $TRACING/trace |
@@ -200,7 +195,7 @@ test_bad_input_counted() {
 	roce "$ha" $MP_B4 0x22 10 2000
 	roce "$ha" $MP_B4 0x23 10 2000
 	cnp "$hb" $MP_A4 0x22 1
-	busywait 3000 test "$(pstat_sum "$ha" rate_cuts)" -ge 1 || fail "no rate cut"
+	busywait 3000 pstat_sum_ge "$ha" rate_cuts 1 || fail "no rate cut"
 	cnp "$hb" $MP_A4 0x99 20
 	ip netns exec "$hb" python3 -c '
 import socket
@@ -208,7 +203,7 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(5):
     s.sendto(b"\x81\x00\xff", ("'$MP_A4'", 4791))'
 	cnp "$hb" $MP_A4 0x22 200
-	busywait 3000 test "$(pstat_sum "$ha" cnp)" -ge 221 || true
+	busywait 3000 pstat_sum_ge "$ha" cnp 221 || true
 	snap "$ha"
 	assert_eq "unknown QP" "$(cc_of cnp_unknown)" 20
 	assert_eq "short BTH" "$(cc_of bad_bth)" 5
@@ -241,7 +236,7 @@ test_edt_pacing_holds_rate() {
 	roce "$ha" $MP_B4 0x33 10 2000
 	stop_recv
 	cnp "$hb" $MP_A4 0x33 1
-	busywait 3000 test "$(pstat_sum "$ha" rate_cuts)" -ge 1 || fail "no rate cut"
+	busywait 3000 pstat_sum_ge "$ha" rate_cuts 1 || fail "no rate cut"
 	snap "$ha"
 	assert_eq "paced rate" "$(qp_of 0x33 rate_kbps)" 2001
 	for fq in on off; do
@@ -297,7 +292,7 @@ test_table_lifecycle_under_traffic() {
 	cc "$hb" cc dcqcn cnp-interval 0
 	recv_4791
 	roce "$ha" $MP_B4 0x44 20 500 --ecn ce
-	busywait 5000 test "$(pstat_sum "$ha" cnp)" -ge 20 || true
+	busywait 5000 pstat_sum_ge "$ha" cnp 20 || true
 	assert_eq "CNPs back" "$(pstat_sum "$ha" cnp)" 20
 	assert_ge "cuts" "$(pstat_sum "$ha" rate_cuts)" 1
 	cc "$ha" qp-max 32
