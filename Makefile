@@ -14,6 +14,7 @@ BUILD		:= $(ROOT)/.build
 Q		:= $(if $(V),,@)
 KERNELS		?= $(shell $(ROOT)/scripts/kernels.sh matrix)
 
+NPROC		:= $(shell nproc)
 CC		?= gcc
 PKG_CONFIG	?= pkg-config
 export MPLANE_BUILD := $(BUILD)
@@ -80,8 +81,11 @@ deps-test:
 deps-demo:
 	$(Q)$(ROOT)/scripts/deps.sh --quiet demo
 
+# The build runs one job per core (half of make check's build time on 2
+# cores); the kernel builds each take every core themselves, in turn.
 check: deps-test
-	$(Q)$(MAKE) --no-print-directory tools kmod unit
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) tools unit
+	$(Q)$(MAKE) --no-print-directory kmod
 	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)"
 
 unit-check: unit

@@ -37,7 +37,7 @@ find "$tree" -xtype l -delete
 # (kernels.sh exec), which sees this tree at the same path.
 build() {
 	local dir=$1 log=$1/build.log
-	if ! "$kernels" exec "$name" make -C "$kdir" M="$dir" W=1 modules >"$log" 2>&1; then
+	if ! "$kernels" exec "$name" make -j"$(nproc)" -C "$kdir" M="$dir" W=1 modules >"$log" 2>&1; then
 		cat "$log" >&2
 		echo "build-kmod: $release: build of ${dir#"$tree"/} failed" >&2
 		exit 1

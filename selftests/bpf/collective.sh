@@ -189,6 +189,8 @@ test_usage_errors() {
 	expect_usage "bad --hosts '9': fabric $FAB has 8 hosts" --op allreduce --hosts 9
 	expect_usage "bad --transport 'ib': want one of tcp, roce" --op allreduce --transport ib
 	expect_usage "-n/--iters and --duration exclude each other: a timed run's iterations are what fits" --op incast -n 5 --duration 1
+	expect_usage "bad --sndbuf '1K': want a size such as 4096, 64K or 1M, from 4096 to 1073741824 bytes" --op allreduce --transport roce --sndbuf 1K
+	expect_usage "--sndbuf is the roce transport's: TCP keeps its own queue below the socket short (TCP small queues)" --op allreduce --sndbuf 64K
 	no_ranks_left
 }
 

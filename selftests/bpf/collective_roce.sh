@@ -73,6 +73,14 @@ ops_on() {
 }
 
 test_ops_4_ranks() { ops_on 4; }
+
+# A send buffer of the kernel's least (4 KiB: one packet at a time): the
+# sends find it full all along, and every element still checks.
+test_small_sndbuf() {
+	need_fabric
+	job sndbuf --op allreduce --hosts 4 -b 64K -e 256K -f 4 -n 2 -w 1 --sndbuf 4K
+	check_job sndbuf
+}
 test_ops_8_ranks() { ops_on 8; }
 
 # 1% of what the leaf sends is lost: each packet, data or ACK, crosses
@@ -198,6 +206,6 @@ test_same_hosts_ports() {
 	assert_eq "the first job verified" "${J[verified]}" true
 }
 
-ktap_run test_ops_4_ranks test_ops_8_ranks test_loss_1pct \
+ktap_run test_ops_4_ranks test_ops_8_ranks test_small_sndbuf test_loss_1pct \
 	test_hostacct_counts test_ipv6 test_link_down_named \
 	test_same_hosts_ports

@@ -330,12 +330,45 @@ test_topology_errors() {
 		'{"links": [{"node": "p0l0", "port": "s0", "delay": "3"}]}'
 	expect_topo "bad links\[0\] in $f: loss '3': want a percentage" \
 		'{"links": [{"node": "p0l0", "port": "s0", "loss": "3"}]}'
-	expect_topo "bad links\[0\] in $f: unknown key 'colour': want node, port, rate, delay, loss or direction" \
+	expect_topo "bad links\[0\] in $f: unknown key 'colour': want node, port, rate, delay, loss, buffer or direction" \
 		'{"links": [{"node": "p0l0", "port": "s0", "colour": "red"}]}'
+	expect_topo "bad links\[0\] in $f: buffer '500us': want a time from 1ms to 1s" \
+		'{"links": [{"node": "p0l0", "port": "s0", "buffer": "500us"}]}'
 	expect_topo "bad host_rate in $f '1bit': want a rate from 10kbit to 100gbit" \
 		'{"host_rate": "1bit"}'
 	expect_topo "bad delay in $f '2': want a time" '{"delay": "2"}'
 	assert_eq "nothing made by refusals" "$(netns_count "$FB")" 0
+}
+
+# tbf_lat_us NS DEV: the time tbf's queue (limit less burst) holds at
+# its rate, as tc tells it.
+tbf_lat_us() {
+	tc -n "$1" -j qdisc show dev "$2" |
+		jq '.[] | select(.kind == "tbf") | .options.lat'
+}
+
+# --buffer: every port's tbf queue as time at its rate, 20 ms without
+# it; a link's own in the topology file; both in the state file, which
+# an older one without them reads as 20 ms.
+test_buffer() {
+	up_fe --rate 4mbit >/dev/null
+	assert_eq "default buffer (us)" "$(tbf_lat_us "$FE-p0l0" h0)" 20000
+	echo '{"links": [{"node": "p0l0", "port": "h1", "buffer": "50ms", "direction": "out"}]}' \
+		>"$TMPD/fe-topo.json"
+	up_fe --rate 4mbit --buffer 100ms --topology "$TMPD/fe-topo.json" >/dev/null
+	assert_eq "--buffer 100ms, host end (us)" "$(tbf_lat_us "$FE-h0" r0)" 100000
+	assert_eq "--buffer 100ms, spine (us)" "$(tbf_lat_us "$FE-p1s1" l0)" 100000
+	assert_eq "link buffer, out only (us)" "$(tbf_lat_us "$FE-p0l0" h1)" 50000
+	assert_eq "link buffer, not the other end (us)" "$(tbf_lat_us "$FE-h1" r0)" 100000
+	fab -j fabric show --prefix "$FE" >"$TMPD/fe.json"
+	assert_eq "state: buffers" "$(jq -c '[.buffer_us, (.nodes[] | select(.name == "p0l0") |
+		.ports[1].buffer_us)]' "$TMPD/fe.json")" "[100000,50000]"
+	expect 2 "bad --buffer '2s': want a time from 1ms to 1s" \
+		fab fabric up --prefix "$FB" --no-mp0 --buffer 2s
+	# A state file from before --buffer.
+	jq 'del(.buffer_us) | del(.nodes[].ports[].buffer_us)' "$TMPD/fe.json" \
+		>"/run/mplane/fabric/$FE.json"
+	assert_eq "old state: buffer" "$(fab -j fabric show --prefix "$FE" | jq .buffer_us)" 20000
 }
 
 # netem_in_kernel: whether this kernel runs netem (a module it may load).
@@ -415,4 +448,4 @@ test_down() {
 ktap_run test_up test_ping_planes test_multipath_route test_tbf_both_ends \
 	test_exec_status test_second_prefix test_refusals test_crash_cleanup \
 	test_lifecycle test_role_rates test_topology_rates test_topology_errors \
-	test_netem test_no_mp0 test_down
+	test_buffer test_netem test_no_mp0 test_down

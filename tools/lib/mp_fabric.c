@@ -165,6 +165,10 @@ static int load_port(struct json_object *o, struct mp_fabric_port *p)
 	    get_opt_int(o, "delay_us", 0, 0xffffffffLL, 0, &v))
 		return -1;
 	p->delay_us = v;
+	/* Files from before --buffer: the one buffer there was. */
+	if (get_opt_int(o, "buffer_us", 0, 0xffffffffLL, MP_FABRIC_DEF_BUFFER_US, &v))
+		return -1;
+	p->buffer_us = v;
 	return get_opt_pct(o, "loss_pct", &p->loss_pct);
 }
 
@@ -279,6 +283,9 @@ static int load_defaults(struct json_object *o, struct mp_fabric *f)
 	if (get_opt_int(o, "delay_us", 0, 0xffffffffLL, 0, &v))
 		return -1;
 	f->delay_us = v;
+	if (get_opt_int(o, "buffer_us", 0, 0xffffffffLL, MP_FABRIC_DEF_BUFFER_US, &v))
+		return -1;
+	f->buffer_us = v;
 	if (get_opt_int(o, "probe_interval_us", 0, 0xffffffffLL, 0, &v))
 		return -1;
 	f->probe_interval_us = v;

@@ -16,6 +16,8 @@
 #define MP_FABRIC_RUN_DIR	"/run/mplane/fabric"
 #define MP_FABRIC_PIN_DIR	"/sys/fs/bpf/mplane/fabric"
 #define MP_FABRIC_DEF_PREFIX	"mpf"
+/* A port's buffer where none is asked for (fabric up --buffer). */
+#define MP_FABRIC_DEF_BUFFER_US	20000U
 
 enum mp_node_role { MP_NODE_HOST, MP_NODE_LEAF, MP_NODE_SPINE };
 
@@ -40,6 +42,9 @@ struct mp_fabric_port {
 	 */
 	unsigned int delay_us;
 	double loss_pct;
+	/* tbf's queue, as time at the port's rate; 0 in plans made by hand:
+	 * the default (fabric up's --buffer). */
+	unsigned int buffer_us;
 };
 
 struct mp_fabric_node {
@@ -73,6 +78,7 @@ struct mp_fabric {
 	unsigned long long uplink_rate_bps;	/* leaf-spine links, by default */
 	unsigned int delay_us;		/* netem on every link, by default */
 	double loss_pct;
+	unsigned int buffer_us;		/* every port's, by default */
 	bool mp0;			/* every host has an mp0 */
 	char mp0_missing[48];		/* why not: "--no-mp0", "mplane.ko ..." */
 	unsigned int probe_interval_us;	/* mp0's probes; 0: no peers set */

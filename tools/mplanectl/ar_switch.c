@@ -126,7 +126,7 @@ static int fill_port(struct ar *skel, const struct mp_fabric_node *n,
 		return -errno;
 	}
 	cfg.rate_bps = port->rate_bps;
-	cfg.limit_bytes = fabric_tbf_limit(port->rate_bps);
+	cfg.limit_bytes = fabric_tbf_limit(port->rate_bps, port->buffer_us);
 	cfg.up = port_is_up(r, port->ifname);
 	if (bpf_map_update_elem(cfg_fd, &ifindex, &cfg, BPF_ANY))
 		return -errno;

@@ -68,6 +68,14 @@ struct coll_transport {
 extern const struct coll_transport coll_tcp_transport;
 extern const struct coll_transport coll_roce_transport;
 
+/* --sndbuf: the kernel's own floor, and its SO_SNDBUFFORCE ceiling
+ * (sk_sndbuf is an int, twice what is asked); what a fabric with DCQCN
+ * gets where --sndbuf does not say (collective_run.c). */
+#define COLL_SNDBUF_MIN		4096ULL
+#define COLL_SNDBUF_MAX		(1ULL << 30)
+#define COLL_SNDBUF_AUTO_MIN	16384ULL
+#define COLL_SNDBUF_AUTO_MS	20
+
 /* A rank's view of its job. */
 struct coll_comm {
 	unsigned int rank, nranks;
@@ -79,6 +87,9 @@ struct coll_comm {
 	 * a transport tells its own job's peers from a stray one. */
 	uint64_t job;
 	uint64_t timeout_ns;		/* no progress for this long: fail */
+	/* Bytes the rank's socket may have below it, in the rails' qdiscs;
+	 * 0: the transport's own default (roce only). */
+	uint64_t sndbuf;
 	const struct coll_transport *t;
 	void *priv;			/* the transport's state */
 	struct coll_transport_stats stats;

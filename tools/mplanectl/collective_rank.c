@@ -162,6 +162,7 @@ static int rank_start(struct rank_ctx *x, const struct coll_job *job,
 	memcpy(x->c.addr, job->addr, sizeof(job->addr));
 	x->c.addrlen = job->addrlen;
 	x->c.timeout_ns = job->timeout_ns;
+	x->c.sndbuf = job->sndbuf;
 	x->c.job = job->id;
 	x->c.t = job->t;
 	err = coll_bufs_alloc(&x->bufs, job->op, rank, job->nranks,

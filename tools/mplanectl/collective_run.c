@@ -49,6 +49,7 @@ struct run_settings {
 	bool no_marks;
 	uint64_t port;
 	int family;
+	uint64_t sndbuf;
 };
 
 static int prefix_parse(const char *opt, const char *arg, void *field)
@@ -135,6 +136,10 @@ static const struct mp_opt run_opts[] = {
 	{ "port", 0, MP_OPT_UINT, AT(port), "PORT",
 	  "the transport's port on every host; two jobs that share a host need two ports",
 	  .min = 1, .max = 65535, .def = "18515 for tcp, 4791 for roce" },
+	{ "sndbuf", 0, MP_OPT_BYTES, AT(sndbuf), "SIZE",
+	  "roce: each rank's socket send buffer, as the kernel counts it (about 2.3K for a 1K packet): what it may have sent that still waits in its host, in mp0's pacing fq. DCQCN in mp0 stamps each packet with its QP's rate as it passes, so a rate cut acts once what was stamped before it has left: a short queue makes it act at once, as an RNIC has no host queue behind its rate limiter",
+	  .min = COLL_SNDBUF_MIN, .max = COLL_SNDBUF_MAX,
+	  .def = "20 ms at the host links' rate, at least 16K, on a fabric built with --cc dcqcn; else 4M" },
 	{ "family", 0, MP_OPT_CHOICE, AT(family), "4|6",
 	  "IPv4 or IPv6: the hosts' mp0 addresses, or their plane-0 rails' where they have no mp0",
 	  .choices = family_names, .def = "4" },
@@ -210,6 +215,8 @@ static int settings_check(const struct run_settings *s,
 	if (mp_opt_given(&run_cmd, res, "duration") &&
 	    (!s->duration_ns || s->duration_ns > 1000 * MAX_TIMEOUT_NS))
 		return mp_usage_err("bad --duration: want more than 0 seconds");
+	if (mp_opt_given(&run_cmd, res, "sndbuf") && !s->transport)
+		return mp_usage_err("--sndbuf is the roce transport's: TCP keeps its own queue below the socket short (TCP small queues)");
 	if (s->duration_ns && mp_opt_given(&run_cmd, res, "iters"))
 		return mp_usage_err("-n/--iters and --duration exclude each other: a timed run's iterations are what fits");
 	return MP_EXIT_OK;
@@ -301,6 +308,27 @@ static void job_marks(struct coll_job *job, bool off)
 		       strerror(-job->mark_fd));
 }
 
+/*
+ * The roce transport's send buffer where --sndbuf does not say.  With
+ * DCQCN in mp0 every packet is stamped with its QP's rate as mp0 sends
+ * it, and waits in the rail's fq until then: a cut acts once what was
+ * stamped before it is gone.  20 ms of the host link, in the kernel's
+ * count (truesize: about 2.3 KiB for a 1 KiB packet, hence x 2), keeps
+ * that wait within a few of the fabric's round trips; 16 KiB is the
+ * least a 1-vCPU TCG guest's sender keeps busy with (4.5 KiB starved it:
+ * selftests/kmod/cc_fabric.sh).  Without CC, the transport's default.
+ */
+static uint64_t auto_sndbuf(const struct mp_fabric *f)
+{
+	uint64_t rate = f->host_rate_bps ? f->host_rate_bps : f->rate_bps;
+	uint64_t b = rate / 8 * COLL_SNDBUF_AUTO_MS / 1000 * 2;
+
+	if (f->cc != MPLANE_CC_DCQCN)
+		return 0;
+	return b < COLL_SNDBUF_AUTO_MIN ? COLL_SNDBUF_AUTO_MIN :
+	       b > COLL_SNDBUF_MAX ? COLL_SNDBUF_MAX : b;
+}
+
 /* The job from the settings and the fabric: MP_EXIT_OK, or the status. */
 static int job_plan(struct coll_job *job, const struct run_settings *s)
 {
@@ -319,12 +347,15 @@ static int job_plan(struct coll_job *job, const struct run_settings *s)
 		return MP_EXIT_ERR;
 	}
 	err = job_hosts(job, s, &f);
-	mp_fabric_free(&f);
-	if (err)
+	if (err) {
+		mp_fabric_free(&f);
 		return err;
+	}
 	err = job_sizes(job, s);
-	if (err)
+	if (err) {
+		mp_fabric_free(&f);
 		return err;
+	}
 	job->op = s->op;
 	job->t = s->transport ? &coll_roce_transport : &coll_tcp_transport;
 	job->prefix = s->prefix;
@@ -332,11 +363,13 @@ static int job_plan(struct coll_job *job, const struct run_settings *s)
 	job->warmup = s->warmup;
 	job->duration_ns = s->duration_ns;
 	job->timeout_ns = s->timeout_ns;
+	job->sndbuf = s->sndbuf ? s->sndbuf : auto_sndbuf(&f);
 	job->parent = getpid();
 	/* The pid in the low half: what the timeline's events carry. */
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 		rnd = mp_mono_ns();
 	job->id = (uint64_t)rnd << 32 | (uint32_t)job->parent;
+	mp_fabric_free(&f);
 	return MP_EXIT_OK;
 }
 

@@ -53,6 +53,15 @@ char *fabric_rate_str(uint64_t bps, char *buf, size_t size);
 /* netem's range here: a delay of 0 to 1 s, a loss of 0 to 100 percent. */
 #define FABRIC_MAX_DELAY_US	1000000U
 
+/* A port's buffer (tbf's limit), as time at the port's rate on top of
+ * its burst: 1 ms to 1 s, MP_FABRIC_DEF_BUFFER_US by default. */
+#define FABRIC_MIN_BUFFER_US	1000U
+#define FABRIC_MAX_BUFFER_US	1000000U
+
+/* With --cc dcqcn, what every switch port holds each packet for, when
+ * no delay is asked of it (fabric_shape.c says why). */
+#define FABRIC_CC_HOLD_US	1U
+
 /*
  * "1ms", "250us", "0.5s" (a unit is needed) into microseconds, from
  * @min_us to @max_us: MP_EXIT_OK or MP_EXIT_USAGE.
@@ -132,6 +141,7 @@ struct fabric_link_spec {
 	uint64_t rate_bps;
 	int64_t delay_us;
 	double loss_pct;
+	int64_t buffer_us;
 };
 
 struct fabric_spec {
@@ -141,6 +151,7 @@ struct fabric_spec {
 	char plane_what[FABRIC_MAX_PLANES][FABRIC_WHAT_MAX];
 	int64_t delay_us;
 	double loss_pct;
+	int64_t buffer_us;
 	unsigned int nlinks;
 	struct fabric_link_spec *links;
 };
@@ -263,8 +274,9 @@ void fabric_fq(struct mp_nlbatch *nb, const struct mp_fabric_port *p);
 #define FABRIC_FQ_FLOW_LIMIT	10000
 /* Whether fq can be had, as fabric_netem_check() for netem. */
 int fabric_fq_check(struct mp_rtnl *r, const char *who);
-/* tbf's burst and limit for @rate_bps, in bytes. */
+/* tbf's burst for @rate_bps, and its limit for a buffer of @buffer_us
+ * at that rate (0: the default), in bytes. */
 uint32_t fabric_tbf_burst(uint64_t rate_bps);
-uint32_t fabric_tbf_limit(uint64_t rate_bps);
+uint32_t fabric_tbf_limit(uint64_t rate_bps, unsigned int buffer_us);
 
 #endif /* MPLANECTL_FABRIC_H */

@@ -33,7 +33,7 @@ int fault_ar_rate(const struct mp_fabric *f, const struct mp_fabric_node *n,
 		return errno == ENOENT ? 0 : -errno;
 	if (!bpf_map_lookup_elem(fd, &ifindex, &cfg)) {
 		cfg.rate_bps = rate_bps;
-		cfg.limit_bytes = fabric_tbf_limit(rate_bps);
+		cfg.limit_bytes = fabric_tbf_limit(rate_bps, p->buffer_us);
 		if (bpf_map_update_elem(fd, &ifindex, &cfg, BPF_EXIST))
 			err = -errno;
 	}

@@ -22,6 +22,7 @@ void fabric_spec_init(struct fabric_spec *s)
 	memset(s, 0, sizeof(*s));
 	s->delay_us = -1;
 	s->loss_pct = -1;
+	s->buffer_us = -1;
 }
 
 void fabric_spec_free(struct fabric_spec *s)
@@ -146,8 +147,16 @@ static int link_key(struct fabric_link_spec *l, const char *key,
 	if (!strcmp(key, "loss"))
 		return fabric_loss_arg(what, json_object_get_string(v),
 				       &l->loss_pct);
+	if (!strcmp(key, "buffer")) {
+		if (fabric_time_arg(what, json_object_get_string(v),
+				    FABRIC_MIN_BUFFER_US, FABRIC_MAX_BUFFER_US,
+				    &us))
+			return MP_EXIT_USAGE;
+		l->buffer_us = us;
+		return MP_EXIT_OK;
+	}
 	if (strcmp(key, "delay"))
-		return mp_usage_err("bad %s: unknown key '%s': want node, port, rate, delay, loss or direction",
+		return mp_usage_err("bad %s: unknown key '%s': want node, port, rate, delay, loss, buffer or direction",
 				    l->what, key);
 	if (fabric_time_arg(what, json_object_get_string(v), 0,
 			    FABRIC_MAX_DELAY_US, &us))
@@ -162,6 +171,7 @@ static int link_entry(struct fabric_link_spec *l, struct json_object *o)
 
 	l->delay_us = -1;
 	l->loss_pct = -1;
+	l->buffer_us = -1;
 	if (!json_object_is_type(o, json_type_object))
 		return mp_usage_err("bad %s: want an object such as {\"node\": \"p0l0\", \"port\": \"s1\", \"rate\": \"20mbit\"}",
 				    l->what);
@@ -230,6 +240,7 @@ static void shape_defaults(struct mp_fabric *f, const struct fabric_spec *s)
 							      f->uplink_rate_bps;
 			p->delay_us = f->delay_us;
 			p->loss_pct = f->loss_pct;
+			p->buffer_us = f->buffer_us;
 		}
 	}
 }
@@ -243,6 +254,8 @@ static void shape_port(struct mp_fabric_port *p,
 		p->delay_us = l->delay_us;
 	if (l->loss_pct >= 0)
 		p->loss_pct = l->loss_pct;
+	if (l->buffer_us >= 0)
+		p->buffer_us = l->buffer_us;
 }
 
 static int shape_link(struct mp_fabric *f, const struct fabric_link_spec *l)
@@ -267,6 +280,34 @@ static int shape_link(struct mp_fabric *f, const struct fabric_link_spec *l)
 	return MP_EXIT_OK;
 }
 
+/*
+ * With DCQCN, a packet in a switch's queue must be the switch's, not
+ * its sender's.  A veth keeps the sending socket's charge on what it
+ * forwards (so that TCP small queues work across namespaces), and ar's
+ * redirect never reaches the IP layer that would drop it: the packet
+ * stays charged to its socket until it leaves the last switch port.  A
+ * sender's send buffer then bounds what it has in the whole fabric,
+ * which a real switch's buffer does not see, and which hides both the
+ * incast that fills a buffer and what a rate cut drains: four senders of
+ * 16 KiB could never fill a 100 ms buffer (selftests/kmod/cc_fabric.sh).
+ * netem orphans what it delays, as a NIC's transmit completion would:
+ * every switch port without a delay of its own gets 1 us of it.
+ */
+static void hold_in_switches(struct mp_fabric *f)
+{
+	struct mp_fabric_node *n;
+	unsigned int i, j;
+
+	for (i = 0; i < f->nnodes; i++) {
+		n = &f->nodes[i];
+		if (n->role == MP_NODE_HOST)
+			continue;
+		for (j = 0; j < n->nports; j++)
+			if (!n->ports[j].delay_us)
+				n->ports[j].delay_us = FABRIC_CC_HOLD_US;
+	}
+}
+
 int fabric_shape(struct mp_fabric *f, const struct fabric_spec *s)
 {
 	unsigned int i;
@@ -278,6 +319,7 @@ int fabric_shape(struct mp_fabric *f, const struct fabric_spec *s)
 						  s->rate_bps;
 	f->delay_us = s->delay_us > 0 ? s->delay_us : 0;
 	f->loss_pct = s->loss_pct > 0 ? s->loss_pct : 0;
+	f->buffer_us = s->buffer_us > 0 ? s->buffer_us : MP_FABRIC_DEF_BUFFER_US;
 	for (i = f->planes; i < FABRIC_MAX_PLANES; i++)
 		if (s->plane_what[i][0])
 			return mp_usage_err("bad %s: this fabric has planes 0 to %u",
@@ -288,5 +330,7 @@ int fabric_shape(struct mp_fabric *f, const struct fabric_spec *s)
 		if (ret)
 			return ret;
 	}
+	if (f->cc == MPLANE_CC_DCQCN)
+		hold_in_switches(f);
 	return MP_EXIT_OK;
 }

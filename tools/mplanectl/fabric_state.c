@@ -47,6 +47,7 @@ static struct json_object *port_json(const struct mp_fabric_port *p)
 					   buf, sizeof(buf)));
 	add_int(o, "delay_us", p->delay_us);
 	add_pct(o, "loss_pct", p->loss_pct);
+	add_int(o, "buffer_us", p->buffer_us);
 	return o;
 }
 
@@ -107,6 +108,7 @@ struct json_object *fabric_state_json(const struct mp_fabric *f)
 	add_int(o, "uplink_rate_bps", f->uplink_rate_bps);
 	add_int(o, "delay_us", f->delay_us);
 	add_pct(o, "loss_pct", f->loss_pct);
+	add_int(o, "buffer_us", f->buffer_us);
 	json_object_object_add(o, "mp0", json_object_new_boolean(f->mp0));
 	if (!f->mp0 && f->mp0_missing[0])
 		add_str(o, "mp0_missing", f->mp0_missing);

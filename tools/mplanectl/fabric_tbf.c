@@ -8,10 +8,11 @@
  * tbf needs to pass a frame at all (a frame larger than the burst is
  * dropped) and which keeps low rates from sending one frame per timer
  * tick.  100mbit: 12500 bytes.
- * Limit (the queue, in bytes): 20 ms at the rate on top of the burst,
- * at least 8 full-size frames: enough for TCP and ECMP tests to see
- * queueing before loss, short enough that a saturated link does not add
- * seconds of delay.  100mbit: 262500 bytes.
+ * Limit (the queue, in bytes): the port's buffer, 20 ms at the rate by
+ * default (fabric up --buffer), on top of the burst, at least 8
+ * full-size frames: enough for TCP and ECMP tests to see queueing before
+ * loss, short enough that a saturated link does not add seconds of
+ * delay.  100mbit: 262500 bytes.
  *
  * A delay or a loss puts netem at the root and the same tbf under it
  * (netem's class 1:1).  netem holds each packet for the delay (the
@@ -35,7 +36,6 @@
 #define FRAME_MAX	1514		/* Ethernet header and 1500 bytes */
 #define FRAME_MIN	64
 #define BURST_US	1000
-#define LATENCY_US	20000
 /* netem's own default limit, in packets, on top of what the delay holds. */
 #define NETEM_LIMIT	1000
 #define ROOT_HANDLE	TC_H_MAKE(1U << 16, 0)	/* 1: */
@@ -55,10 +55,11 @@ uint32_t fabric_tbf_burst(uint64_t rate_bps)
 	return burst > UINT32_MAX ? UINT32_MAX : burst;
 }
 
-uint32_t fabric_tbf_limit(uint64_t rate_bps)
+uint32_t fabric_tbf_limit(uint64_t rate_bps, unsigned int buffer_us)
 {
 	uint64_t limit = fabric_tbf_burst(rate_bps) +
-			 bytes_in(rate_bps, LATENCY_US);
+			 bytes_in(rate_bps, buffer_us ? buffer_us :
+					    MP_FABRIC_DEF_BUFFER_US);
 
 	if (limit < 8 * FRAME_MAX)
 		limit = 8 * FRAME_MAX;
@@ -148,7 +149,7 @@ void fabric_tbf(struct mp_nlbatch *nb, const struct mp_fabric_port *p)
 	/* Ethernet link layer: the kernel then wants no rate table. */
 	qopt.rate.linklayer = TC_LINKLAYER_ETHERNET;
 	qopt.rate.rate = bytes_ps > UINT32_MAX ? UINT32_MAX : bytes_ps;
-	qopt.limit = fabric_tbf_limit(p->rate_bps);
+	qopt.limit = fabric_tbf_limit(p->rate_bps, p->buffer_us);
 	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
 	mnl_attr_put(nlh, TCA_TBF_PARMS, sizeof(qopt), &qopt);
 	if (bytes_ps > UINT32_MAX)

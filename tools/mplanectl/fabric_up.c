@@ -72,6 +72,10 @@ static void up_help(void)
 "                      so one way over a link; h0 to a host of another leaf\n"
 "                      is 4 links, its ping RTT 8 times TIME\n"
 "      --loss PCT      netem random loss on every link end, 0%% to 100%%\n"
+"      --buffer TIME   every port's queue (tbf's limit), as time at its\n"
+"                      rate on top of its burst: 1ms to 1s (default 20ms;\n"
+"                      100mbit: 262500 bytes); ar's ECN marking and its\n"
+"                      model of the queue take the same limit\n"
 "      --policy P      mp0's policy: %s (default: the\n"
 "                      module's, flowlet)\n"
 "      --probe-interval TIME|off\n"
@@ -80,8 +84,11 @@ static void up_help(void)
 "                      a plane for that host); off sets no peers\n"
 "      --cc CC         mp0's congestion control: off or dcqcn (default\n"
 "                      off); dcqcn also puts an fq qdisc under each host\n"
-"                      rail's tbf, which paces mp0's QPs, and fails at once\n"
-"                      on a kernel without fq (sch_fq)\n"
+"                      rail's tbf, which paces mp0's QPs, and 1us of netem\n"
+"                      on every switch port without a delay, so that a\n"
+"                      packet a switch holds no longer counts against its\n"
+"                      sender's socket; it fails at once on a kernel\n"
+"                      without fq (sch_fq) or netem (sch_netem)\n"
 "      --mp0           require mp0: fail when mplane.ko is not loaded\n"
 "      --no-mp0        no mp0 even when mplane.ko is loaded\n"
 "  -t, --topology FILE the fabric as JSON, with the keys of these options\n"
@@ -100,9 +107,9 @@ static void up_help(void)
 "  -q, --quiet         no progress line on stderr\n"
 "  -h, --help          show this help\n"
 "\n"
-"A link end takes the most specific rate, delay and loss given: its own\n"
+"A link end takes the most specific rate, delay, loss and buffer given: its own\n"
 "(links), its plane's (plane_rates), its role's (--host-rate,\n"
-"--uplink-rate), every link's (--rate, --delay, --loss).\n"
+"--uplink-rate), every link's (--rate, --delay, --loss, --buffer).\n"
 "\n"
 "Examples:\n"
 "  mplanectl fabric up --planes 2 --leaves 2 --spines 2 --hosts 4 --rate 50mbit\n"
@@ -122,19 +129,19 @@ static void up_help(void)
 enum {
 	ARG_PLANES, ARG_HOSTS, ARG_LEAVES, ARG_SPINES, ARG_RATE,
 	ARG_HOST_RATE, ARG_UPLINK_RATE, ARG_DELAY, ARG_LOSS, ARG_POLICY,
-	ARG_PROBE, ARG_CC, ARG_PREFIX, NR_ARGS
+	ARG_PROBE, ARG_CC, ARG_BUFFER, ARG_PREFIX, NR_ARGS
 };
 
 static const char *const arg_names[NR_ARGS] = {
 	"planes", "hosts", "leaves", "spines", "rate", "host_rate",
 	"uplink_rate", "delay", "loss", "policy", "probe_interval", "cc",
-	"prefix",
+	"buffer", "prefix",
 };
 
 /* NULL: none unless given (a rate of the role is the one of --rate). */
 static const char *const arg_defaults[NR_ARGS] = {
 	"2", "4", "2", "2", "100mbit", NULL, NULL, NULL, NULL, NULL, "100ms",
-	"off",
+	"off", NULL,
 	MP_FABRIC_DEF_PREFIX,
 };
 
@@ -155,6 +162,7 @@ static const struct option up_opts[] = {
 	{ "policy",	required_argument,	NULL, OPT_ARG + ARG_POLICY },
 	{ "probe-interval", required_argument,	NULL, OPT_ARG + ARG_PROBE },
 	{ "cc",		required_argument,	NULL, OPT_ARG + ARG_CC },
+	{ "buffer",	required_argument,	NULL, OPT_ARG + ARG_BUFFER },
 	{ "mp0",	no_argument,		NULL, OPT_MP0 },
 	{ "no-mp0",	no_argument,		NULL, OPT_NO_MP0 },
 	{ "topology",	required_argument,	NULL, 't' },
@@ -303,6 +311,12 @@ static int check_shape(struct up_args *a)
 	if (!ret && a->val[ARG_LOSS])
 		ret = fabric_loss_arg(a->what[ARG_LOSS], a->val[ARG_LOSS],
 				      &s->loss_pct);
+	if (!ret && a->val[ARG_BUFFER]) {
+		ret = fabric_time_arg(a->what[ARG_BUFFER], a->val[ARG_BUFFER],
+				      FABRIC_MIN_BUFFER_US,
+				      FABRIC_MAX_BUFFER_US, &us);
+		s->buffer_us = us;
+	}
 	return ret;
 }
 
