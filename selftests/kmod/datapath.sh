@@ -329,12 +329,16 @@ iperf3_listening() {
 # the MTU); "segment" cuts them in mp0 and chooses per segment, so no
 # packet on a rail is longer than the MTU and both planes carry the flow.
 test_gso_whole_and_segment() {
-	local mode p0 p1 pk by avg_whole avg_segment
+	local mode modes="whole segment" p0 p1 pk by avg_whole=1515 avg_segment
 	command -v iperf3 >/dev/null || skip "no iperf3"
+	# The debug kernel's share is the segmenting mode, which allocates
+	# and copies (a whole GSO skb is passed on as it is): 56 s of its
+	# 113 there.
+	quick && modes=segment
 	mp_pair 2
 	"$MPLANECTL" -n "$ha" link set mp0 policy rr
 	ip netns exec "$ha" ethtool -K mp0 tso on gso on >/dev/null 2>&1
-	for mode in whole segment; do
+	for mode in $modes; do
 		"$MPLANECTL" -n "$ha" link set mp0 gso $mode
 		pk=$(tx_sum "$ha" tx_packets) by=$(tx_sum "$ha" tx_bytes)
 		p0=$(mp_pstat "$ha" 0 tx_packets)
@@ -348,7 +352,7 @@ test_gso_whole_and_segment() {
 		eval "avg_$mode=$((by / pk))"
 		[ $mode = segment ] && p1=$((pk - p0))
 	done
-	assert_ge "average packet of gso whole (bytes)" "$avg_whole" 1515
+	quick || assert_ge "average packet of gso whole (bytes)" "$avg_whole" 1515
 	assert_le "average packet of gso segment (bytes)" "$avg_segment" 1514
 	assert_ge "plane 0 share of the segments" "$p0" $((pk / 4))
 	assert_ge "plane 1 share of the segments" "$p1" $((pk / 4))
