@@ -179,12 +179,12 @@ uptime_us() {
 # window counted from their launch would begin before they did.
 incast_start() {
 	local p0
-	p0=$(tbf_sent)
+	p0=$(rt tbf_sent)
 	"$MPLANECTL" -j events --fabric "$FAB" --type port_sample \
 		--duration 120 >"$TMPD/ev" 2>/dev/null &
 	EV=$!
 	"$@"
-	busywait 30000 eval '[ "$(tbf_sent)" -ge $((p0 + 20)) ]' ||
+	busywait 30000 eval '[ "$(rt tbf_sent)" -ge $((p0 + 20)) ]' ||
 		fail "no traffic through the bottleneck"
 	T0=$(uptime_us)
 }
