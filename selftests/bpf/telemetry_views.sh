@@ -36,14 +36,13 @@ import struct, sys
 T0, US, MS = 1_000_000_000, 1000, 1_000_000
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[2])
-from mpcapture import open_capture
+from mpcapture import open_capture, event
 out, frame = open_capture(sys.argv[1], T0)
-EVENT, SOURCE, IFNAME, STATS = 1, 2, 3, 5
+SOURCE, IFNAME, STATS = 2, 3, 5
 NOPL = 0xffff
 count = {}
 def ev(src, typ, ifindex, plane, ts, v):
-    frame(EVENT, src, struct.pack('<BBHHHIIQ4Q', 1, typ, 56, 0, plane,
-                                  ifindex, 0, ts, *v))
+    event(frame, src, typ, 0, ifindex, plane, ts, v)
     count[src] = count.get(src, 0) + 1
 for i, l in enumerate([b'dev/4026531840/mp0', b'fabric/tv/l0', b'marks']):
     frame(SOURCE, i, l + b'\0')
@@ -88,13 +87,12 @@ import struct, sys
 T0, MS = 1_000_000_000, 1_000_000
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[2])
-from mpcapture import open_capture
+from mpcapture import open_capture, event
 out, frame = open_capture(sys.argv[1], T0)
-EVENT, SOURCE, IFNAME, STATS, NETNS = 1, 2, 3, 5, 6
+SOURCE, IFNAME, STATS, NETNS = 2, 3, 5, 6
 PLANE_STATE, PLANE_SAMPLE = 7, 12
 def ev(typ, netns, ifindex, plane, ts, v):
-    frame(EVENT, 0, struct.pack('<BBHHHIIQ4Q', 1, typ, 56, 0, plane,
-                                ifindex, netns, ts, *v))
+    event(frame, 0, typ, netns, ifindex, plane, ts, v)
 frame(SOURCE, 0, b'kmod\0')
 for ino, name in [(1000, b''), (2001, b'tv-h1'), (2002, b'tv-h2')]:
     frame(NETNS, 0, struct.pack('<I', ino) + name + b'\0')
@@ -130,16 +128,15 @@ import struct, sys
 T0, MS = 1_000_000_000, 1_000_000
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[2])
-from mpcapture import open_capture
+from mpcapture import open_capture, event
 out, frame = open_capture(sys.argv[1], T0)
-EVENT, SOURCE, IFNAME, COUNTER_NAME, NETNS = 1, 2, 3, 4, 6
+SOURCE, IFNAME, COUNTER_NAME, NETNS = 2, 3, 4, 6
 RATE_UPDATE, PLANE_SAMPLE, COUNTER = 10, 12, 14
 CUT, FAST, ADD = 0, 1, 2
 ETHTOOL = 1
 NOPL = 0xffff
 def ev(src, typ, netns, ifindex, plane, ts, v):
-    frame(EVENT, src, struct.pack('<BBHHHIIQ4Q', 1, typ, 56, 0, plane,
-                                  ifindex, netns, ts, *v))
+    event(frame, src, typ, netns, ifindex, plane, ts, v)
 frame(SOURCE, 0, b'kmod\0')
 frame(SOURCE, 1, b'poll\0')
 for ino, name in [(1000, b''), (2001, b'tv-h1')]:

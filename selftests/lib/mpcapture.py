@@ -7,6 +7,7 @@ import struct
 CAPTURE_MAGIC = 0x5043504d      # "MPCP"
 CAPTURE_VERSION = 1
 HDR_LEN = 88
+FRAME_EVENT = 1                 # MPLANE_CF_EVENT: one struct mplane_event
 
 
 def open_capture(path, start_mono_ns, host=b'genhost',
@@ -21,3 +22,11 @@ def open_capture(path, start_mono_ns, host=b'genhost',
         out.write(struct.pack('<IHH', len(payload), kind, src))
         out.write(payload + b'\0' * (-len(payload) % 8))
     return out, frame
+
+
+def event(frame, src, typ, netns, ifindex, plane, ts, values):
+    """Append one MPLANE_CF_EVENT frame from source @src: a struct
+    mplane_event (version 1, 56 bytes) of type @typ with its four
+    @values."""
+    frame(FRAME_EVENT, src, struct.pack('<BBHHHIIQ4Q', 1, typ, 56, 0, plane,
+                                        ifindex, netns, ts, *values))
