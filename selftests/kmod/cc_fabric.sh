@@ -6,9 +6,10 @@
 # through one leaf running ar with ECN marking; the bottleneck is the
 # leaf's port h0.  With CC off the port's queue sits at its limit and
 # tbf drops; with DCQCN on every host's mp0, once the first cuts have
-# landed, the queue stays under the limit with no drops, the link stays
-# busy, and the four flows share it fairly (Jain's index over the last
-# second, from the bytes of each QP that h0's rail received: hostacct).
+# landed, the queue stays under the limit with no drops, the link is not
+# left idle, and the four flows share it fairly (Jain's index over 2 s,
+# from the bytes of each QP that h0's rail received: hostacct), for the
+# paced streams and for the engine's roce incast.
 # The queue is the ar program's virtual queue of that port, sampled
 # every 5 ms by the switch's sampler (port_sample events).
 #
