@@ -226,6 +226,42 @@ test_side_by_side() {
 	assert_eq "both verified" "$(jq .verified "$TMPD/a.json")$(echo "$OUT" | jq .verified)" truetrue
 }
 
+# listening HOST PORT: a TCP listener on PORT in HOST's namespace.
+listening() {
+	[ -n "$(ss -N "$FAB-$1" -Hltn "sport = :$2")" ]
+}
+
+# A job whose setup is stuck holds a port only where a higher rank of its
+# own may still connect, never on its last rank's host: a foreign
+# listener on h0 (it takes connections and never answers) keeps job X
+# (h0,h1) in setup, and job Y (h1,h2) on the same port runs meanwhile.
+# Then the foreign listener goes, and X's setup retries and completes.
+# Before the fix, X's last rank held h1's port and Y timed out; two jobs
+# on the same hosts in other orders could so hold each other's port.
+test_stuck_setup_port() {
+	local port=18600 lsn x rc
+	need_fabric
+	ip netns exec "$FAB-h0" python3 -c "
+import socket, time
+s = socket.socket(); s.bind(('', $port)); s.listen(8); time.sleep(30)" &
+	lsn=$!
+	busywait 5000 listening h0 "$port" || fail "no foreign listener"
+	"$MPLANECTL" -j collective run --prefix "$FAB" --hosts h0,h1 --port "$port" \
+		--op allreduce -b 64K -e 64K -n 3 -w 1 --timeout 20 --no-marks \
+		>"$TMPD/x.json" 2>"$TMPD/x.err" &
+	x=$!
+	busywait 5000 has_rank h1 || fail "no rank of X on h1: $(cat "$TMPD/x.err")"
+	sleep 0.5
+	listening h1 "$port" && fail "X's last rank holds h1's port"
+	run_rc rc coll -j collective run --prefix "$FAB" --hosts h1,h2 --port "$port" \
+		--op allreduce -b 64K -e 64K -n 3 -w 1 --timeout 5 --no-marks
+	assert_eq "Y beside X's stuck setup: exit ($ERR)" "$rc" 0
+	kill -0 "$x" || fail "X ended while h0's port was held: $(cat "$TMPD/x.err")"
+	kill "$lsn"
+	wait "$x" || fail "X after the foreign listener went: $(cat "$TMPD/x.err")"
+	assert_eq "both verified" "$(jq .verified "$TMPD/x.json")$(echo "$OUT" | jq .verified)" truetrue
+}
+
 test_ipv6() {
 	local rc
 	need_fabric
@@ -282,4 +318,5 @@ test_man_page_options() {
 
 ktap_run ${TESTS:-test_ops_tcp_4_ranks test_ops_tcp_8_ranks test_text_table \
 	test_rank_killed test_rank_stopped test_usage_errors test_side_by_side \
+	test_stuck_setup_port \
 	test_ipv6 test_timeline test_man_page_options}

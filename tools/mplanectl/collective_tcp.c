@@ -312,6 +312,18 @@ static unsigned int missing(const struct coll_comm *c,
 	return n;
 }
 
+/* Higher ranks not yet in: while there are any, we need our listener. */
+static bool awaiting_higher(const struct coll_comm *c,
+			    const struct tcp_priv *p)
+{
+	unsigned int q;
+
+	for (q = c->rank + 1; q < c->nranks; q++)
+		if (p->fd[q] < 0)
+			return true;
+	return false;
+}
+
 static void setup_timed_out(const struct coll_comm *c,
 			    const struct tcp_priv *p,
 			    const struct tcp_setup *s)
@@ -319,13 +331,14 @@ static void setup_timed_out(const struct coll_comm *c,
 	char peer[96];
 	unsigned int q;
 
-	if (s->lfd < 0 && s->listen_err == EADDRINUSE) {
+	if (s->lfd < 0 && awaiting_higher(c, p) &&
+	    s->listen_err == EADDRINUSE) {
 		mp_err("%s: the port stayed taken for %.1f s: by a job still running on this host? (give each its own --port)",
 		       peer_str(c, c->rank, peer, sizeof(peer)),
 		       c->timeout_ns / 1e9);
 		return;
 	}
-	if (s->lfd < 0) {
+	if (s->lfd < 0 && awaiting_higher(c, p)) {
 		mp_err("listening on %s: %s",
 		       peer_str(c, c->rank, peer, sizeof(peer)),
 		       strerror(s->listen_err));
@@ -357,7 +370,7 @@ static int setup_poll(struct coll_comm *c, struct tcp_setup *s,
 
 	if (s->lfd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
-	else if (s->retry_listen_ns < wake)
+	else if (awaiting_higher(c, c->priv) && s->retry_listen_ns < wake)
 		wake = s->retry_listen_ns;
 	for (q = 0; q < c->rank; q++) {
 		if (s->state[q] != OUT_IDLE)
@@ -376,19 +389,39 @@ static int setup_poll(struct coll_comm *c, struct tcp_setup *s,
 	return 0;
 }
 
+/*
+ * The port is held only while a higher rank of ours may still connect:
+ * the last rank never takes it, and the others let go of it as soon as
+ * their higher ranks are in.  Two jobs on the same hosts in other rank
+ * orders then cannot each hold a port the other waits for; a higher
+ * rank connects out whether or not it has a listener of its own.
+ */
+static void setup_listener(struct coll_comm *c, struct tcp_priv *p,
+			   struct tcp_setup *s)
+{
+	if (!awaiting_higher(c, p)) {
+		if (s->lfd >= 0)
+			close(s->lfd);
+		s->lfd = -1;
+		return;
+	}
+	if (s->lfd < 0 && s->retry_listen_ns <= mp_mono_ns()) {
+		s->lfd = tcp_listen(c, &s->listen_err);
+		s->retry_listen_ns = mp_mono_ns() + TCP_RETRY_NS;
+	}
+}
+
 static void setup_round(struct coll_comm *c, struct tcp_priv *p,
 			struct tcp_setup *s)
 {
 	unsigned int q, i;
 
-	if (s->lfd < 0 && s->retry_listen_ns <= mp_mono_ns()) {
-		s->lfd = tcp_listen(c, &s->listen_err);
-		s->retry_listen_ns = mp_mono_ns() + TCP_RETRY_NS;
-	}
+	setup_listener(c, p, s);
 	if (s->lfd >= 0)
 		accept_all(s);
 	for (i = s->nin; i-- > 0;)
 		in_step(c, p, s, i);
+	setup_listener(c, p, s);
 	for (q = 0; q < c->rank; q++)
 		if (p->fd[q] < 0)
 			out_step(c, p, s, q);
