@@ -354,10 +354,7 @@ static void mplane_cc_notify(struct mplane_plane *plane,
 	spin_unlock(&set->lock);
 	if (!due)
 		return;
-	/*
-	 * The ICRC is left zero: mp0's reaction point takes the CNP before
-	 * any verbs consumer could check it.
-	 */
+	/* mplane_udp_send() fills in the ICRC, as a peer's RNIC checks it. */
 	if (!mplane_udp_send(plane, &back, r->sport, htons(MPLANE_ROCEV2_PORT),
 			     MPLANE_CNP_TOS, &cnp, sizeof(cnp)))
 		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_CNP_SENT, 1);

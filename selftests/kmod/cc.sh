@@ -186,6 +186,30 @@ test_rate_cut_then_recovery_in_order() {
 	stop_recv
 }
 
+# Every CNP that hb's mp0 sends carries RoCEv2's ICRC, over IPv4 and
+# IPv6, as a peer's RNIC checks it (roce_icrc.py, which rxe.sh checks
+# against rxe's own packets).  They were sent with zeros before.
+test_cnp_icrc() {
+	local ready=$TMPDIR/mp-icrc.$$ json
+	mp_pair 2
+	cc "$hb" cc dcqcn
+	recv_4791
+	rm -f "$ready"
+	ip netns exec "$ha" python3 "$MPLANE_ROOT/selftests/lib/roce_icrc.py" \
+		--opcode 0x81 --count 20 --timeout 20 --ready-file "$ready" a0 a1 \
+		>"$TMPDIR/icrc.$$" &
+	busywait 10000 test -e "$ready" || fail "roce_icrc.py not ready"
+	roce "$ha" $MP_B4 0x31 10 500 --ecn ce
+	roce "$ha" $MP_B6 0x32 10 500 --ecn ce
+	wait %%
+	json=$(<"$TMPDIR/icrc.$$")
+	rm -f "$TMPDIR/icrc.$$" "$ready"
+	assert_eq "CNPs checked, over IPv4 and IPv6 ($json)" \
+		"$(jq -r '"\(.checked) \(.by_version["4"]) \(.by_version["6"])"' <<<"$json")" "20 10 10"
+	assert_eq "CNPs with a wrong ICRC ($json)" "$(jq .bad <<<"$json")" 0
+	stop_recv
+}
+
 # A CNP for a QP ha never sent to, a BTH cut short, and a flood of CNPs
 # within the rate-reduce period are counted, and move no other QP.
 test_bad_input_counted() {
@@ -310,7 +334,7 @@ test_table_lifecycle_under_traffic() {
 # KASAN guest under TCG takes a second for each.
 QUICK_TESTS="test_table_lifecycle_under_traffic"
 
-ktap_run test_settings_ranges test_cnp_one_per_interval_per_qp \
+ktap_run test_settings_ranges test_cnp_one_per_interval_per_qp test_cnp_icrc \
 	test_rate_cut_then_recovery_in_order test_bad_input_counted \
 	test_edt_pacing_holds_rate test_qp_table_bounded \
 	test_table_lifecycle_under_traffic

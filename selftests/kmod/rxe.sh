@@ -131,14 +131,26 @@ run_pair() {
 	log "$(tail -n 3 "$out" | tr -s ' \n' ' ')"
 }
 
+# ibv_rc_pingpong over both planes; on the way, roce_icrc.py checks the
+# ICRC of rxe's packets on ha's vx0, both ways, as cc.sh's test_cnp_icrc
+# checks mp0's CNPs with it: rxe is the reference it is checked against.
 test_rc_pingpong_both_planes() {
-	local p0 p1 bytes
+	local p0 p1 bytes ready=$TMPD/icrc.ready json
 	need_pair
 	p0=$(tx "$ha" 0) p1=$(tx "$ha" 1)
+	ip netns exec "$ha" python3 "$MPLANE_ROOT/selftests/lib/roce_icrc.py" \
+		--count 200 --timeout 40 --ready-file "$ready" vx0 >"$TMPD/icrc.json" &
+	local icrc_pid=$!
+	busywait 10000 test -e "$ready" || fail "roce_icrc.py not ready"
 	run_pair "$TMPD/pp" ibv_rc_pingpong -d "$RXB" -g "$GB" -n 50 -s 4096 -- \
 		ibv_rc_pingpong -d "$RXA" -g "$GA" -n 50 -s 4096 $VX_B
 	assert_eq "client status" "$client_rc" 0
 	assert_eq "server status" "$server_rc" 0
+	wait "$icrc_pid"
+	json=$(<"$TMPD/icrc.json")
+	assert_eq "rxe's packets checked ($json)" "$(jq .checked <<<"$json")" 200
+	assert_eq "rxe's packets with an ICRC roce_icrc.py finds wrong ($json)" \
+		"$(jq .bad <<<"$json")" 0
 	# 50 exchanges of 4096 bytes, each way.
 	bytes=$(awk '/bytes in/ { print $1 }' "$TMPD/pp")
 	assert_eq "bytes exchanged" "$bytes" 409600
