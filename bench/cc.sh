@@ -4,211 +4,139 @@
 # cc.sh: what DCQCN in mp0 buys and costs, CC off and on side by side in
 # one run (issue 16, section 5), over TRIALS trials, median and worst:
 #
-#   incast     4:1 through one ar leaf with ECN marking, on the fabric of
-#              selftests/kmod/cc_fabric.sh (4 Mbit/s links, Kmin 3000,
-#              Kmax 9000, its DCQCN settings): goodput into h0, the
-#              bottleneck's queue p99 (ar's virtual queue, sampled every
-#              2 ms, from 3 s on), Jain's index over a second near the
-#              end, tbf drops; with the paced streams of the test
-#              (traffic send --roce) and with the engine's roce incast
-#   victim     allreduce (engine, roce) between h0 and h5, under a
-#              background incast of paced streams into h0: its completion
-#              time, p50 and p99 of the iterations
-#   pps        mp0's packets per second, CC on against off, no
-#              congestion: traffic send --roce of 64-byte packets as fast
-#              as the sender goes, h1 to h0 over a 10 Gbit/s fabric (the
-#              link never the limit, so what moves is mp0's per-packet
-#              cost, the QP lookup of an unlimited QP); goal >= 0.9
+#   incast_streams  the 4:1 incast of selftests/kmod/cc_fabric.sh, on its
+#                   fabric and with its DCQCN settings
+#                   (selftests/lib/cc_incast.sh): from 3 s after traffic
+#                   first crossed the bottleneck to 7 s, its queue (p50,
+#                   p99, max, the share of samples under Kmin), tbf's
+#                   drops, what left the port, and Jain's index over 2 s
+#   incast_engine   the same with the engine's roce incast (1 MiB from
+#                   each sender, every element checked), from 3 s to 8 s,
+#                   and the engine's time and retransmits
+#   victim          allreduce of 4 KiB (engine, roce, port 4792: not a QP
+#                   mp0's CC paces) between h0 and h5 for 20 s, under the
+#                   paced streams into h0: the iterations done, and their
+#                   completion time, mean, p50 and p99 (with CC off, 64
+#                   KiB took minutes an iteration: each loss of the
+#                   incast's is a go-back-N timeout)
+#   pps             mp0's packets per second, CC on against off, no
+#                   congestion: traffic send --roce of 64-byte packets as
+#                   fast as the sender goes, h1 to h0 over a 10 Gbit/s
+#                   fabric (the link never the limit, so what moves is
+#                   mp0's per-packet cost, the QP lookup of an unlimited
+#                   QP); goal >= 0.9
 #
 # Runs in the VM with mplane.ko (make bench); one line per figure, and
-# .build/bench/cc.json (or $OUT).
+# the results as JSON in $OUT.
 # shellcheck source-path=SCRIPTDIR source=../selftests/lib/lib.sh
 source "$(dirname "$0")/../selftests/lib/lib.sh"
 # shellcheck source=../selftests/lib/mplane.sh
 source "$(dirname "$0")/../selftests/lib/mplane.sh"
+# shellcheck source=../selftests/lib/cc_incast.sh
+source "$(dirname "$0")/../selftests/lib/cc_incast.sh"
 
-MPLANECTL=$MPLANE_BUILD/mplanectl
 OUT=${MPLANE_BENCH_CC_OUT:-/tmp/results/cc.json}
 TRIALS=${MPLANE_BENCH_TRIALS:-3}
-SECS=${MPLANE_BENCH_SECS:-7}
-ENGINE_SIZE=${MPLANE_BENCH_CC_ENGINE_SIZE:-512K}
-FAB=mpq$$ RATE_KBIT=4000 KMIN=3000 KMAX=9000 PMAX=20 SIZE=1036 PPS=600
-# selftests/kmod/cc_fabric.sh explains each value.
-CC_PARAMS="rate-max $RATE_KBIT rate-min 100 rate-ai 10 rate-hai 50 time-reset 20000
-	byte-reset 1048576 cnp-interval 5000 reduce-period 10000 alpha-period 5000"
+FAB=mpq$$ HOSTS=6 RECV_TIMEOUT=3600
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-bench-cc.XXXXXX")
-WMEM0=$(</proc/sys/net/core/wmem_default)
-trap '_lib_exit; kill $RECV_PIDS 2>/dev/null; echo "$WMEM0" >/proc/sys/net/core/wmem_default
-	[ -f "$TMPD/softirq" ] && while read -r p; do chrt -o -p 0 "$p"; done <"$TMPD/softirq"
-	"$MPLANECTL" fabric down --prefix $FAB >/dev/null 2>&1
+RECV_PIDS=
+trap '_lib_exit; kill $RECV_PIDS 2>/dev/null; cc_incast_cleanup
 	"$MPLANECTL" fabric down --prefix ${FAB}f >/dev/null 2>&1; rm -rf "$TMPD"' EXIT
 
-hns() { echo "$FAB-h$1"; }
 add() { echo "$1" >>"$TMPD/results.jsonl"; echo "# $1"; }
 
-# The incast fabric: 6 hosts (h5 is the victim's second rank).
-fabric_build() {
-	"$MPLANECTL" fabric up -q --force --prefix $FAB --planes 1 --leaves 1 \
-		--spines 1 --hosts 6 --rate ${RATE_KBIT}kbit --buffer 100ms \
-		--probe-interval off --cc dcqcn >/dev/null || fail "fabric up"
-	"$MPLANECTL" bpf attach --fabric $FAB --kmin $KMIN --kmax $KMAX \
-		--pmax $PMAX >/dev/null || fail "bpf attach"
-	"$MPLANECTL" -n "$(hns 0)" bpf attach --prog hostacct --ingress r0 \
-		>/dev/null || fail "hostacct"
-	"$MPLANECTL" telemetry sample --fabric $FAB --node p0l0 --interval 2ms \
-		>/dev/null || fail "sample"
-	recv_start
-	PORT=$(ip -n $FAB-p0l0 -o link show h0 | cut -d: -f1)
-	# As selftests/kmod/cc_fabric.sh: the guest's softirq threads above
-	# its processes (put back on exit).
-	pgrep -x 'ksoftirqd/[0-9]+' >"$TMPD/softirq"
-	while read -r p; do chrt -f -p 50 "$p"; done <"$TMPD/softirq"
+# window_json CC WHO: the figures of the incast just measured, from 3 s
+# on, as one JSON object.
+window_json() {
+	local q j kbit stall
+	read -r -a q <<<"$(queue 3000000)"
+	read -r j _ <<<"$(jain "$A" "$B")"
+	read -r _ stall <<<"$(stalls 3000000)"
+	kbit=$(kbit_out)
+	jq -nc --arg cc "$1" --arg who "$2" --arg q "${q[*]}" \
+		--argjson d_start $((D1 - D0)) --argjson d_after $((D2 - D1)) \
+		--argjson kbit "$kbit" --argjson j "$j" --argjson stall "$stall" '
+		($q | split(" ") | map(tonumber)) as $q |
+		{bench: $who, cc: $cc, queue_p50: $q[1], queue_p99: $q[2],
+		 queue_max: $q[3], under_kmin_pct: $q[4], drops_start: $d_start,
+		 drops_after: $d_after, out_kbit: $kbit, jain: ($j / 1000),
+		 longest_stall_ms: $stall}'
 }
 
-# The streams' receiver on h0, so that no port unreachable comes back;
-# the engine's rank 0 needs its port (4791, which mp0's CC looks for).
-recv_start() {
-	ip netns exec "$(hns 0)" "$MPLANECTL" traffic recv --port 4791 \
-		--timeout 3600 >/dev/null 2>&1 &
-	STREAMS_RECV=$!
-	RECV_PIDS="$RECV_PIDS $!"
-}
-recv_stop() { kill "$STREAMS_RECV" 2>/dev/null; wait "$STREAMS_RECV" 2>/dev/null; }
-
-cc_all() {
-	local h
-	for h in 0 1 2 3 4 5; do
-		if [ "$1" = off ]; then
-			"$MPLANECTL" -n "$(hns $h)" link set mp0 cc off &
-		else
-			# shellcheck disable=SC2086
-			"$MPLANECTL" -n "$(hns $h)" link set mp0 cc dcqcn $CC_PARAMS &
-		fi
-	done
-	wait
-}
-
-drops() { tc -n $FAB-p0l0 -j -s qdisc show dev h0 | jq '[.[] | select(.kind == "tbf")][0].drops'; }
-uptime_us() { local up; read -r up _ </proc/uptime; echo $((${up/./} * 10000)); }
-qp_bytes() {
-	echo "${EPOCHREALTIME/./} $("$MPLANECTL" -n "$(hns 0)" -j bpf status --prog hostacct r0 |
-		jq -r '[.qps[] | select(.dir == "ingress")] as $q |
-			[range(1; 5) | . as $h | [$q[] | select(.qpn == 256 + $h) | .bytes] | add // 0] |
-			join(" ")')"
-}
-streams() {	# SECS: paced streams h1..h4 -> h0
-	local h
-	STREAM_PIDS=()
-	for h in 1 2 3 4; do
-		"$MPLANECTL" -n "$(hns $h)" traffic send 10.99.0.1 --roce $((0x100 + h)) \
-			--ecn ect0 --size $SIZE --rate $PPS --duration "$1" >/dev/null 2>&1 &
-		STREAM_PIDS+=($!)
-	done
-}
-# qstats FROM_UPTIME_US: "P99 MAX" of the bottleneck's samples from then on.
-qstats() {
-	jq -rs --argjson port "$PORT" --argjson from $(($1 * 1000)) '
-		[.[] | select(.ifindex == $port and .ts_ns >= $from) | .q_bytes] | sort as $q |
-		($q | length) as $n | if $n == 0 then "0 0" else "\($q[($n * 0.99) | floor]) \($q[-1])" end' \
-		"$TMPD/ev"
-}
-# jain A B: "JAIN GOODPUT_KBIT"
-jain() {
-	local -a a=($1) b=($2)
-	local i d s=0 s2=0 dt=$((b[0] - a[0]))
-	for i in 1 2 3 4; do d=$((b[i] - a[i])); s=$((s + d)) s2=$((s2 + d * d)); done
-	[ $s2 -gt 0 ] || { echo "0 0"; return; }
-	echo "$(echo "$s * $s / (4 * $s2)" | bc -l) $((s * 8 * 1000 / dt))"
-}
-
-# incast_streams CC: one trial of the test's incast.
+# incast_streams CC: one trial of the test's incast of paced streams.
 incast_streams() {
-	local t0 d0 d1 a b j kbit p99 max
 	cc_all "$1"
-	d0=$(drops)
-	"$MPLANECTL" -j events --fabric $FAB --type port_sample --duration $((SECS + 1)) \
-		>"$TMPD/ev" 2>/dev/null &
-	local ev=$!
-	t0=$(uptime_us)
-	streams "$SECS"
-	sleep $((SECS - 3))
-	a=$(qp_bytes); sleep 0.6; b=$(qp_bytes)
-	wait "${STREAM_PIDS[@]}" $ev
-	d1=$(drops)
-	read -r j kbit <<<"$(jain "$a" "$b")"
-	read -r p99 max <<<"$(qstats $((t0 + 3000000)))"
-	add "$(jq -nc --arg cc "$1" --argjson j "$j" --argjson k "$kbit" --argjson p "$p99" \
-		--argjson m "$max" --argjson d $((d1 - d0)) \
-		'{bench: "incast_streams", cc: $cc, goodput_kbit: $k, queue_p99: $p,
-		  queue_max: $m, jain: $j, drops: $d}')"
+	D0=$(drops)
+	QP_READ=qp_bytes
+	incast 3 7
+	add "$(window_json "$1" incast_streams)"
 }
 
-# incast_engine CC: the engine's roce incast, ENGINE_SIZE from each sender.
+# incast_engine CC: the engine's roce incast, measured as the streams.
 incast_engine() {
-	local t0 d0 d1 p99 max
+	local w
 	cc_all "$1"
-	d0=$(drops)
-	"$MPLANECTL" -j events --fabric $FAB --type port_sample --duration 120 \
-		>"$TMPD/ev" 2>/dev/null &
-	local ev=$!
-	t0=$(uptime_us)
-	"$MPLANECTL" -j collective run --prefix $FAB --op incast --hosts h0,h1,h2,h3,h4 \
-		--transport roce -b "$ENGINE_SIZE" -e "$ENGINE_SIZE" -n 1 -w 0 --no-marks \
-		--timeout 60 >"$TMPD/coll.json" || fail "engine incast"
-	kill -INT $ev 2>/dev/null; wait $ev
-	d1=$(drops)
-	read -r p99 max <<<"$(qstats "$t0")"
-	add "$(jq -c --arg cc "$1" --argjson p "$p99" --argjson m "$max" --argjson d $((d1 - d0)) '
-		.sizes[0] as $s | {bench: "incast_engine", cc: $cc, bytes: ($s.size * 4),
-		 time_ms: ($s.time_us / 1000), goodput_kbit: ($s.size * 4 * 8 * 1000 / $s.time_us),
-		 jain: ([$s.ranks[1:][].time_us] | (add * add) / (length * (map(. * .) | add))),
-		 queue_p99: $p, queue_max: $m, drops: $d,
-		 retransmits: .transport_stats.retransmits, timeouts: .transport_stats.timeouts}' \
-		"$TMPD/coll.json")"
+	recv_stop
+	D0=$(drops)
+	QP_READ=qp_top
+	incast_start engine_incast
+	incast_window 3 8
+	wait $COLL || fail "the engine's incast failed (cc $1): $(head -c 300 "$TMPD/coll.json")"
+	w=$(window_json "$1" incast_engine)
+	add "$(jq -c --argjson w "$w" '.sizes[0] as $s | $w + {
+		time_ms: ($s.time_us / 1000 | floor), verified: $s.verified,
+		goodput_kbit: ($s.size * 4 * 8 * 1000 / $s.time_us | floor),
+		retransmits: .transport_stats.retransmits,
+		timeouts: .transport_stats.timeouts}' "$TMPD/coll.json")"
+	recv_start
 }
 
 # victim CC: allreduce h0,h5 (roce, port 4792) under the streams into h0.
 victim() {
+	local p0
 	cc_all "$1"
-	streams $((SECS + 20))
-	sleep 2
+	p0=$(rt tbf_sent)
+	streams 900
+	busywait 30000 eval '[ "$(rt tbf_sent)" -ge $((p0 + 20)) ]' ||
+		fail "no traffic through the bottleneck"
+	sleep 3
 	"$MPLANECTL" -j collective run --prefix $FAB --op allreduce --hosts h0,h5 \
-		--transport roce --port 4792 -b 64K -e 64K -n 10 -w 1 --no-marks \
-		--timeout 60 >"$TMPD/victim.json" || fail "victim allreduce"
-	kill "${STREAM_PIDS[@]}" 2>/dev/null
-	wait "${STREAM_PIDS[@]}" 2>/dev/null
+		--transport roce --port 4792 -b 4K -e 4K --duration 20 -w 0 --no-marks \
+		--timeout 60 >"$TMPD/victim.json" || fail "victim allreduce (cc $1)"
+	kill -INT "${PIDS[@]}" 2>/dev/null || true
+	wait "${PIDS[@]}" 2>/dev/null || true
 	add "$(jq -c --arg cc "$1" '.sizes[0] | {bench: "victim_allreduce", cc: $cc,
-		size: .size, cct_p50_ms: (.p50_us / 1000), cct_p99_ms: (.p99_us / 1000),
-		cct_mean_ms: (.time_us / 1000)}' "$TMPD/victim.json")"
+		size: .size, iters: .iters, verified: .verified,
+		cct_p50_ms: (.p50_us / 100 | round / 10), cct_p99_ms: (.p99_us / 100 | round / 10),
+		cct_mean_ms: (.time_us / 100 | round / 10)}' \
+		"$TMPD/victim.json")"
 }
 
-test_incast() {
+test_streams() {
 	local t
-	fabric_build
-	echo 16384 >/proc/sys/net/core/wmem_default
+	[ -f /run/mplane/fabric/$FAB.json ] || fabric_build
 	for ((t = 0; t < TRIALS; t++)); do
 		incast_streams off
 		incast_streams dcqcn
 	done
-	echo "$WMEM0" >/proc/sys/net/core/wmem_default
-	recv_stop
+}
+
+test_engine() {
+	local t
+	[ -f /run/mplane/fabric/$FAB.json ] || fabric_build
 	for ((t = 0; t < TRIALS; t++)); do
 		incast_engine off
 		incast_engine dcqcn
 	done
-	recv_start
 }
 
 test_victim() {
 	local t
 	[ -f /run/mplane/fabric/$FAB.json ] || fabric_build
-	PORT=$(ip -n $FAB-p0l0 -o link show h0 | cut -d: -f1)
-	echo 16384 >/proc/sys/net/core/wmem_default
 	for ((t = 0; t < TRIALS; t++)); do
 		victim off
 		victim dcqcn
 	done
-	echo "$WMEM0" >/proc/sys/net/core/wmem_default
 }
 
 # pps_trial CC: mp0 tx packets a second on h1, 2 s of 64-byte RoCE.
@@ -240,10 +168,10 @@ test_pps() {
 	done
 }
 
-# MPLANE_BENCH_CC_PARTS="pps" (say) runs only those of incast, victim
-# and pps.
+# MPLANE_BENCH_CC_PARTS="pps" (say) runs only those of streams, engine,
+# victim and pps.
 parts=()
-for t in ${MPLANE_BENCH_CC_PARTS:-incast victim pps}; do parts+=("test_$t"); done
+for t in ${MPLANE_BENCH_CC_PARTS:-streams engine victim pps}; do parts+=("test_$t"); done
 mplane_load
 ktap_run "${parts[@]}"
 mkdir -p "$(dirname "$OUT")"
@@ -255,7 +183,7 @@ jq -r '
 	"# summary \($g[0].bench) cc \($g[0].cc) (\(length) trials): " +
 	([$g[0] | keys[] | select(. != "bench" and . != "cc")] | map(. as $k |
 		"\($k) median \([$g[][$k]] | med) worst \(
-			if ($k | test("goodput|jain|pps|sent")) then [$g[][$k]] | min
+			if ($k | test("goodput|jain|pps|sent|out_kbit|verified|iters")) then [$g[][$k]] | min
 			else [$g[][$k]] | max end)") | join(", "))' "$OUT"
 jq -r '([.[] | select(.bench == "pps" and .cc == "off") | .pps]) as $off |
 	([.[] | select(.bench == "pps" and .cc == "dcqcn") | .pps]) as $on |
