@@ -10,7 +10,8 @@ UNIT_NAMES	:= $(patsubst $(ROOT)/selftests/unit/test_%.c,%,$(wildcard $(ROOT)/se
 UNIT_BINS	:= $(UNIT_NAMES:%=$(UNIT_OUT)/test_%)
 UNIT_CFLAGS	:= -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 		   -include $(ROOT)/selftests/unit/kshim.h -I$(ROOT)/kmod -I$(ROOT)/uapi \
-		   -I$(ROOT)/tools/lib -I$(ROOT)/tools/mplanectl $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+		   -I$(ROOT)/tools/lib -I$(ROOT)/tools/mplanectl -DMPLANE_SRC_ROOT='"$(ROOT)"' \
+		   $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 # libmnl: for the tools' netlink message code (test_linkmsg); json-c: for
 # their JSON output (test_print, and mp_out.c wherever a test takes it in)
 # and the fabric's state file (test_fabric).
