@@ -19,7 +19,7 @@ CC		?= gcc
 PKG_CONFIG	?= pkg-config
 export MPLANE_BUILD := $(BUILD)
 
-.PHONY: all help deps kmod check unit-check bpf-check kmod-check check-cc-fabric demo demo-device bench bench-collective clean distclean
+.PHONY: all help deps kmod check unit-check bpf-check kmod-check check-cc-fabric check-rxe-guests demo demo-device bench bench-collective clean distclean
 all: tools kmod
 
 help:
@@ -34,6 +34,7 @@ help:
 	@echo "  check       run every suite; ends with 'N passed, N failed, N skipped'"
 	@echo "  unit-check bpf-check kmod-check   one kind of suite"
 	@echo "  check-cc-fabric  DCQCN end to end: 4:1 incasts, CC off and on (VMs)"
+	@echo "  check-rxe-guests Soft-RoCE over mp0 between two guests (6.1, 6.12)"
 	@echo "  demo        a 2-plane fabric, mp0 on every host, a link fails under"
 	@echo "              load: the telemetry report (VM, under 2 minutes)"
 	@echo "  demo-device mp0 over two veth rails, shown with ip and mplanectl"
@@ -110,6 +111,14 @@ check-cc-fabric: deps-test
 	$(Q)set -e; for k in $(CC_FABRIC_KERNELS); do \
 		$(ROOT)/selftests/vm/run --out $(BUILD)/cc-fabric/$$k $$k -- \
 			env MPLANE_TEST_SHARE=all bash $(ROOT)/selftests/kmod/cc_fabric.sh; done
+
+# Soft-RoCE between two guests, one host each, for the kernels whose
+# rdma_rxe has no namespace support (rxe.sh skips there): two 1-CPU
+# guests side by side, about 2 min a kernel.  Documentation/rxe.md.
+RXE_GUEST_KERNELS ?= 6.1 6.12
+check-rxe-guests: deps-test
+	$(Q)$(MAKE) --no-print-directory tools KERNELS="$(RXE_GUEST_KERNELS)" kmod
+	$(Q)set -e; for k in $(RXE_GUEST_KERNELS); do $(ROOT)/selftests/vm/rxe-guests $$k; done
 
 demo: deps-demo
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(DEMO_KERNEL) kmod

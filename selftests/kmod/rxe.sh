@@ -139,16 +139,17 @@ test_rc_pingpong_both_planes() {
 	need_pair
 	p0=$(tx "$ha" 0) p1=$(tx "$ha" 1)
 	ip netns exec "$ha" python3 "$MPLANE_ROOT/selftests/lib/roce_icrc.py" \
-		--count 200 --timeout 40 --ready-file "$ready" vx0 >"$TMPD/icrc.json" &
+		--count 100000 --timeout 120 --ready-file "$ready" vx0 >"$TMPD/icrc.json" &
 	local icrc_pid=$!
 	busywait 10000 test -e "$ready" || fail "roce_icrc.py not ready"
 	run_pair "$TMPD/pp" ibv_rc_pingpong -d "$RXB" -g "$GB" -n 50 -s 4096 -- \
 		ibv_rc_pingpong -d "$RXA" -g "$GA" -n 50 -s 4096 $VX_B
 	assert_eq "client status" "$client_rc" 0
 	assert_eq "server status" "$server_rc" 0
+	kill -TERM "$icrc_pid"
 	wait "$icrc_pid"
 	json=$(<"$TMPD/icrc.json")
-	assert_eq "rxe's packets checked ($json)" "$(jq .checked <<<"$json")" 200
+	assert_ge "rxe's packets checked ($json)" "$(jq .checked <<<"$json")" 100
 	assert_eq "rxe's packets with an ICRC roce_icrc.py finds wrong ($json)" \
 		"$(jq .bad <<<"$json")" 0
 	# 50 exchanges of 4096 bytes, each way.

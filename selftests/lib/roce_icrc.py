@@ -7,7 +7,8 @@
 
 Reads every frame on the interfaces (AF_PACKET, both directions) until
 COUNT RoCEv2 packets (UDP port 4791) of the given BTH opcodes, or all
-opcodes, have been checked, or TIMEOUT seconds have passed, then prints
+opcodes, have been checked, TIMEOUT seconds have passed, or SIGTERM or
+SIGINT came, then prints
 one JSON object: how many were checked (in all and by IP version), how
 many failed, and the first that failed with the ICRC it carries and the one it should.
 
@@ -20,6 +21,7 @@ reserved byte.  It is stored least significant byte first.
 import argparse
 import json
 import select
+import signal
 import socket
 import struct
 import sys
@@ -94,6 +96,10 @@ def main():
     ap.add_argument("iface", nargs="+")
     args = ap.parse_args()
 
+    def stop(*_):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+
     socks = []
     for name in args.iface:
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
@@ -102,11 +108,20 @@ def main():
     if args.ready_file:
         open(args.ready_file, "w").close()
 
-    checked = bad = 0
-    by_version = {"4": 0, "6": 0}
-    first_bad = None
+    result = {"checked": 0, "by_version": {"4": 0, "6": 0}, "bad": 0,
+              "first_bad": None}
+    try:
+        check(socks, args, result)
+    except KeyboardInterrupt:
+        pass
+    json.dump(result, sys.stdout)
+    print()
+
+
+def check(socks, args, result):
+    """Read and check until COUNT or TIMEOUT, counting into result."""
     deadline = time.monotonic() + args.timeout
-    while checked < args.count:
+    while result["checked"] < args.count:
         left = deadline - time.monotonic()
         if left <= 0:
             break
@@ -120,18 +135,14 @@ def main():
             head, rest, carried, opcode = parts
             if args.opcode and opcode not in args.opcode:
                 continue
-            checked += 1
-            by_version[str(ip[0] >> 4)] += 1
+            result["checked"] += 1
+            result["by_version"][str(ip[0] >> 4)] += 1
             want = icrc(head, rest)
             if carried != want:
-                bad += 1
-                if first_bad is None:
-                    first_bad = {"iface": addr[0], "opcode": opcode,
-                                 "icrc": carried.hex(), "want": want.hex()}
-    json.dump({"checked": checked, "by_version": by_version, "bad": bad,
-               "first_bad": first_bad}, sys.stdout)
-    print()
-
+                result["bad"] += 1
+                if result["first_bad"] is None:
+                    result["first_bad"] = {"iface": addr[0], "opcode": opcode,
+                                           "icrc": carried.hex(), "want": want.hex()}
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Real RoCE between two guests joined by mp0's two planes, for the
+# kernels whose rdma_rxe has no network namespace support (6.1, 6.12:
+# Documentation/rxe.md): each guest is one host in its initial namespace,
+# with two NICs (virtio, a qemu socket netdev each), one plane each.  The
+# tests are rxe.sh's: ibv_rc_pingpong over both planes, with the ICRC of
+# rxe's packets checked; ib_send_lat; ib_write_bw with plane 1 cut in the
+# middle.  selftests/vm/rxe-guests boots the pair; this script runs in
+# each, MPLANE_RXE_ROLE=client (host a, 10.98.0.1, the tests) or server
+# (host b, 10.98.0.2, the servers the tests talk to, one after another).
+#
+# As rxe.sh: rxe runs on a VXLAN device over mp0, as mp0 has no
+# link-layer address for rxe to send to; policy rr spreads it over both
+# planes.
+# shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
+source "$(dirname "$0")/../lib/lib.sh"
+# shellcheck source=../lib/mplane.sh
+source "$(dirname "$0")/../lib/mplane.sh"
+
+ROLE=${MPLANE_RXE_ROLE:?MPLANE_RXE_ROLE=client or server}
+RXE=rxe0 PORT=18515
+TMPD=$(mktemp -d /tmp/mplane-rxe2.XXXXXX)
+trap 'rdma link delete $RXE 2>/dev/null; rm -rf "$TMPD"; _lib_exit' EXIT
+
+if [ "$ROLE" = client ]; then
+	SELF=1 PEER=2 ME4=$MP_A4 ME6=$MP_A6 PEER4=$MP_B4 PEER6=$MP_B6
+else
+	SELF=2 PEER=1 ME4=$MP_B4 ME6=$MP_B6 PEER4=$MP_A4 PEER6=$MP_A6
+fi
+VX_ME=10.98.0.$SELF VX_PEER=10.98.0.$PEER
+
+# rail_by_mac PLANE: the NIC that selftests/vm/rxe-guests gave this host
+# for PLANE (its MAC 02:00:00:00:0<host>:0<plane>).
+rail_by_mac() {
+	local want dev
+	want=02:00:00:00:0$(printf '%x' $((SELF + 9))):0$1
+	for dev in /sys/class/net/*; do
+		[ "$(cat "$dev/address" 2>/dev/null)" = "$want" ] && { basename "$dev"; return 0; }
+	done
+	return 1
+}
+
+# gid_index: the index of our RoCE v2 GID for VX_ME.
+gid_index() {
+	local d=/sys/class/infiniband/$RXE/ports/1 n v t
+	for n in 0 1 2 3 4 5 6 7; do
+		read -r v <"$d/gids/$n" 2>/dev/null || continue
+		read -r t <"$d/gid_attrs/types/$n" 2>/dev/null || continue
+		[[ $v == *:ffff:0a62:000$SELF && $t == "RoCE v2" ]] && { echo "$n"; return 0; }
+	done
+	return 1
+}
+has_gid() { gid_index >/dev/null; }
+peer_up() { ping -c 1 -W 1 "$VX_PEER" >/dev/null 2>&1; }
+
+# This host: its two rails renamed r0 and r1, mp0 over them (rr), vx0
+# over mp0, rxe on vx0, and the peer answering on vx0.
+host_up() {
+	local i dev
+	modprobe virtio_net 2>/dev/null || true
+	for i in 0 1; do
+		busywait 10000 rail_by_mac $i || fail "no NIC for plane $i"
+		dev=$(rail_by_mac $i)
+		ip link set dev "$dev" name "r$i" || fail "renaming $dev"
+	done
+	mplane_load
+	_mp_side 2 r "$SELF" "$PEER" "$ME4" "$ME6" "$PEER4" "$PEER6" | _mp_batch ""
+	"$MPLANECTL" link set mp0 policy rr || fail "policy rr"
+	printf '%s\n' "link add vx0 type vxlan id 42 local $ME4 remote $PEER4 dstport 4789 dev mp0" \
+		"addr add $VX_ME/24 dev vx0" "link set vx0 up" | _mp_batch ""
+	modprobe crc32_generic 2>/dev/null || true
+	modprobe rdma_rxe || skip "no rdma_rxe module"
+	rdma link add $RXE type rxe netdev vx0 || fail "rdma link add $RXE over vx0"
+	busywait 10000 has_gid || fail "no RoCE v2 GID for $VX_ME"
+	G=$(gid_index)
+	# The other guest boots on its own time.
+	slowwait 120 peer_up || fail "no answer from $VX_PEER over vx0"
+}
+
+# tx PLANE: packets mp0 sent on PLANE.
+tx() { ethtool -S mp0 | awk -v k="plane$1_tx_packets:" '$1 == k { print $2 }'; }
+tx_grew() { [ $(($(tx "$1") - $2)) -ge "$3" ]; }
+
+# client OUT CMD...: CMD, tried again while the peer's server is not yet
+# listening (it starts once the one before it has ended), for up to 60 s;
+# its status in client_rc, and as the function's.
+client() {
+	local out=$1 until=$((EPOCHSECONDS + 60))
+	shift
+	while :; do
+		client_rc=0
+		timeout 60 "$@" >"$out" 2>&1 || client_rc=$?
+		[ "$client_rc" -ne 0 ] && grep -q "Couldn't connect to" "$out" &&
+			[ $EPOCHSECONDS -lt $until ] || break
+		sleep 0.3
+	done
+	log "$1: status $client_rc, $(tail -n 2 "$out" | tr -s ' \n' ' ')"
+	return "$client_rc"
+}
+
+# server CMD...: one of the peer's servers, its output kept.
+server() {
+	local rc=0
+	timeout 120 "$@" -p $PORT >"$TMPD/srv" 2>&1 || rc=$?
+	log "$1 served: status $rc, $(tail -n 2 "$TMPD/srv" | tr -s ' \n' ' ')"
+	assert_eq "$1's status" "$rc" 0
+}
+
+test_rc_pingpong_both_planes() {
+	local p0 p1 ready=$TMPD/icrc.ready json icrc
+	if [ "$ROLE" = server ]; then
+		server ibv_rc_pingpong -d $RXE -g "$G" -n 50 -s 4096
+		return
+	fi
+	p0=$(tx 0) p1=$(tx 1)
+	python3 "$MPLANE_ROOT/selftests/lib/roce_icrc.py" --count 100000 --timeout 120 \
+		--ready-file "$ready" vx0 >"$TMPD/icrc.json" &
+	icrc=$!
+	busywait 10000 test -e "$ready" || fail "roce_icrc.py not ready"
+	client "$TMPD/pp" ibv_rc_pingpong -d $RXE -g "$G" -p $PORT -n 50 -s 4096 "$VX_PEER" || true
+	assert_eq "client status" "$client_rc" 0
+	assert_eq "bytes exchanged" "$(awk '/bytes in/ { print $1 }' "$TMPD/pp")" 409600
+	p0=$(($(tx 0) - p0)) p1=$(($(tx 1) - p1))
+	log "RoCE through mp0: plane0 $p0, plane1 $p1 packets"
+	assert_ge "plane0 packets" "$p0" 75
+	assert_ge "plane1 packets" "$p1" 75
+	kill -TERM "$icrc"
+	wait "$icrc"
+	json=$(<"$TMPD/icrc.json")
+	assert_ge "rxe's packets checked ($json)" "$(jq .checked <<<"$json")" 100
+	assert_eq "rxe's packets with a wrong ICRC ($json)" "$(jq .bad <<<"$json")" 0
+}
+
+test_send_lat() {
+	local typ
+	if [ "$ROLE" = server ]; then
+		server ib_send_lat -d $RXE -x "$G" -n 100 -F
+		return
+	fi
+	client "$TMPD/lat" ib_send_lat -d $RXE -x "$G" -p $PORT -n 100 -F "$VX_PEER" || true
+	assert_eq "client status" "$client_rc" 0
+	typ=$(awk '$1 == 2 && $2 == 100 { print int($5) }' "$TMPD/lat")
+	[ -n "$typ" ] || fail "no result line: $(cat "$TMPD/lat")"
+	assert_ge "typical latency (us)" "$typ" 1
+}
+
+# ib_write_bw for 4 s; once plane 1 carries its data, this host's plane-1
+# rail goes down.  The run ends on its own, with bandwidth, and the cut
+# plane sends nothing more.
+test_write_bw_plane_cut() {
+	local p1_start p0_cut p1_cut bw cpid
+	if [ "$ROLE" = server ]; then
+		server ib_write_bw -d $RXE -x "$G" -s 4096 -D 4 -F
+		return
+	fi
+	p1_start=$(tx 1)
+	client "$TMPD/bw" ib_write_bw -d $RXE -x "$G" -p $PORT -s 4096 -D 4 -F \
+		--report_gbits "$VX_PEER" &
+	cpid=$!
+	busywait 30000 tx_grew 1 "$p1_start" 100 || fail "plane 1 carried no RDMA writes"
+	ip link set r1 down
+	p0_cut=$(tx 0) p1_cut=$(tx 1)
+	wait "$cpid" && client_rc=0 || client_rc=$?
+	assert_eq "client status" "$client_rc" 0
+	bw=$(awk '$1 == 4096 && NF == 5 { print $4 }' "$TMPD/bw")
+	[ -n "$bw" ] || fail "no result line: $(cat "$TMPD/bw")"
+	awk -v b="$bw" 'BEGIN { exit !(b > 0) }' || fail "bandwidth $bw Gb/s"
+	log "plane 1 cut at $p1_cut packets; after: plane0 +$(($(tx 0) - p0_cut))," \
+		"plane1 +$(($(tx 1) - p1_cut))"
+	assert_eq "plane1 packets after the cut" "$(tx 1)" "$p1_cut"
+	assert_ge "plane0 packets after the cut" "$(($(tx 0) - p0_cut))" 1
+}
+
+G=
+host_up
+log "$ROLE: mp0 over $(ip -o link show master mp0 | awk -F': ' '{ printf "%s ", $2 }')GID index $G"
+ktap_run test_rc_pingpong_both_planes test_send_lat test_write_bw_plane_cut
