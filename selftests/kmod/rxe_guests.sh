@@ -61,7 +61,7 @@ host_up() {
 	local i dev
 	modprobe virtio_net 2>/dev/null || true
 	for i in 0 1; do
-		busywait 10000 rail_by_mac $i || fail "no NIC for plane $i"
+		busywait 10000 eval "rail_by_mac $i >/dev/null" || fail "no NIC for plane $i"
 		dev=$(rail_by_mac $i)
 		ip link set dev "$dev" name "r$i" || fail "renaming $dev"
 	done
@@ -129,6 +129,7 @@ test_rc_pingpong_both_planes() {
 	kill -TERM "$icrc"
 	wait "$icrc"
 	json=$(<"$TMPD/icrc.json")
+	log "roce_icrc.py on vx0: $json"
 	assert_ge "rxe's packets checked ($json)" "$(jq .checked <<<"$json")" 100
 	assert_eq "rxe's packets with a wrong ICRC ($json)" "$(jq .bad <<<"$json")" 0
 }
