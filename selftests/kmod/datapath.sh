@@ -212,7 +212,9 @@ test_malformed_ipv4_dropped() {
 	for try in 1 2 3; do
 		"$MPPKT" "$ha" send mp0 $MP_B4 || fail "a good packet was not sent"
 		busywait 2000 mp_pstat_ge "$hb" 0 rx_packets 1 && break
-		log "good packet $try did not arrive in 2 s"
+		log "good packet $try did not arrive in 2 s: ha's plane 0 $(mp_state "$ha" 0)," \
+			"mp0 tx_dropped $(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_dropped)," \
+			"plane 0 tx $(mp_pstat "$ha" 0 tx_packets), hb's plane 0 rx $(mp_pstat "$hb" 0 rx_packets)"
 	done
 	mp_pstat_ge "$hb" 0 rx_packets 1 || fail "no good packet arrived, of 3"
 	rx=$(mp_pstat "$hb" 0 rx_packets)
