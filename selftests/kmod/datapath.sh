@@ -202,21 +202,17 @@ MPPKT=$MPLANE_BUILD/mppkt
 # counts each as dropped.  Counted at hb's plane, which sees only what is
 # addressed to hb's mp0 (ha's own IPv6 multicast also leaves on a0).
 test_malformed_ipv4_dropped() {
-	local args dropped rx try
+	local args dropped rx
 	[ -x "$MPPKT" ] || skip "no $MPPKT (make tools)"
 	mp_pair 1
-	# A good packet first, for the count to start from: up to three,
-	# each given 2 s, and a retry logged.  The first of a new pair was
-	# lost once (a CI run on 6.1, 2026-12-02, nothing in dmesg; its cause
-	# not found yet); what this test is about is the malformed ones.
-	for try in 1 2 3; do
-		"$MPPKT" "$ha" send mp0 $MP_B4 || fail "a good packet was not sent"
-		busywait 2000 mp_pstat_ge "$hb" 0 rx_packets 1 && break
-		log "good packet $try did not arrive in 2 s: ha's plane 0 $(mp_state "$ha" 0)," \
+	"$MPPKT" "$ha" send mp0 $MP_B4 || fail "a good packet was not sent"
+	# Lost once, in a CI run on 6.1 (2026-12-02), with nothing in dmesg:
+	# not retried, as a lost first packet may be a datapath defect, but
+	# said with what would tell its cause.
+	busywait 5000 mp_pstat_ge "$hb" 0 rx_packets 1 ||
+		fail "the good packet did not arrive: ha's plane 0 $(mp_state "$ha" 0)," \
 			"mp0 tx_dropped $(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_dropped)," \
 			"plane 0 tx $(mp_pstat "$ha" 0 tx_packets), hb's plane 0 rx $(mp_pstat "$hb" 0 rx_packets)"
-	done
-	mp_pstat_ge "$hb" 0 rx_packets 1 || fail "no good packet arrived, of 3"
 	rx=$(mp_pstat "$hb" 0 rx_packets)
 	dropped=$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_dropped)
 	for args in "ihl=15" "ihl=4" "version=6" "tot_len=short" "tot_len=8"; do
