@@ -331,17 +331,15 @@ static void setup_timed_out(const struct coll_comm *c,
 	char peer[96];
 	unsigned int q;
 
-	if (s->lfd < 0 && awaiting_higher(c, p) &&
-	    s->listen_err == EADDRINUSE) {
-		mp_err("%s: the port stayed taken for %.1f s: by a job still running on this host? (give each its own --port)",
-		       peer_str(c, c->rank, peer, sizeof(peer)),
-		       c->timeout_ns / 1e9);
-		return;
-	}
 	if (s->lfd < 0 && awaiting_higher(c, p)) {
-		mp_err("listening on %s: %s",
-		       peer_str(c, c->rank, peer, sizeof(peer)),
-		       strerror(s->listen_err));
+		if (s->listen_err == EADDRINUSE)
+			mp_err("%s: the port stayed taken for %.1f s: by a job still running on this host? (give each its own --port)",
+			       peer_str(c, c->rank, peer, sizeof(peer)),
+			       c->timeout_ns / 1e9);
+		else
+			mp_err("listening on %s: %s",
+			       peer_str(c, c->rank, peer, sizeof(peer)),
+			       strerror(s->listen_err));
 		return;
 	}
 	for (q = 0; q < c->nranks; q++) {
@@ -361,8 +359,8 @@ static void setup_timed_out(const struct coll_comm *c,
 }
 
 /* Wait for the next thing setup can do, or the next retry. */
-static int setup_poll(struct coll_comm *c, struct tcp_setup *s,
-		      uint64_t deadline)
+static int setup_poll(struct coll_comm *c, const struct tcp_priv *p,
+		      struct tcp_setup *s, uint64_t deadline)
 {
 	struct pollfd pfd[2 * COLL_MAX_RANKS + 1];
 	uint64_t now = mp_mono_ns(), wake = deadline;
@@ -370,7 +368,7 @@ static int setup_poll(struct coll_comm *c, struct tcp_setup *s,
 
 	if (s->lfd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
-	else if (awaiting_higher(c, c->priv) && s->retry_listen_ns < wake)
+	else if (awaiting_higher(c, p) && s->retry_listen_ns < wake)
 		wake = s->retry_listen_ns;
 	for (q = 0; q < c->rank; q++) {
 		if (s->state[q] != OUT_IDLE)
@@ -421,6 +419,7 @@ static void setup_round(struct coll_comm *c, struct tcp_priv *p,
 		accept_all(s);
 	for (i = s->nin; i-- > 0;)
 		in_step(c, p, s, i);
+	/* Once this round's hellos have brought the last one in. */
 	setup_listener(c, p, s);
 	for (q = 0; q < c->rank; q++)
 		if (p->fd[q] < 0)
@@ -469,7 +468,7 @@ static int tcp_setup(struct coll_comm *c)
 			err = -ETIMEDOUT;
 			break;
 		}
-		err = setup_poll(c, s, deadline);
+		err = setup_poll(c, p, s, deadline);
 		if (err)
 			break;
 	}
