@@ -23,6 +23,8 @@
 source "$(dirname "$0")/../lib/lib.sh"
 # shellcheck source=../lib/mplane.sh
 source "$(dirname "$0")/../lib/mplane.sh"
+# shellcheck source=../lib/rxe.sh
+source "$(dirname "$0")/../lib/rxe.sh"
 
 RXA=mprxa$$ RXB=mprxb$$
 VX_A=10.98.0.1 VX_B=10.98.0.2
@@ -42,19 +44,6 @@ rxe_cleanup() {
 	rm -rf "$TMPD"
 }
 trap 'rxe_cleanup; _lib_exit' EXIT
-
-# gid_index DEV N: the index of DEV's RoCE v2 GID for 10.98.0.N, read with
-# bash alone (the table has 1024 entries behind one file each).
-gid_index() {
-	local d=/sys/class/infiniband/$1/ports/1 n v t
-	for n in 0 1 2 3 4 5 6 7; do
-		read -r v <"$d/gids/$n" 2>/dev/null || continue
-		read -r t <"$d/gid_attrs/types/$n" 2>/dev/null || continue
-		[[ $v == *:ffff:0a62:000$2 && $t == "RoCE v2" ]] && { echo "$n"; return 0; }
-	done
-	return 1
-}
-has_gid() { gid_index "$1" "$2" >/dev/null; }
 
 # The pair, once: ha and hb with mp0 over two planes (rr), vx0 over mp0
 # (10.98.0.1 and .2/24), rxe on each vx0.  Any reason to skip is kept in
@@ -91,23 +80,15 @@ rxe_pair() {
 		"addr add $VX_B/24 dev vx0" "link set vx0 up" | _mp_batch "$hb"
 	ip netns exec "$ha" rdma link add "$RXA" type rxe netdev vx0 || return 1
 	ip netns exec "$hb" rdma link add "$RXB" type rxe netdev vx0 || return 1
-	busywait 10000 has_gid "$RXA" 1 || return 1
-	busywait 10000 has_gid "$RXB" 2 || return 1
-	GA=$(gid_index "$RXA" 1) GB=$(gid_index "$RXB" 2)
+	busywait 10000 rxe_has_gid "$RXA" 1 || return 1
+	busywait 10000 rxe_has_gid "$RXB" 2 || return 1
+	GA=$(rxe_gid_index "$RXA" 1) GB=$(rxe_gid_index "$RXB" 2)
 }
 
 need_pair() {
 	[ -z "$why_skip" ] || skip "$why_skip"
 	[ -n "$GB" ] || fail "setting up the pair failed"
 }
-
-# tx NS PLANE: packets mp0 sent on PLANE.
-tx() {
-	ip netns exec "$1" ethtool -S mp0 | awk -v k="plane$2_tx_packets:" '$1 == k { print $2 }'
-}
-
-# tx_grew NS PLANE FROM N: plane PLANE sent N packets since FROM.
-tx_grew() { [ $(($(tx "$1" "$2") - $3)) -ge "$4" ]; }
 
 listening() { [ -n "$(ip netns exec "$hb" ss -Hltn "sport = :$PORT")" ]; }
 
@@ -131,57 +112,37 @@ run_pair() {
 	log "$(tail -n 3 "$out" | tr -s ' \n' ' ')"
 }
 
-# ibv_rc_pingpong over both planes; on the way, roce_icrc.py checks the
-# ICRC of rxe's packets on ha's vx0, both ways, as cc.sh's test_cnp_icrc
-# checks mp0's CNPs with it: rxe is the reference it is checked against.
+# ibv_rc_pingpong over both planes, with the ICRC of rxe's packets on
+# ha's vx0 checked on the way (rxe_icrc_start).
 test_rc_pingpong_both_planes() {
-	local p0 p1 bytes ready=$TMPD/icrc.ready json
+	local p0 p1
 	need_pair
-	p0=$(tx "$ha" 0) p1=$(tx "$ha" 1)
-	ip netns exec "$ha" python3 "$MPLANE_ROOT/selftests/lib/roce_icrc.py" \
-		--count 100000 --timeout 120 --ready-file "$ready" vx0 >"$TMPD/icrc.json" &
-	local icrc_pid=$!
-	busywait 10000 test -e "$ready" || fail "roce_icrc.py not ready"
+	p0=$(rxe_tx "$ha" 0) p1=$(rxe_tx "$ha" 1)
+	rxe_icrc_start "$ha" vx0
 	run_pair "$TMPD/pp" ibv_rc_pingpong -d "$RXB" -g "$GB" -n 50 -s 4096 -- \
 		ibv_rc_pingpong -d "$RXA" -g "$GA" -n 50 -s 4096 $VX_B
 	assert_eq "client status" "$client_rc" 0
 	assert_eq "server status" "$server_rc" 0
-	kill -TERM "$icrc_pid"
-	wait "$icrc_pid"
-	json=$(<"$TMPD/icrc.json")
-	assert_ge "rxe's packets checked ($json)" "$(jq .checked <<<"$json")" 100
-	assert_eq "rxe's packets with an ICRC roce_icrc.py finds wrong ($json)" \
-		"$(jq .bad <<<"$json")" 0
-	# 50 exchanges of 4096 bytes, each way.
-	bytes=$(awk '/bytes in/ { print $1 }' "$TMPD/pp")
-	assert_eq "bytes exchanged" "$bytes" 409600
-	p0=$(($(tx "$ha" 0) - p0)) p1=$(($(tx "$ha" 1) - p1))
-	log "RoCE through mp0: plane0 $p0, plane1 $p1 packets"
-	# 50 sends of 4 packets (MTU 1024): rr puts half on each plane.
-	assert_ge "plane0 packets" "$p0" 75
-	assert_ge "plane1 packets" "$p1" 75
+	rxe_icrc_check
+	rxe_check_pingpong "$TMPD/pp" $(($(rxe_tx "$ha" 0) - p0)) $(($(rxe_tx "$ha" 1) - p1))
 }
 
 test_send_lat() {
-	local typ
 	need_pair
 	run_pair "$TMPD/lat" ib_send_lat -d "$RXB" -x "$GB" -n 100 -F -- \
 		ib_send_lat -d "$RXA" -x "$GA" -n 100 -F $VX_B
 	assert_eq "client status" "$client_rc" 0
 	assert_eq "server status" "$server_rc" 0
-	# #bytes #iterations t_min t_max t_typical ...
-	typ=$(awk '$1 == 2 && $2 == 100 { print int($5) }' "$TMPD/lat")
-	[ -n "$typ" ] || fail "no result line: $(cat "$TMPD/lat")"
-	assert_ge "typical latency (us)" "$typ" 1
+	rxe_check_send_lat "$TMPD/lat"
 }
 
 # ib_write_bw for 4 s; once plane 1 carries its data, ha's plane-1 rail
 # goes down.  The run ends on its own, with bandwidth, and the cut plane
 # sends nothing more.
 test_write_bw_plane_cut() {
-	local p1_start p0_cut p1_cut bw spid
+	local p1_start p0_cut p1_cut spid
 	need_pair
-	p1_start=$(tx "$ha" 1)
+	p1_start=$(rxe_tx "$ha" 1)
 	ip netns exec "$hb" timeout 30 ib_write_bw -d "$RXB" -x "$GB" -s 4096 -D 4 -F \
 		>"$TMPD/bw.srv" 2>&1 &
 	spid=$!
@@ -190,24 +151,17 @@ test_write_bw_plane_cut() {
 		--report_gbits $VX_B >"$TMPD/bw" 2>&1 &
 	local cpid=$!
 	# RDMA writes of 4 packets each: 100 packets on plane 1 is the data.
-	busywait 15000 tx_grew "$ha" 1 "$p1_start" 100 ||
+	busywait 15000 rxe_tx_grew "$ha" 1 "$p1_start" 100 ||
 		fail "plane 1 carried no RDMA writes"
 	ip -n "$ha" link set a1 down
-	p0_cut=$(tx "$ha" 0) p1_cut=$(tx "$ha" 1)
+	p0_cut=$(rxe_tx "$ha" 0) p1_cut=$(rxe_tx "$ha" 1)
 	client_rc=0 server_rc=0
 	wait "$cpid" || client_rc=$?
 	wait "$spid" || server_rc=$?
 	log "$(tail -n 2 "$TMPD/bw" | tr -s ' \n' ' ')"
 	assert_eq "client status" "$client_rc" 0
 	assert_eq "server status" "$server_rc" 0
-	# #bytes #iterations BW_peak BW_average MsgRate: average > 0 Gb/s.
-	bw=$(awk '$1 == 4096 && NF == 5 { print $4 }' "$TMPD/bw")
-	[ -n "$bw" ] || fail "no result line: $(cat "$TMPD/bw")"
-	awk -v b="$bw" 'BEGIN { exit !(b > 0) }' || fail "bandwidth $bw Gb/s"
-	log "plane 1 cut at $p1_cut packets; after: plane0 +$(($(tx "$ha" 0) - p0_cut))," \
-		"plane1 +$(($(tx "$ha" 1) - p1_cut))"
-	assert_eq "plane1 packets after the cut" "$(tx "$ha" 1)" "$p1_cut"
-	assert_ge "plane0 packets after the cut" "$(($(tx "$ha" 0) - p0_cut))" 1
+	rxe_check_write_bw "$TMPD/bw" "$ha" "$p0_cut" "$p1_cut"
 }
 
 GA='' GB=''

@@ -18,6 +18,8 @@
 source "$(dirname "$0")/../lib/lib.sh"
 # shellcheck source=../lib/mplane.sh
 source "$(dirname "$0")/../lib/mplane.sh"
+# shellcheck source=../lib/rxe.sh
+source "$(dirname "$0")/../lib/rxe.sh"
 
 ROLE=${MPLANE_RXE_ROLE:?MPLANE_RXE_ROLE=client or server}
 RXE=rxe0 PORT=18515
@@ -42,17 +44,6 @@ rail_by_mac() {
 	return 1
 }
 
-# gid_index: the index of our RoCE v2 GID for VX_ME.
-gid_index() {
-	local d=/sys/class/infiniband/$RXE/ports/1 n v t
-	for n in 0 1 2 3 4 5 6 7; do
-		read -r v <"$d/gids/$n" 2>/dev/null || continue
-		read -r t <"$d/gid_attrs/types/$n" 2>/dev/null || continue
-		[[ $v == *:ffff:0a62:000$SELF && $t == "RoCE v2" ]] && { echo "$n"; return 0; }
-	done
-	return 1
-}
-has_gid() { gid_index >/dev/null; }
 peer_up() { ping -c 1 -W 1 "$VX_PEER" >/dev/null 2>&1; }
 
 # This host: its two rails renamed r0 and r1, mp0 over them (rr), vx0
@@ -73,15 +64,11 @@ host_up() {
 	modprobe crc32_generic 2>/dev/null || true
 	modprobe rdma_rxe || skip "no rdma_rxe module"
 	rdma link add $RXE type rxe netdev vx0 || fail "rdma link add $RXE over vx0"
-	busywait 10000 has_gid || fail "no RoCE v2 GID for $VX_ME"
-	G=$(gid_index)
+	busywait 10000 rxe_has_gid $RXE "$SELF" || fail "no RoCE v2 GID for $VX_ME"
+	G=$(rxe_gid_index $RXE "$SELF")
 	# The other guest boots on its own time.
 	slowwait 120 peer_up || fail "no answer from $VX_PEER over vx0"
 }
-
-# tx PLANE: packets mp0 sent on PLANE.
-tx() { ethtool -S mp0 | awk -v k="plane$1_tx_packets:" '$1 == k { print $2 }'; }
-tx_grew() { [ $(($(tx "$1") - $2)) -ge "$3" ]; }
 
 # client OUT CMD...: CMD, tried again while the peer's server is not yet
 # listening (it starts once the one before it has ended), for up to 60 s;
@@ -109,69 +96,48 @@ server() {
 }
 
 test_rc_pingpong_both_planes() {
-	local p0 p1 ready=$TMPD/icrc.ready json icrc
+	local p0 p1
 	if [ "$ROLE" = server ]; then
 		server ibv_rc_pingpong -d $RXE -g "$G" -n 50 -s 4096
 		return
 	fi
-	p0=$(tx 0) p1=$(tx 1)
-	python3 "$MPLANE_ROOT/selftests/lib/roce_icrc.py" --count 100000 --timeout 120 \
-		--ready-file "$ready" vx0 >"$TMPD/icrc.json" &
-	icrc=$!
-	busywait 10000 test -e "$ready" || fail "roce_icrc.py not ready"
+	p0=$(rxe_tx "" 0) p1=$(rxe_tx "" 1)
+	rxe_icrc_start "" vx0
 	client "$TMPD/pp" ibv_rc_pingpong -d $RXE -g "$G" -p $PORT -n 50 -s 4096 "$VX_PEER" || true
 	assert_eq "client status" "$client_rc" 0
-	assert_eq "bytes exchanged" "$(awk '/bytes in/ { print $1 }' "$TMPD/pp")" 409600
-	p0=$(($(tx 0) - p0)) p1=$(($(tx 1) - p1))
-	log "RoCE through mp0: plane0 $p0, plane1 $p1 packets"
-	assert_ge "plane0 packets" "$p0" 75
-	assert_ge "plane1 packets" "$p1" 75
-	kill -TERM "$icrc"
-	wait "$icrc"
-	json=$(<"$TMPD/icrc.json")
-	log "roce_icrc.py on vx0: $json"
-	assert_ge "rxe's packets checked ($json)" "$(jq .checked <<<"$json")" 100
-	assert_eq "rxe's packets with a wrong ICRC ($json)" "$(jq .bad <<<"$json")" 0
+	rxe_icrc_check
+	rxe_check_pingpong "$TMPD/pp" $(($(rxe_tx "" 0) - p0)) $(($(rxe_tx "" 1) - p1))
 }
 
 test_send_lat() {
-	local typ
 	if [ "$ROLE" = server ]; then
 		server ib_send_lat -d $RXE -x "$G" -n 100 -F
 		return
 	fi
 	client "$TMPD/lat" ib_send_lat -d $RXE -x "$G" -p $PORT -n 100 -F "$VX_PEER" || true
 	assert_eq "client status" "$client_rc" 0
-	typ=$(awk '$1 == 2 && $2 == 100 { print int($5) }' "$TMPD/lat")
-	[ -n "$typ" ] || fail "no result line: $(cat "$TMPD/lat")"
-	assert_ge "typical latency (us)" "$typ" 1
+	rxe_check_send_lat "$TMPD/lat"
 }
 
 # ib_write_bw for 4 s; once plane 1 carries its data, this host's plane-1
 # rail goes down.  The run ends on its own, with bandwidth, and the cut
 # plane sends nothing more.
 test_write_bw_plane_cut() {
-	local p1_start p0_cut p1_cut bw cpid
+	local p1_start p0_cut p1_cut cpid
 	if [ "$ROLE" = server ]; then
 		server ib_write_bw -d $RXE -x "$G" -s 4096 -D 4 -F
 		return
 	fi
-	p1_start=$(tx 1)
+	p1_start=$(rxe_tx "" 1)
 	client "$TMPD/bw" ib_write_bw -d $RXE -x "$G" -p $PORT -s 4096 -D 4 -F \
 		--report_gbits "$VX_PEER" &
 	cpid=$!
-	busywait 30000 tx_grew 1 "$p1_start" 100 || fail "plane 1 carried no RDMA writes"
+	busywait 30000 rxe_tx_grew "" 1 "$p1_start" 100 || fail "plane 1 carried no RDMA writes"
 	ip link set r1 down
-	p0_cut=$(tx 0) p1_cut=$(tx 1)
+	p0_cut=$(rxe_tx "" 0) p1_cut=$(rxe_tx "" 1)
 	wait "$cpid" && client_rc=0 || client_rc=$?
 	assert_eq "client status" "$client_rc" 0
-	bw=$(awk '$1 == 4096 && NF == 5 { print $4 }' "$TMPD/bw")
-	[ -n "$bw" ] || fail "no result line: $(cat "$TMPD/bw")"
-	awk -v b="$bw" 'BEGIN { exit !(b > 0) }' || fail "bandwidth $bw Gb/s"
-	log "plane 1 cut at $p1_cut packets; after: plane0 +$(($(tx 0) - p0_cut))," \
-		"plane1 +$(($(tx 1) - p1_cut))"
-	assert_eq "plane1 packets after the cut" "$(tx 1)" "$p1_cut"
-	assert_ge "plane0 packets after the cut" "$(($(tx 0) - p0_cut))" 1
+	rxe_check_write_bw "$TMPD/bw" "" "$p0_cut" "$p1_cut"
 }
 
 G=

@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What selftests/kmod/rxe.sh (two namespaces) and rxe_guests.sh (two
+# guests) share: reading rxe's GIDs and mp0's planes, the ICRC check of
+# rxe's packets, and the checks of each test's client output.  NS, where
+# a function takes one, is a network namespace, or "" for the current.
+# Source after lib.sh.
+
+# rxe_in NS CMD...: CMD in NS.
+rxe_in() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
+}
+
+# rxe_gid_index DEV N: the index of DEV's RoCE v2 GID for 10.98.0.N, read
+# with bash alone (the table has 1024 entries behind one file each).
+rxe_gid_index() {
+	local d=/sys/class/infiniband/$1/ports/1 n v t
+	for n in 0 1 2 3 4 5 6 7; do
+		read -r v <"$d/gids/$n" 2>/dev/null || continue
+		read -r t <"$d/gid_attrs/types/$n" 2>/dev/null || continue
+		[[ $v == *:ffff:0a62:000$2 && $t == "RoCE v2" ]] && { echo "$n"; return 0; }
+	done
+	return 1
+}
+rxe_has_gid() { rxe_gid_index "$1" "$2" >/dev/null; }
+
+# rxe_tx NS PLANE: packets NS's mp0 sent on PLANE.
+rxe_tx() {
+	rxe_in "$1" ethtool -S mp0 | awk -v k="plane$2_tx_packets:" '$1 == k { print $2 }'
+}
+
+# rxe_tx_grew NS PLANE FROM N: plane PLANE sent N packets since FROM.
+rxe_tx_grew() { [ $(($(rxe_tx "$1" "$2") - $3)) -ge "$4" ]; }
+
+# rxe_icrc_start NS IFACE: roce_icrc.py on NS's IFACE, in the background
+# until rxe_icrc_check, which asserts that it saw at least 100 of rxe's
+# packets and found every one's ICRC right: rxe is the reference that
+# the checker of mp0's CNPs (cc.sh's test_cnp_icrc) is checked against.
+rxe_icrc_start() {
+	local ready=$TMPD/icrc.ready
+	local cmd=(python3 "$MPLANE_ROOT/selftests/lib/roce_icrc.py" --count 100000
+		--timeout 120 --ready-file "$ready" "$2")
+	rm -f "$ready"
+	# Not through rxe_in: $! would be a subshell's, not the checker's.
+	[ -z "$1" ] || cmd=(ip netns exec "$1" "${cmd[@]}")
+	"${cmd[@]}" >"$TMPD/icrc.json" &
+	RXE_ICRC_PID=$!
+	busywait 10000 test -e "$ready" || fail "roce_icrc.py not ready"
+}
+rxe_icrc_check() {
+	local json
+	kill -TERM "$RXE_ICRC_PID"
+	wait "$RXE_ICRC_PID"
+	json=$(<"$TMPD/icrc.json")
+	log "roce_icrc.py: $json"
+	assert_ge "rxe's packets checked ($json)" "$(jq .checked <<<"$json")" 100
+	assert_eq "rxe's packets with an ICRC roce_icrc.py finds wrong ($json)" \
+		"$(jq .bad <<<"$json")" 0
+}
+
+# rxe_check_pingpong OUT P0 P1: ibv_rc_pingpong's client output OUT, of 50
+# exchanges of 4096 bytes each way, with P0 and P1 packets on the planes.
+rxe_check_pingpong() {
+	assert_eq "bytes exchanged" "$(awk '/bytes in/ { print $1 }' "$1")" 409600
+	log "RoCE through mp0: plane0 $2, plane1 $3 packets"
+	# 50 sends of 4 packets (MTU 1024): rr puts half on each plane.
+	assert_ge "plane0 packets" "$2" 75
+	assert_ge "plane1 packets" "$3" 75
+}
+
+# rxe_check_send_lat OUT: ib_send_lat's client output has a latency.
+rxe_check_send_lat() {
+	local typ
+	# #bytes #iterations t_min t_max t_typical ...
+	typ=$(awk '$1 == 2 && $2 == 100 { print int($5) }' "$1")
+	[ -n "$typ" ] || fail "no result line: $(cat "$1")"
+	assert_ge "typical latency (us)" "$typ" 1
+}
+
+# rxe_check_write_bw OUT NS P0_CUT P1_CUT: ib_write_bw's client output
+# has a bandwidth, and since NS's plane 1 was cut (its planes' counts
+# then P0_CUT and P1_CUT) plane 1 sent nothing and plane 0 the rest.
+rxe_check_write_bw() {
+	local bw
+	# #bytes #iterations BW_peak BW_average MsgRate: average > 0 Gb/s.
+	bw=$(awk '$1 == 4096 && NF == 5 { print $4 }' "$1")
+	[ -n "$bw" ] || fail "no result line: $(cat "$1")"
+	awk -v b="$bw" 'BEGIN { exit !(b > 0) }' || fail "bandwidth $bw Gb/s"
+	log "plane 1 cut at $4 packets; after: plane0 +$(($(rxe_tx "$2" 0) - $3))," \
+		"plane1 +$(($(rxe_tx "$2" 1) - $4))"
+	assert_eq "plane1 packets after the cut" "$(rxe_tx "$2" 1)" "$4"
+	assert_ge "plane0 packets after the cut" "$(($(rxe_tx "$2" 0) - $3))" 1
+}
