@@ -97,8 +97,7 @@ victim() {
 	cc_all "$1"
 	p0=$(rt tbf_sent)
 	streams 900
-	busywait 30000 eval '[ "$(rt tbf_sent)" -ge $((p0 + 20)) ]' ||
-		fail "no traffic through the bottleneck"
+	busywait 30000 incast_on "$p0" || fail "no traffic through the bottleneck"
 	sleep 3
 	"$MPLANECTL" -j collective run --prefix $FAB --op allreduce --hosts h0,h5 \
 		--transport roce --port 4792 -b 4K -e 4K --duration 20 -w 0 --no-marks \

@@ -189,6 +189,10 @@ tbf_sent() {
 		jq '[.[] | select(.kind == "tbf")][0].packets'
 }
 
+# incast_on FROM: the bottleneck's tbf has sent 20 packets since it had
+# sent FROM (tbf_sent), read just under the softirqs (rt).
+incast_on() { [ "$(rt tbf_sent)" -ge $(($1 + 20)) ]; }
+
 uptime_us() {
 	local up
 	read -r up _ </proc/uptime
@@ -207,8 +211,7 @@ incast_start() {
 		--duration 120 >"$TMPD/ev" 2>/dev/null &
 	EV=$!
 	"$@"
-	busywait 30000 eval '[ "$(rt tbf_sent)" -ge $((p0 + 20)) ]' ||
-		fail "no traffic through the bottleneck"
+	busywait 30000 incast_on "$p0" || fail "no traffic through the bottleneck"
 	T0=$(uptime_us)
 }
 
