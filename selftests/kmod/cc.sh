@@ -70,6 +70,23 @@ recv_4791() {
 }
 stop_recv() { kill "$recv_pid" 2>/dev/null; wait "$recv_pid" 2>/dev/null || true; }
 
+# scrape PORT: one scrape of a `telemetry export` started here, in the
+# initial namespace, from which it reads every namespace's mp0 QPs, into
+# $METRICS; the exporter is stopped again, and must stop cleanly.
+scrape() {
+	local port=$1 pid
+	"$MPLANECTL" telemetry export --listen "127.0.0.1:$port" >/dev/null &
+	pid=$!
+	slowwait 10 curl -sf -o /dev/null "http://127.0.0.1:$port/" || fail "export did not serve"
+	METRICS=$(curl -sf "http://127.0.0.1:$port/metrics") || fail "scrape"
+	kill "$pid"
+	wait "$pid" || fail "export did not stop cleanly"
+}
+# metric SERIES: its value in $METRICS, "none" when it is not there.
+metric() {
+	awk -v s="$1" '$1 == s { print $2; f = 1 } END { if (!f) print "none" }' <<<"$METRICS"
+}
+
 test_settings_ranges() {
 	mp_pair 2
 	snap "$ha"
@@ -117,7 +134,7 @@ test_settings_ranges() {
 # each of two QPs in a burst shorter than the interval, one more each
 # after it, and one for every CE packet at interval 0.
 test_cnp_one_per_interval_per_qp() {
-	local sent
+	local sent cuts
 	mp_pair 2
 	# No recovery while the test runs: QP 0x13 stays listed with its cuts.
 	cc "$ha" cc dcqcn time-reset 10000000 byte-reset 1073741824
@@ -146,10 +163,19 @@ test_cnp_one_per_interval_per_qp() {
 	assert_eq "QP 0x11's CNPs" "$(qp_of 0x11 cnp_rx)" 2
 	assert_eq "QP 0x13's CNPs" "$(qp_of 0x13 cnp_rx)" 50
 	assert_eq "unknown CNPs" "$(cc_of cnp_unknown)" 0
+	cuts=$(qp_of 0x11 rate_cuts)
 	# hb lists the QPs it sent CNPs for, without rates.
 	snap "$hb"
 	assert_eq "hb's CNPs for QP 0x13" "$(qp_of 0x13 cnp_tx)" 50
 	assert_eq "hb's QP 0x13 has no rate" "$(qp_of 0x13 rate_kbps)" null
+	# Prometheus has the same counts, per QP and on both sides.
+	scrape 9471
+	local a="node=\"$ha\",dev=\"mp0\",peer=\"$MP_B4\"" b="node=\"$hb\",dev=\"mp0\",peer=\"$MP_A4\""
+	assert_eq "QP 0x11's CNPs in Prometheus" "$(metric "mplane_qp_cnp_received_total{$a,qpn=\"17\"}")" 2
+	assert_eq "QP 0x13's CNPs in Prometheus" "$(metric "mplane_qp_cnp_received_total{$a,qpn=\"19\"}")" 50
+	assert_eq "QP 0x11's cuts in Prometheus" "$(metric "mplane_qp_device_rate_cuts_total{$a,qpn=\"17\"}")" "$cuts"
+	assert_eq "hb's CNPs for QP 0x13 in Prometheus" "$(metric "mplane_qp_cnp_sent_total{$b,qpn=\"19\"}")" 50
+	assert_eq "no CNPs received on hb's side" "$(metric "mplane_qp_cnp_received_total{$b,qpn=\"19\"}")" none
 	stop_recv
 }
 

@@ -19,4 +19,14 @@ int telemetry_hist_main(int argc, char **argv);
 int telemetry_top_main(int argc, char **argv);
 int telemetry_export_main(int argc, char **argv);
 
+/* telemetry_export.c's exposition, and the QP tables it adds at a live
+ * scrape (telemetry_export_qps.c). */
+#include <stdbool.h>
+#include <stdio.h>
+struct mp_tm;
+void export_label(FILE *f, const char *name, const char *v, bool first);
+void export_family(FILE *f, const char *name, const char *type,
+		   const char *helptext);
+void export_qp_tables(FILE *f, const struct mp_tm *tm);
+
 #endif /* MPLANECTL_TELEMETRY_H */

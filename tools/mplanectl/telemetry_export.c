@@ -65,7 +65,13 @@ static void help(void)
 "(mplane_plane_cnp_sent_total, mplane_plane_rate_cuts_total); per QP\n"
 "{node,dev,qpn}, its latest rate (mplane_qp_rate_bits_per_second), cuts,\n"
 "updates and the last cause, for the 1024 QPs updated last\n"
-"(mplane_qps_evicted_total counts those let go).\n"
+"(mplane_qps_evicted_total counts those let go).  Live, each scrape also\n"
+"reads every mplane device's QP table, in this namespace and in each one\n"
+"under /run/netns (node: its name), for the counts no event carries: per\n"
+"QP {node,dev,peer,qpn}, CNPs received (mplane_qp_cnp_received_total) and\n"
+"mp0's cuts (mplane_qp_device_rate_cuts_total) while DCQCN limits it, and\n"
+"CNPs sent for CE on it (mplane_qp_cnp_sent_total).  A sender's series end\n"
+"when its QP is back at the line rate, as mp0 lists it no longer.\n"
 "\n"
 "Only this host can scrape by default (127.0.0.1); give --listen\n"
 "0.0.0.0:9464 or [::]:9464 to serve every interface.\n"
@@ -113,7 +119,7 @@ static const struct option opts[] = {
 /* Exposition */
 
 /* A label value: backslash, double quote and newline escaped. */
-static void label(FILE *f, const char *name, const char *v, bool first)
+void export_label(FILE *f, const char *name, const char *v, bool first)
 {
 	fprintf(f, "%s%s=\"", first ? "" : ",", name);
 	for (; *v; v++) {
@@ -127,7 +133,7 @@ static void label(FILE *f, const char *name, const char *v, bool first)
 	fputc('"', f);
 }
 
-static void family(FILE *f, const char *name, const char *type,
+void export_family(FILE *f, const char *name, const char *type,
 		   const char *helptext)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, helptext, name, type);
@@ -142,15 +148,15 @@ static void entity_labels(FILE *f, const struct mp_tm_entity *e, bool full)
 	fputc('{', f);
 	if (full && e->kind == MP_TM_PLANE) {
 		snprintf(plane, sizeof(plane), "%u", e->plane);
-		label(f, "node", e->node, true);
-		label(f, "dev", e->dev, false);
-		label(f, "plane", plane, false);
+		export_label(f, "node", e->node, true);
+		export_label(f, "dev", e->dev, false);
+		export_label(f, "plane", plane, false);
 	} else if (full && e->kind == MP_TM_PORT) {
-		label(f, "node", e->node, true);
-		label(f, "port", e->dev, false);
+		export_label(f, "node", e->node, true);
+		export_label(f, "port", e->dev, false);
 	} else {
-		label(f, "kind", mp_tm_kind_name(e->kind), true);
-		label(f, "entity", e->name, false);
+		export_label(f, "kind", mp_tm_kind_name(e->kind), true);
+		export_label(f, "entity", e->name, false);
 	}
 	fputc('}', f);
 }
@@ -161,10 +167,10 @@ static void tx_bytes(FILE *f, const struct mp_tm *tm, enum mp_tm_kind kind)
 	unsigned int i;
 
 	if (kind == MP_TM_PLANE)
-		family(f, "mplane_plane_tx_bytes_total", "counter",
+		export_family(f, "mplane_plane_tx_bytes_total", "counter",
 		       "Bytes sent on a plane of an mplane device (mplane.ko's sampler).");
 	else
-		family(f, "mplane_port_tx_bytes_total", "counter",
+		export_family(f, "mplane_port_tx_bytes_total", "counter",
 		       "Bytes sent by a switch port (the switch sampler).");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
@@ -182,7 +188,7 @@ static void marks(FILE *f, const struct mp_tm *tm)
 	const struct mp_tm_entity *e;
 	unsigned int i;
 
-	family(f, "mplane_ecn_ce_total", "counter",
+	export_family(f, "mplane_ecn_ce_total", "counter",
 	       "ECN CE marks: the samplers' cumulative count plus ecn_mark events.");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
@@ -192,7 +198,7 @@ static void marks(FILE *f, const struct mp_tm *tm)
 		entity_labels(f, e, false);
 		fprintf(f, " %" PRIu64 "\n", e->ecn.last + e->ecn_events);
 	}
-	family(f, "mplane_cnp_total", "counter",
+	export_family(f, "mplane_cnp_total", "counter",
 	       "RoCE congestion notification packets: plane samples' count plus cnp events.");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
@@ -212,9 +218,9 @@ static void plane_labels(FILE *f, const char *node, const char *dev,
 
 	snprintf(p, sizeof(p), "%u", plane);
 	fputc('{', f);
-	label(f, "node", node, true);
-	label(f, "dev", dev, false);
-	label(f, "plane", p, false);
+	export_label(f, "node", node, true);
+	export_label(f, "dev", dev, false);
+	export_label(f, "plane", p, false);
 	fputc('}', f);
 }
 
@@ -240,7 +246,7 @@ static void cc_planes(FILE *f, const struct mp_tm *tm)
 	unsigned int i, k, plane;
 	const char *stat;
 
-	family(f, "mplane_plane_cnp_received_total", "counter",
+	export_family(f, "mplane_plane_cnp_received_total", "counter",
 	       "CNPs received on a plane of an mplane device (mplane.ko's sampler).");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
@@ -250,7 +256,7 @@ static void cc_planes(FILE *f, const struct mp_tm *tm)
 		entity_labels(f, e, true);
 		fprintf(f, " %" PRIu64 "\n", e->cnp.last);
 	}
-	family(f, "mplane_plane_rate_cut_events_total", "counter",
+	export_family(f, "mplane_plane_rate_cut_events_total", "counter",
 	       "Rate cuts of QPs by CNPs received on a plane, as rate_update events told them since the feed began.");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
@@ -261,7 +267,7 @@ static void cc_planes(FILE *f, const struct mp_tm *tm)
 		fprintf(f, " %" PRIu64 "\n", e->rate_cuts);
 	}
 	for (k = 0; k < 2; k++) {
-		family(f, names[k], "counter", helps[k]);
+		export_family(f, names[k], "counter", helps[k]);
 		for (i = 0; i < tm->nents; i++) {
 			e = &tm->ents[i];
 			if (!mp_tm_plane_stat(tm, e, stats, dev, sizeof(dev),
@@ -283,9 +289,9 @@ static void qp_labels(FILE *f, const struct mp_tm_qp *q)
 
 	snprintf(qpn, sizeof(qpn), "%u", q->qpn);
 	fputc('{', f);
-	label(f, "node", q->node, true);
-	label(f, "dev", q->dev, false);
-	label(f, "qpn", qpn, false);
+	export_label(f, "node", q->node, true);
+	export_label(f, "dev", q->dev, false);
+	export_label(f, "qpn", qpn, false);
 	fputc('}', f);
 }
 
@@ -321,7 +327,7 @@ static void cc_qps(FILE *f, const struct mp_tm *tm)
 	unsigned int i;
 
 	for (fam = qp_families; fam < qp_families + nfam; fam++) {
-		family(f, fam->name, fam->type, fam->help);
+		export_family(f, fam->name, fam->type, fam->help);
 		for (i = 0; i < tm->nqps; i++) {
 			q = &tm->qps[i];
 			fprintf(f, "%s", fam->name);
@@ -329,10 +335,10 @@ static void cc_qps(FILE *f, const struct mp_tm *tm)
 			fprintf(f, " %" PRIu64 "\n", fam->value(q));
 		}
 	}
-	family(f, "mplane_qps", "gauge",
+	export_family(f, "mplane_qps", "gauge",
 	       "QPs whose rate the exporter holds (at most its table's size).");
 	fprintf(f, "mplane_qps %u\n", tm->nqps);
-	family(f, "mplane_qps_evicted_total", "counter",
+	export_family(f, "mplane_qps_evicted_total", "counter",
 	       "QPs the full table let go, the least recently updated, for newer ones.");
 	fprintf(f, "mplane_qps_evicted_total %" PRIu64 "\n", tm->qps_evicted);
 }
@@ -344,7 +350,7 @@ static void gauges(FILE *f, const struct mp_tm *tm)
 	unsigned int i;
 	double bw;
 
-	family(f, "mplane_queue_depth_bytes", "gauge",
+	export_family(f, "mplane_queue_depth_bytes", "gauge",
 	       "Queue depth at the last sample (qdisc and BQL for planes, the virtual queue for ports).");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
@@ -354,7 +360,7 @@ static void gauges(FILE *f, const struct mp_tm *tm)
 		entity_labels(f, e, false);
 		fprintf(f, " %" PRIu64 "\n", e->q_last);
 	}
-	family(f, "mplane_bandwidth_bits_per_second", "gauge",
+	export_family(f, "mplane_bandwidth_bits_per_second", "gauge",
 	       "Send rate over the last complete second (the whole capture with --from).");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
@@ -367,7 +373,7 @@ static void gauges(FILE *f, const struct mp_tm *tm)
 		entity_labels(f, e, false);
 		fprintf(f, " %.6g\n", bw);
 	}
-	family(f, "mplane_plane_state", "gauge",
+	export_family(f, "mplane_plane_state", "gauge",
 	       "State of a plane: 0 up, 1 down, 2 congested, 3 probing, 4 admin-down.");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
@@ -377,7 +383,7 @@ static void gauges(FILE *f, const struct mp_tm *tm)
 		entity_labels(f, e, true);
 		fprintf(f, " %d\n", e->state);
 	}
-	family(f, "mplane_port_up", "gauge", "1 when a switch port is up.");
+	export_family(f, "mplane_port_up", "gauge", "1 when a switch port is up.");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
 		if (e->kind != MP_TM_PORT || e->state < 0)
@@ -404,7 +410,7 @@ static void symmetry(FILE *f, const struct mp_tm *tm, bool from_file)
 	double v;
 
 	for (k = 0; k < 3; k++) {
-		family(f, names[k], "gauge", helps[k]);
+		export_family(f, names[k], "gauge", helps[k]);
 		for (g = 0; g < tm->ngroups; g++) {
 			mp_tm_symmetry(tm, g, from_file ? MP_TM_BW_MEAN :
 				       MP_TM_BW_WINDOW, &sym);
@@ -413,8 +419,8 @@ static void symmetry(FILE *f, const struct mp_tm *tm, bool from_file)
 			v = k == 0 ? sym.max_mean : k == 1 ? sym.cv :
 			    sym.flagged;
 			fprintf(f, "%s{", names[k]);
-			label(f, "group", tm->groups[g].name, true);
-			label(f, "kind", mp_tm_kind_name(tm->groups[g].kind),
+			export_label(f, "group", tm->groups[g].name, true);
+			export_label(f, "kind", mp_tm_kind_name(tm->groups[g].kind),
 			      false);
 			fprintf(f, "} %.6g\n", v);
 		}
@@ -427,7 +433,7 @@ static void events(FILE *f, const struct mp_tm *tm)
 	unsigned int i, t, n;
 	const char *type;
 
-	family(f, "mplane_events_total", "counter",
+	export_family(f, "mplane_events_total", "counter",
 	       "Events received, per source (ring or poller) and type.");
 	for (i = 0; i < tm->nsources; i++) {
 		s = &tm->sources[i];
@@ -436,26 +442,26 @@ static void events(FILE *f, const struct mp_tm *tm)
 			if (!s->by_type[t] || !type)
 				continue;
 			fprintf(f, "mplane_events_total{");
-			label(f, "source", s->label, true);
-			label(f, "type", type, false);
+			export_label(f, "source", s->label, true);
+			export_label(f, "type", type, false);
 			fprintf(f, "} %" PRIu64 "\n", s->by_type[t]);
 		}
 	}
-	family(f, "mplane_events_dropped_total", "counter",
+	export_family(f, "mplane_events_dropped_total", "counter",
 	       "Events the producers could not put in a full ring (known at the end of a capture).");
 	for (i = 0; i < tm->nsources; i++) {
 		s = &tm->sources[i];
 		fprintf(f, "mplane_events_dropped_total{");
-		label(f, "source", s->label, true);
+		export_label(f, "source", s->label, true);
 		fprintf(f, "} %llu\n", (unsigned long long)s->stats.dropped);
 	}
-	family(f, "mplane_anomalies_total", "counter",
+	export_family(f, "mplane_anomalies_total", "counter",
 	       "Failovers, planes and ports going down, ECN storms, and injected faults.");
 	for (t = 0; t < __MP_TM_AN_MAX; t++) {
 		for (i = 0, n = 0; i < tm->nanoms; i++)
 			n += tm->anoms[i].type == t;
 		fprintf(f, "mplane_anomalies_total{");
-		label(f, "type", mp_tm_anomaly_name(t), true);
+		export_label(f, "type", mp_tm_anomaly_name(t), true);
 		fprintf(f, "} %u\n", n);
 	}
 }
@@ -479,7 +485,7 @@ static void histogram(FILE *f, const char *name, const char *helptext,
 	uint64_t cum[32];
 	unsigned int i;
 
-	family(f, name, "histogram", helptext);
+	export_family(f, name, "histogram", helptext);
 	mp_hist_cumulative(h, le, n, cum);
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s_bucket{le=\"%.9g\"} %" PRIu64 "\n", name,
@@ -500,6 +506,8 @@ static void render(FILE *f, struct exporter *x)
 	cc_planes(f, tm);
 	gauges(f, tm);
 	cc_qps(f, tm);
+	if (!x->from_file)
+		export_qp_tables(f, tm);
 	symmetry(f, tm, x->from_file);
 	events(f, tm);
 	histogram(f, "mplane_queue_bytes",
@@ -619,12 +627,28 @@ static int to_model(void *data, unsigned int kind, unsigned int source,
 	return err;
 }
 
+static void wait_for_signal(void)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+	while (!mp_run_stopping)
+		nanosleep(&ts, NULL);
+}
+
 static int run_live(struct exporter *x, const struct mp_feed_opts *fo)
 {
 	struct mp_feed *feed;
 	int err;
 
 	err = mp_feed_open(&feed, fo, to_model, x);
+	if (err == -ENOENT) {
+		/* Still worth serving: a scrape reads the QP tables itself. */
+		fprintf(stderr,
+			"mplanectl: telemetry export: no event ring is pinned under %s and no --poll-hz: serving mp0's QP tables only\n",
+			fo->root ? fo->root : MPLANE_BPF_PIN_ROOT);
+		wait_for_signal();
+		return MP_EXIT_OK;
+	}
 	if (err) {
 		mp_err("opening the live feed: %s", strerror(-err));
 		return MP_EXIT_ERR;
@@ -642,14 +666,6 @@ static int run_live(struct exporter *x, const struct mp_feed_opts *fo)
 	}
 	mp_feed_finish(feed);
 	return err ? MP_EXIT_ERR : MP_EXIT_OK;
-}
-
-static void wait_for_signal(void)
-{
-	struct timespec ts = { 0, 100 * 1000 * 1000 };
-
-	while (!mp_run_stopping)
-		nanosleep(&ts, NULL);
 }
 
 struct export_args {
