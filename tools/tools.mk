@@ -15,6 +15,7 @@ TOOLS_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 \
 		   -I$(ROOT)/tools/lib -I$(ROOT)/tools/include -I$(ROOT)/uapi \
 		   -I$(BPF_OUT) \
 		   -DMPLANE_VERSION='"$(MPLANE_VERSION)"' \
+		   -DMPLANE_ACCEPT_EXPECT='"$(ROOT)/tools/accept/expect.conf"' \
 		   $(shell $(PKG_CONFIG) --cflags $(TOOLS_PKGS))
 # libbpf, libelf, zlib and json-c are linked in, and libmicrohttpd is
 # loaded only by the command that serves HTTP (tools/lib/mp_http.h): each

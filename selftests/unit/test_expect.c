@@ -21,7 +21,7 @@
 static struct mp_expect e;
 static char err[512];
 
-static int parse(const char *line, const char *const *figures)
+static int parse(const char *line, const char *const *const *figures)
 {
 	err[0] = '\0';
 	return mp_expect_parse_line(line, figures, &e, err, sizeof(err));
@@ -90,7 +90,7 @@ static void test_holds(TEST_ARGS)
 }
 
 /* bad LINE WANT: the line is refused with the error WANT. */
-static void bad(const char *line, const char *const *figures, const char *want)
+static void bad(const char *line, const char *const *const *figures, const char *want)
 {
 	assert_int_equal(parse(line, figures), -1);
 	assert_string_equal(err, want);
@@ -98,7 +98,10 @@ static void bad(const char *line, const char *const *figures, const char *want)
 
 static void test_errors(TEST_ARGS)
 {
-	static const char *const figures[] = { "flap_gap_ms", "plane_loss_gap_ms", NULL };
+	static const char *const resiliency[] = { "flap_gap_ms", "plane_loss_gap_ms", NULL };
+	static const char *const *const figures[MP_EXPECT_NCLASSES] = {
+		[MP_EXPECT_RESILIENCY] = resiliency,
+	};
 
 	bad("basline ar x >= 1", NULL,
 	    "unknown class 'basline': want baseline, isolation, resiliency or scale");

@@ -136,9 +136,10 @@ static bool figure_ok(const char *w)
 	return c - w < MP_EXPECT_FIGURE_MAX;
 }
 
-static int parse_figure(const char *w, const char *const *figures,
+static int parse_figure(const char *w, const char *const *const *by_class,
 			struct mp_expect *e, char *err, size_t len)
 {
+	const char *const *figures = by_class ? by_class[e->cls] : NULL;
 	size_t n = 0;
 	char known[512];
 
@@ -191,7 +192,7 @@ static int parse_test(char *rest, struct mp_expect *e, char *err, size_t len)
 	return 0;
 }
 
-int mp_expect_parse_line(const char *line, const char *const *figures,
+int mp_expect_parse_line(const char *line, const char *const *const *figures,
 			 struct mp_expect *e, char *err, size_t errlen)
 {
 	char buf[512], cls_list[64], pol_list[128], *rest = buf, *w;
@@ -247,7 +248,7 @@ static int set_add(struct mp_expect_set *set, const struct mp_expect *e)
 	return 0;
 }
 
-int mp_expect_parse(FILE *f, const char *path, const char *const *figures,
+int mp_expect_parse(FILE *f, const char *path, const char *const *const *figures,
 		    struct mp_expect_set *set, char *err, size_t errlen)
 {
 	char line[1024], why[768];

@@ -77,16 +77,17 @@ int mp_expect_policy_parse(const char *name);
 /*
  * One line: 1 with @e filled in, 0 for a blank or comment line, -1 with
  * what is wrong in @err (without the line's number).  @figures, when not
- * NULL, is the NULL-terminated list of the figures a class knows of.
+ * NULL, holds for each class (indexed by enum mp_expect_class) the
+ * NULL-terminated list of the figures it knows of, or NULL: any figure.
  */
-int mp_expect_parse_line(const char *line, const char *const *figures,
+int mp_expect_parse_line(const char *line, const char *const *const *figures,
 			 struct mp_expect *e, char *err, size_t errlen);
 
 /*
  * Every line of @f into @set (appended); 0, or -1 with "PATH:LINE: what
  * is wrong" in @err.  @set is left with the lines before the bad one.
  */
-int mp_expect_parse(FILE *f, const char *path, const char *const *figures,
+int mp_expect_parse(FILE *f, const char *path, const char *const *const *figures,
 		    struct mp_expect_set *set, char *err, size_t errlen);
 
 void mp_expect_set_free(struct mp_expect_set *set);

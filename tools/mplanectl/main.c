@@ -22,6 +22,7 @@ static const struct mp_cmd groups[] = {
 	{ "mark", mark_main, "put step markers on the event timeline" },
 	{ "telemetry", telemetry_main, "record, report, top, hist and export the fabric's telemetry" },
 	{ "collective", collective_main, "run NCCL-style collectives over a fabric's hosts, checked and timed" },
+	{ "accept", accept_main, "accept a fabric: an acceptance class's figures per policy, and the verdict" },
 	{}
 };
 

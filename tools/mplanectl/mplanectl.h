@@ -17,6 +17,7 @@ int events_main(int argc, char **argv);
 int mark_main(int argc, char **argv);
 int collective_main(int argc, char **argv);
 int collective_run_main(int argc, char **argv);
+int accept_main(int argc, char **argv);
 
 /*
  * Events that user space puts on the timeline (tools/include/

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mplanectl accept CLASS: build the fabric for each policy in turn, measure
+ * the class's figures on it, remove it, and hold every figure against the
+ * expectations file: PASS, FAIL or SKIP per line, text or JSON from one
+ * output path (mp_print.h), exit status 1 on any FAIL.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_cmd.h"
+#include "mp_fabric.h"
+#include "mp_opt.h"
+#include "mp_out.h"
+#include "mp_print.h"
+#include "mp_run.h"
+#include "accept.h"
+#include "fabric.h"
+
+#ifndef MPLANE_ACCEPT_EXPECT
+#define MPLANE_ACCEPT_EXPECT	"/usr/share/mplane/expect.conf"
+#endif
+
+#define EXIT_INTERRUPTED	130
+
+static const struct accept_class *const classes[MP_EXPECT_NCLASSES] = {
+	[MP_EXPECT_BASELINE] = &accept_baseline,
+};
+
+static const char *const transport_names[] = { "tcp", "roce", NULL };
+
+static int prefix_parse(const char *opt, const char *arg, void *field)
+{
+	(void)opt;
+	return fabric_prefix_arg(arg, field, 32);
+}
+
+static int rate_parse(const char *opt, const char *arg, void *field)
+{
+	struct accept_rate *r = field;
+
+	if (fabric_rate_arg(opt, arg, &r->bps))
+		return MP_EXIT_USAGE;
+	snprintf(r->text, sizeof(r->text), "%s", arg);
+	return MP_EXIT_OK;
+}
+
+#define AT(m)	MP_OPT_AT(struct accept_settings, m)
+
+static const struct mp_opt accept_opts[] = {
+	{ "policies", 'p', MP_OPT_STRING, AT(policies), "LIST",
+	  "the policies to compare, in this order: bond, ecmp, dcqcn, ar, ar+plb, ar+plb+cc, comma-separated",
+	  .def = "all six; those this host cannot run say why" },
+	{ "expect", 'x', MP_OPT_STRING, AT(expect), "FILE",
+	  "the expectations (mp_expect.h has the format; edit a copy for your fabric)",
+	  .def = "tools/accept/expect.conf in mplane's tree" },
+	{ "hosts", 'H', MP_OPT_UINT, AT(hosts), "N", "hosts, one rank each",
+	  .min = 2, .max = 64, .def = "4" },
+	{ "planes", 'P', MP_OPT_UINT, AT(planes), "N", "planes, one rail a host each",
+	  .min = 1, .max = 16, .def = "2" },
+	{ "leaves", 'L', MP_OPT_UINT, AT(leaves), "N", "leaves per plane",
+	  .min = 1, .max = 64, .def = "2" },
+	{ "spines", 'S', MP_OPT_UINT, AT(spines), "N", "spines per plane",
+	  .min = 1, .max = 64, .def = "2" },
+	{ "rate", 'r', MP_OPT_CUSTOM, AT(rate), "RATE",
+	  "every link's rate, in tc(8) units, as 'fabric up --rate'",
+	  .parse = rate_parse, .def = "100mbit" },
+	{ "size", 'b', MP_OPT_BYTES, AT(size), "SIZE",
+	  "bytes of each collective, as nccl-tests counts them",
+	  .min = 4096, .max = 1ULL << 30, .def = "1M" },
+	{ "iters", 'n', MP_OPT_UINT, AT(iters), "N",
+	  "timed iterations of each collective", .min = 1, .max = 100000,
+	  .def = "5" },
+	{ "transport", 't', MP_OPT_CHOICE, AT(transport), "NAME",
+	  "the collectives' transport, the same for every policy: tcp, or roce (RoCEv2 framing over UDP), which the policies with DCQCN need, as it paces RoCE QPs",
+	  .choices = transport_names, .def = "tcp" },
+	{ "timeout", 0, MP_OPT_SECONDS, AT(timeout_ns), "SECONDS",
+	  "a step that takes longer is stopped, and its figure is not measured",
+	  .min = 1000000000ULL, .max = 3600000000000ULL, .def = "300" },
+	{ "prefix", 0, MP_OPT_CUSTOM, AT(prefix), "NAME",
+	  "the name of the fabric it builds (and removes again)",
+	  .parse = prefix_parse, .def = "mpacc" },
+	{}
+};
+
+static const struct mp_opt_cmd accept_cmd = {
+	.usage = "accept CLASS [OPTIONS]",
+	.about =
+"Accept a fabric the way AI fabrics are accepted: with collectives, for\n"
+"each policy in turn, on the same fabric of namespaces ('fabric up') with\n"
+"the same sizes, and a verdict against expected results.  The policies:\n"
+"the baselines to beat (bond, ecmp: the switches' hash, dcqcn: ECMP with\n"
+"DCQCN in mp0) and mplane's loops added one at a time (ar: adaptive\n"
+"routing in the switches, ar+plb: and mp0's plane balancing, ar+plb+cc:\n"
+"and DCQCN).  Documentation/accept.md has the design.\n"
+"\n"
+"Classes (those of the Spectrum-X paper's acceptance):\n"
+"  baseline    the fabric at full load against its physical limits:\n"
+"                permutation_goodput  a permutation's goodput per rank /\n"
+"                                     the bisection's share per rank\n"
+"                allreduce_busbw      busbw / the host links, all planes\n"
+"                alltoall_busbw       busbw / the bisection's share\n"
+"  isolation, resiliency, scale: not measured by this version yet\n"
+"\n"
+"Each figure is measured in this run, never estimated: a collective whose\n"
+"every element does not check gives none, and a figure not measured\n"
+"meets no expectation.  Each expectation of the class in --expect prints\n"
+"PASS, FAIL, or SKIP when its policy was not run (with why), then a line\n"
+"'N passed, N failed, N skipped'.  With -j, one JSON object: the\n"
+"settings, each policy's figures and steps, and the verdicts.  Progress\n"
+"(the policy and the step, with the time left) goes to stderr.\n"
+"\n"
+"Exit status: 0 when no expectation failed, 1 when one did or a step\n"
+"failed, 2 for a wrong command line or expectations file (its line is\n"
+"named), 130 when interrupted: Ctrl-C stops the step, removes the fabric\n"
+"and prints what was measured so far.\n",
+	.opts = accept_opts,
+	.footer =
+"Examples:\n"
+"  mplanectl accept baseline\n"
+"  mplanectl accept baseline --policies ecmp,ar --planes 1 --rate 50mbit\n"
+"  cp /usr/share/mplane/expect.conf my.conf; $EDITOR my.conf\n"
+"  mplanectl -j accept baseline --expect my.conf > baseline.json\n",
+};
+
+/* The policies to run, in the order of @list (all, in enum order, when
+ * NULL): how many, or -1 (reported). */
+static int policies_parse(const char *list, enum mp_expect_policy *out)
+{
+	char buf[256], *w, *save;
+	int n = 0, p, i;
+
+	if (!list) {
+		for (p = 0; p < MP_EXPECT_NPOLICIES; p++)
+			out[n++] = p;
+		return n;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		p = mp_expect_policy_parse(w);
+		if (p < 0)
+			return mp_usage_err("bad --policies: unknown policy '%s': want bond, ecmp, dcqcn, ar, ar+plb or ar+plb+cc",
+					    w), -1;
+		for (i = 0; i < n; i++)
+			if (out[i] == (enum mp_expect_policy)p)
+				return mp_usage_err("bad --policies: '%s' twice", w), -1;
+		out[n++] = p;
+	}
+	if (!n)
+		return mp_usage_err("bad --policies: name at least one"), -1;
+	return n;
+}
+
+static int load_expect(const char *path, struct mp_expect_set *set)
+{
+	const char *const *figures[MP_EXPECT_NCLASSES] = { NULL };
+	char err[512];
+	FILE *f;
+	int i, rc;
+
+	for (i = 0; i < MP_EXPECT_NCLASSES; i++)
+		figures[i] = classes[i] ? classes[i]->figures : NULL;
+	f = fopen(path, "r");
+	if (!f) {
+		mp_err("--expect %s: %s", path, strerror(errno));
+		return MP_EXIT_USAGE;
+	}
+	rc = mp_expect_parse(f, path, figures, set, err, sizeof(err));
+	fclose(f);
+	if (rc) {
+		mp_err("%s", err);
+		return MP_EXIT_USAGE;
+	}
+	return MP_EXIT_OK;
+}
+
+static int figure_index(const struct accept_class *cls, const char *name)
+{
+	int i;
+
+	for (i = 0; cls->figures[i]; i++)
+		if (!strcmp(cls->figures[i], name))
+			return i;
+	return -1;
+}
+
+static void run_policy(struct accept_run *run, struct accept_result *res,
+		       bool *failed)
+{
+	unsigned int done = run->steps_done;
+	const char *no;
+	int rc, i;
+
+	for (i = 0; i < ACCEPT_FIGURES_MAX; i++)
+		res->figure[i] = NAN;
+	res->steps = json_object_new_array();
+	run->policy = res->policy;
+	no = accept_policy_cannot(run, res->policy);
+	if (no) {
+		snprintf(res->why_not, sizeof(res->why_not), "%s", no);
+		return;
+	}
+	res->ran = true;
+	rc = accept_policy_up(run, res->policy);
+	if (rc || run->interrupted || run->cls->measure(run, res))
+		*failed = !run->interrupted;
+	accept_policy_down(run);
+	/* Steps a failure skipped count as done, for the time left. */
+	run->steps_done = done + run->cls->steps;
+}
+
+static void print_settings(const struct accept_settings *s)
+{
+	mp_print_open_object("settings");
+	mp_print_u64(MP_PRINT_ANY, "hosts", "%" PRIu64 " hosts", s->hosts);
+	mp_print_u64(MP_PRINT_ANY, "planes", ", %" PRIu64 " planes", s->planes);
+	mp_print_u64(MP_PRINT_ANY, "leaves", " of %" PRIu64 " leaves", s->leaves);
+	mp_print_u64(MP_PRINT_ANY, "spines", " and %" PRIu64 " spines", s->spines);
+	mp_print_str(MP_PRINT_ANY, "rate", ", links at %s", s->rate.text);
+	mp_print_u64(MP_PRINT_JSON, "rate_bps", NULL, s->rate.bps);
+	mp_print_u64(MP_PRINT_ANY, "size", "; collectives of %" PRIu64 " bytes", s->size);
+	mp_print_u64(MP_PRINT_ANY, "iters", ", %" PRIu64 " iterations", s->iters);
+	mp_print_str(MP_PRINT_ANY, "transport", ", over %s\n",
+		     transport_names[s->transport]);
+	mp_print_str(MP_PRINT_ANY, "expect", "# expectations: %s\n", s->expect);
+	mp_print_close_object();
+}
+
+/* A step's figures (accept_result.steps) in JSON only. */
+static void print_steps(struct json_object *steps)
+{
+	size_t i;
+
+	mp_print_open_array("steps");
+	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+		mp_print_open_object(NULL);
+		json_object_object_foreach(json_object_array_get_idx(steps, i), k, v) {
+			if (json_object_is_type(v, json_type_string))
+				mp_print_str(MP_PRINT_JSON, k, NULL, json_object_get_string(v));
+			else
+				mp_print_float(MP_PRINT_JSON, k, NULL, json_object_get_double(v));
+		}
+		mp_print_close_object();
+	}
+	mp_print_close_array();
+}
+
+/* Each policy a row, each figure a column. */
+static void print_results(const struct accept_class *cls,
+			  const struct accept_result *res, unsigned int n)
+{
+	unsigned int i, f;
+
+	mp_print_text("#\n# %-10s", "policy");
+	for (f = 0; cls->figures[f]; f++)
+		mp_print_text(" %20s", cls->figures[f]);
+	mp_print_text("\n");
+	mp_print_open_array("policies");
+	for (i = 0; i < n; i++) {
+		mp_print_open_object(NULL);
+		mp_print_str(MP_PRINT_ANY, "policy", "  %-10s",
+			     mp_expect_policy_name(res[i].policy));
+		mp_print_bool(MP_PRINT_JSON, "ran", NULL, res[i].ran);
+		if (!res[i].ran) {
+			mp_print_str(MP_PRINT_ANY, "why_not", " not run: %s\n",
+				     res[i].why_not);
+			mp_print_close_object();
+			continue;
+		}
+		mp_print_open_object("figures");
+		for (f = 0; cls->figures[f]; f++) {
+			if (isnan(res[i].figure[f]))
+				mp_print_null(MP_PRINT_ANY, cls->figures[f], "                    -");
+			else
+				mp_print_float(MP_PRINT_ANY, cls->figures[f], " %20.3f",
+					       res[i].figure[f]);
+		}
+		mp_print_close_object();
+		mp_print_text("\n");
+		print_steps(res[i].steps);
+		mp_print_close_object();
+	}
+	mp_print_close_array();
+}
+
+static const struct accept_result *result_of(const struct accept_result *res,
+					     unsigned int n,
+					     enum mp_expect_policy p)
+{
+	while (n--)
+		if (res[n].policy == p)
+			return &res[n];
+	return NULL;
+}
+
+struct tally {
+	unsigned int passed, failed, skipped;
+};
+
+static void print_verdict(const struct accept_class *cls,
+			  const struct mp_expect *e,
+			  const struct accept_result *r, struct tally *t)
+{
+	double v = r && r->ran ? r->figure[figure_index(cls, e->figure)] : NAN;
+	const char *verdict, *why = NULL;
+	char test[64];
+
+	mp_expect_test_str(e, test, sizeof(test));
+	if (!r) {
+		verdict = "SKIP", why = "policy not asked for (--policies)";
+	} else if (!r->ran) {
+		verdict = "SKIP", why = r->why_not;
+	} else {
+		verdict = mp_expect_holds(e, v) ? "PASS" : "FAIL";
+		if (isnan(v))
+			why = "not measured: a step failed or was stopped";
+	}
+	t->passed += !strcmp(verdict, "PASS");
+	t->failed += !strcmp(verdict, "FAIL");
+	t->skipped += !strcmp(verdict, "SKIP");
+	mp_print_open_object(NULL);
+	mp_print_str(MP_PRINT_ANY, "verdict", "  %s", verdict);
+	mp_print_str(MP_PRINT_ANY, "policy", "  %-10s", mp_expect_policy_name(e->policy));
+	mp_print_str(MP_PRINT_ANY, "figure", " %-20s", e->figure);
+	if (isnan(v))
+		mp_print_null(MP_PRINT_ANY, "measured", "        -");
+	else
+		mp_print_float(MP_PRINT_ANY, "measured", " %8.3f", v);
+	mp_print_str(MP_PRINT_ANY, "test", " %-10s", test);
+	mp_print_u64(MP_PRINT_ANY, "line", " (line %" PRIu64 ")", e->line);
+	if (why)
+		mp_print_str(MP_PRINT_ANY, "why", ": %s", why);
+	else
+		mp_print_null(MP_PRINT_JSON, "why", NULL);
+	mp_print_text("\n");
+	mp_print_close_object();
+}
+
+static struct tally print_verdicts(const struct accept_class *cls,
+				   const struct mp_expect_set *set,
+				   const struct accept_result *res,
+				   unsigned int n)
+{
+	struct tally t = { 0 };
+	size_t i;
+
+	mp_print_text("#\n# verdict\n");
+	mp_print_open_array("verdicts");
+	for (i = 0; i < set->n; i++)
+		if (set->item[i].cls == cls->cls)
+			print_verdict(cls, &set->item[i],
+				      result_of(res, n, set->item[i].policy), &t);
+	mp_print_close_array();
+	return t;
+}
+
+static int settings_check(const struct accept_settings *s)
+{
+	if (s->leaves > s->hosts)
+		return mp_usage_err("bad --leaves %llu: more than --hosts %llu",
+				    (unsigned long long)s->leaves,
+				    (unsigned long long)s->hosts);
+	if (s->hosts % 2)
+		return mp_usage_err("bad --hosts %llu: the permutation pairs rank r with r + n/2, so want an even number",
+				    (unsigned long long)s->hosts);
+	return MP_EXIT_OK;
+}
+
+static int accept_class_run(const struct accept_class *cls,
+			    const struct accept_settings *s,
+			    const struct mp_expect_set *set,
+			    const enum mp_expect_policy *policies,
+			    unsigned int n)
+{
+	struct accept_run run = {
+		.s = s, .cls = cls, .npolicies = n, .start_ns = mp_mono_ns(),
+	};
+	struct accept_result res[MP_EXPECT_NPOLICIES] = { 0 };
+	bool failed = false;
+	struct tally t;
+	unsigned int i;
+
+	/* The time left counts the steps of the policies that can run. */
+	for (i = 0; i < n; i++)
+		if (!accept_policy_cannot(&run, policies[i]))
+			run.steps_total += cls->steps;
+	mp_run_stop_on_signals();
+	for (i = 0; i < n && !run.interrupted && !mp_run_stopping; i++) {
+		run.policy_index = i;
+		res[i].policy = policies[i];
+		run_policy(&run, &res[i], &failed);
+	}
+	accept_progress_end(&run);
+	n = i;
+	mp_print_start();
+	mp_print_str(MP_PRINT_ANY, "class", "# accept %s: ",
+		     mp_expect_class_name(cls->cls));
+	print_settings(s);
+	print_results(cls, res, n);
+	t = print_verdicts(cls, set, res, n);
+	mp_print_bool(MP_PRINT_JSON, "interrupted", NULL, run.interrupted);
+	mp_print_u64(MP_PRINT_ANY, "passed", "%" PRIu64 " passed", t.passed);
+	mp_print_u64(MP_PRINT_ANY, "failed", ", %" PRIu64 " failed", t.failed);
+	mp_print_u64(MP_PRINT_ANY, "skipped", ", %" PRIu64 " skipped\n", t.skipped);
+	mp_print_end();
+	for (i = 0; i < n; i++)
+		json_object_put(res[i].steps);
+	if (run.interrupted || mp_run_stopping) {
+		mp_err("interrupted: the figures above are what was measured");
+		return EXIT_INTERRUPTED;
+	}
+	return failed || t.failed ? MP_EXIT_ERR : MP_EXIT_OK;
+}
+
+int accept_main(int argc, char **argv)
+{
+	struct accept_settings s = {
+		.prefix = "mpacc", .expect = MPLANE_ACCEPT_EXPECT, .hosts = 4,
+		.planes = 2, .leaves = 2, .spines = 2,
+		.rate = { 100000000ULL, "100mbit" }, .size = 1 << 20,
+		.iters = 5, .transport = 0, .timeout_ns = 300000000000ULL,
+	};
+	enum mp_expect_policy policies[MP_EXPECT_NPOLICIES];
+	struct mp_expect_set set = { 0 };
+	const struct accept_class *cls;
+	struct mp_opt_result res;
+	int rc, c, n;
+
+	rc = mp_opt_parse(&accept_cmd, argc, argv, &s, &res);
+	if (rc != MP_OPT_RUN)
+		return rc;
+	if (res.argi >= argc)
+		return mp_usage_err("no class: want baseline, isolation, resiliency or scale");
+	if (res.argi + 1 < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi + 1]);
+	c = mp_expect_class_parse(argv[res.argi]);
+	if (c < 0)
+		return mp_usage_err("unknown class '%s': want baseline, isolation, resiliency or scale",
+				    argv[res.argi]);
+	cls = classes[c];
+	if (!cls) {
+		mp_err("%s: not measured by this version yet (baseline is)",
+		       argv[res.argi]);
+		return MP_EXIT_ERR;
+	}
+	rc = settings_check(&s);
+	if (rc)
+		return rc;
+	n = policies_parse(s.policies, policies);
+	if (n < 0)
+		return MP_EXIT_USAGE;
+	rc = load_expect(s.expect, &set);
+	if (!rc)
+		rc = accept_class_run(cls, &s, &set, policies, n);
+	mp_expect_set_free(&set);
+	return rc;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mplanectl accept: an acceptance class run over a fabric of namespaces,
+ * every policy in turn on the same fabric and the same sizes, its figures
+ * measured by mplanectl's own commands (fabric up, bpf attach, collective
+ * run) and held against the expectations file (mp_expect.h).
+ *
+ * One file per concept: accept.c the command (options, the loop over the
+ * policies, the verdict), accept_step.c running one step as a child and
+ * reading its JSON, accept_policy.c what each policy builds, and one file
+ * per class (accept_baseline.c, ...) with the workloads and the figures.
+ */
+#ifndef MPLANECTL_ACCEPT_H
+#define MPLANECTL_ACCEPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "mp_expect.h"
+
+#define ACCEPT_FIGURES_MAX	16
+
+/* The fabric and workload sizes every policy of a run shares. */
+struct accept_rate {
+	uint64_t bps;
+	char text[32];			/* as given, for fabric up */
+};
+
+struct accept_settings {
+	char prefix[32];
+	const char *expect;		/* the expectations file */
+	const char *policies;		/* comma-separated; NULL: every one */
+	uint64_t hosts, planes, leaves, spines;
+	struct accept_rate rate;	/* every link's */
+	uint64_t size;			/* bytes of each collective */
+	uint64_t iters;
+	int transport;			/* 0 tcp, 1 roce */
+	uint64_t timeout_ns;		/* of each step */
+};
+
+/* What one policy measured: a value for each of its class's figures
+ * (NaN: not measured), and why it did not run, if it did not. */
+struct accept_result {
+	enum mp_expect_policy policy;
+	bool ran;
+	char why_not[160];		/* "" when it ran */
+	double figure[ACCEPT_FIGURES_MAX];
+	struct json_object *steps;	/* each step's figures, for -j */
+};
+
+struct accept_run;
+
+/* A class: its figures (those the expectations file may name), how many
+ * steps a policy takes (for the progress line), and the steps. */
+struct accept_class {
+	enum mp_expect_class cls;
+	const char *const *figures;	/* NULL-terminated */
+	const char *const *figure_help;	/* one line each, for --help */
+	unsigned int steps;
+	/* Measure every figure on the fabric the policy built: 0, or -1
+	 * when a step failed (reported; its figures stay NaN). */
+	int (*measure)(struct accept_run *run, struct accept_result *res);
+};
+
+extern const struct accept_class accept_baseline;
+
+/* The state of one run, as the steps see it. */
+struct accept_run {
+	const struct accept_settings *s;
+	const struct accept_class *cls;
+	enum mp_expect_policy policy;		/* the one running */
+	unsigned int npolicies, policy_index;	/* for the progress line */
+	unsigned int steps_done, steps_total;
+	uint64_t start_ns;
+	bool interrupted;		/* SIGINT or SIGTERM came */
+	bool cleaning;			/* removing the fabric: no stop */
+};
+
+/*
+ * Run `mplanectl -j ARGS...` (this program, NULL-terminated @args) as a
+ * child and parse what it printed into @out (NULL: it is read and
+ * dropped).  Its stderr passes through.  A stop (SIGINT, SIGTERM) is
+ * passed on to it.  0, or -1 reported with @what and how it ended.
+ */
+int accept_exec(struct accept_run *run, const char *what,
+		struct json_object **out, const char *const *args);
+
+/* The progress line on stderr: class, policy, step, time left. */
+void accept_progress(struct accept_run *run, const char *step);
+void accept_progress_end(struct accept_run *run);
+
+/* Why this host cannot run @policy (accept_policy.c), or NULL. */
+const char *accept_policy_cannot(const struct accept_run *run,
+				 enum mp_expect_policy policy);
+
+/* The fabric of a policy, built with its loops: 0, or -1 (reported).
+ * accept_policy_down() removes the fabric whatever state it is in. */
+int accept_policy_up(struct accept_run *run, enum mp_expect_policy policy);
+void accept_policy_down(struct accept_run *run);
+
+/* A number of a step's JSON by path ("sizes", -1, "busbw"): the last
+ * element for -1.  NaN when it is not there. */
+double accept_json_num(struct json_object *o, const char *key, int index,
+		       const char *member);
+
+#endif /* MPLANECTL_ACCEPT_H */
