@@ -9,10 +9,19 @@
 #     expectations they meet PASS; one no fabric can meet (goodput above
 #     the bisection) FAILs, with exit status 1; policies this host cannot
 #     run are SKIPped, with why; text and JSON say the same;
+#   - isolation, 8 hosts: an alltoall on the odd hosts slows the victim's
+#     allreduce on the even ones by 1.5x or more with ecmp (2.2-2.7x
+#     measured), and by at most 1.6x with ar (1.15-1.23x);
+#   - scale, 16 hosts: the allreduce on 4, 8 and 16 ranks, each with its
+#     ranks, and the figures' verdicts;
 #   - every mistake is exit 2 with one line: an unknown class or policy,
 #     an expectations file's bad line (named);
 #   - Ctrl-C in a step: exit 130, what was measured so far is printed,
-#     and no namespace, process or state file of the fabric is left.
+#     and no namespace, process or state file of the fabric is left;
+#   - the --html report, loaded in headless Chromium: no console message,
+#     nothing fetched from anywhere, and its DOM holds the run's figures,
+#     verdicts and each rank's lag; a screenshot is taken and its path
+#     printed.
 # TESTS="test_a test_b" runs only those.
 # shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
 source "$(dirname "$0")/../lib/lib.sh"
@@ -35,6 +44,10 @@ baseline  ar         alltoall_busbw       >= 0.7
 baseline  ecmp       permutation_goodput  > 1.0
 baseline  ar+plb     permutation_goodput  >= 0.9
 isolation ar+plb+cc  victim_step_ratio    <= 1.05
+isolation ecmp       victim_step_ratio    >= 1.5
+isolation ar         victim_step_ratio    <= 1.6
+scale     ar         rank_lag             <= 1.5
+scale     ar         busbw_16_over_4      > 0.3
 EOF
 
 # left_behind: what of fabric $FAB is still there, or nothing.
@@ -48,7 +61,8 @@ left_behind() {
 test_baseline_verdicts() {
 	local rc=0 j=$TMPD/run.json t=$TMPD/run.txt
 	"$MPLANECTL" -j accept baseline "${SMALL[@]}" --policies ecmp,ar,ar+plb \
-		--expect "$TMPD/expect.conf" >"$j" 2>"$TMPD/progress" || rc=$?
+		--expect "$TMPD/expect.conf" --html "$TMPD/report.html" >"$j" \
+		2>"$TMPD/progress" || rc=$?
 	assert_eq "exit status (one FAIL)" "$rc" 1
 	jq -e . "$j" >/dev/null || fail "not JSON: $(head -c 300 "$j")"
 	log "$(jq -c '[.policies[] | {policy, figures}]' "$j")"
@@ -107,7 +121,7 @@ test_errors() {
 	assert_eq "a figure of another class" "$(usage accept baseline --expect "$TMPD/bad.conf")" \
 		"mplanectl: accept: $TMPD/bad.conf:1: baseline has no figure 'victim_step_ratio' (its figures: permutation_goodput, allreduce_busbw or alltoall_busbw)"
 	assert_eq "odd hosts" "$(usage accept baseline --hosts 5)" \
-		"mplanectl: accept: bad --hosts 5: the permutation pairs rank r with r + n/2, so want an even number"
+		"mplanectl: accept: bad --hosts 5: want an even number, 4 or more (a permutation pairs rank r with r + n/2; isolation halves the hosts)"
 	assert_eq "no fabric was built" "$(left_behind)" ""
 }
 
@@ -132,6 +146,95 @@ test_interrupt_cleans_up() {
 	assert_eq "left behind" "$(left_behind)" ""
 }
 
+test_isolation_small() {
+	local rc=0 j=$TMPD/iso.json
+	"$MPLANECTL" -j accept isolation --prefix "$FAB" --hosts 8 --planes 1 --rate 50mbit \
+		-b 2M -n 5 --policies ecmp,ar --expect "$TMPD/expect.conf" >"$j" 2>/dev/null || rc=$?
+	assert_eq "exit status" "$rc" 0
+	log "$(jq -c '[.policies[] | {policy, figures}]' "$j")"
+	assert_eq "verdicts" "$(jq -r '[.verdicts[] | "\(.policy):\(.verdict)"] | join(" ")' "$j")" \
+		"ar+plb+cc:SKIP ecmp:PASS ar:PASS"
+	# The victim's steps: alone, then beside the background, on 4 ranks.
+	jq -e '.policies[] | select(.policy == "ar") | .steps |
+		map(.step) == ["victim alone", "victim with the background"] and
+		all(.rank_time_us | length == 4)' "$j" >/dev/null ||
+		fail "ar's steps: $(jq -c '.policies[1].steps | map(del(.rank_time_us))' "$j")"
+	assert_eq "left behind" "$(left_behind)" ""
+}
+
+test_scale_small() {
+	local rc=0 j=$TMPD/scale.json
+	"$MPLANECTL" -j accept scale --prefix "$FAB" --planes 1 --rate 50mbit -b 2M -n 3 \
+		--policies ar --expect "$TMPD/expect.conf" >"$j" 2>/dev/null || rc=$?
+	assert_eq "exit status" "$rc" 0
+	log "$(jq -c '.policies[0].figures' "$j")"
+	assert_eq "hosts" "$(jq .settings.hosts "$j")" 16
+	assert_eq "rank counts" "$(jq -c '[.policies[0].steps[] | .ranks, (.rank_time_us | length)]' "$j")" \
+		"[4,4,8,8,16,16]"
+	assert_eq "verdicts" "$(jq -r '[.verdicts[] | "\(.figure):\(.verdict)"] | join(" ")' "$j")" \
+		"rank_lag:PASS busbw_16_over_4:PASS"
+	assert_eq "too few hosts" "$(usage accept scale --hosts 8)" \
+		"mplanectl: accept: bad --hosts 8: scale needs 16"
+}
+
+# browse FILE: FILE loaded in headless Chromium, as a person's browser
+# would load it: its DOM after loading in $TMPD/dom.html, and every
+# message of its console in $TMPD/console (a good page has none).
+browse() {
+	command -v chromium >/dev/null || skip "no chromium (scripts/deps.sh test)"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$TMPD/chromium" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$1" >"$TMPD/dom.html" 2>"$TMPD/chromium.err" ||
+		fail "chromium: $(tail -n 3 "$TMPD/chromium.err")"
+	grep ':CONSOLE' "$TMPD/chromium.err" >"$TMPD/console" || true
+}
+
+# dom_value ATTRS: the data-value of the element whose attributes begin
+# so, as the browser has it.
+dom_value() {
+	grep -o "$1 data-value=\"[^\"]*\"" "$TMPD/dom.html" | head -n 1 | sed 's/.*data-value="\(.*\)"/\1/'
+}
+
+test_html_report() {
+	local h=$TMPD/report.html j=$TMPD/run.json p f want shot
+	[ -s "$h" ] || fail "test_baseline_verdicts wrote no report"
+	# What the browser finds wrong shows in its console: a page that
+	# errs must show there, or the check below proves nothing.
+	printf '<!DOCTYPE html><html><body><script>console.error("x")</script></body></html>' \
+		>"$TMPD/bad.html"
+	browse "$TMPD/bad.html"
+	[ -s "$TMPD/console" ] || fail "a console error did not show"
+	browse "$h"
+	assert_eq "console messages" "$(cat "$TMPD/console")" ""
+	assert_eq "addresses a browser would fetch" "$(grep -Eo '(src|href)=|https?://' "$h")" ""
+	# Every figure the JSON has, in its bar.
+	for p in ecmp ar; do
+		for f in permutation_goodput allreduce_busbw alltoall_busbw; do
+			want=$(jq -r --arg p $p --arg f $f \
+				'.policies[] | select(.policy == $p) | .figures[$f] * 1000 | round / 1000' "$j")
+			assert_eq "$p $f's bar" \
+				"$(dom_value "data-policy=\"$p\" data-figure=\"$f\"" | awk '{ print $1 + 0 }')" "$want"
+		done
+	done
+	assert_eq "ar+plb's bars" "$(dom_value 'data-policy="ar+plb" data-figure="allreduce_busbw"')" ""
+	assert_eq "verdict rows" "$(grep -o '<tr class="\(PASS\|FAIL\|SKIP\)"' "$TMPD/dom.html" | sed 's/.*"\(.*\)"/\1/' | xargs)" \
+		"PASS PASS PASS FAIL SKIP"
+	grep -q '<p id="tally">3 passed, 1 failed, 1 skipped</p>' "$TMPD/dom.html" || fail "no tally"
+	# Each step of each policy that ran has its ranks, with the slowest's lag.
+	assert_eq "rank charts" "$(grep -o 'class="lag" data-policy="[^"]*"' "$TMPD/dom.html" | wc -l)" 6
+	grep -Eq 'data-policy="ar" data-step="allreduce" data-lag="1\.[0-9]{3}"' "$TMPD/dom.html" ||
+		fail "no lag for ar's allreduce"
+	shot=$TMPD/report.png
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$TMPD/chromium" \
+		--window-size=1280,1800 --screenshot="$shot" "file://$h" >/dev/null 2>&1 ||
+		fail "no screenshot"
+	[ "$(head -c 4 "$shot" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "$shot is not a PNG"
+	mkdir -p "$MPLANE_BUILD/accept"
+	cp "$shot" "$MPLANE_BUILD/accept/baseline-report.png"
+	cp "$h" "$MPLANE_BUILD/accept/baseline-report.html"
+	log "screenshot: $MPLANE_BUILD/accept/baseline-report.png ($(stat -c %s "$shot") bytes)"
+}
+
 # The man page's option list is the option table's (--help-man).
 test_man_page_options() {
 	local list page
@@ -142,5 +245,6 @@ test_man_page_options() {
 }
 
 # shellcheck disable=SC2086 # TESTS is a list of names
-ktap_run ${TESTS:-test_errors test_baseline_verdicts test_interrupt_cleans_up \
+ktap_run ${TESTS:-test_errors test_baseline_verdicts test_html_report \
+	test_isolation_small test_scale_small test_interrupt_cleans_up \
 	test_man_page_options}

@@ -29,9 +29,12 @@
 
 static const struct accept_class *const classes[MP_EXPECT_NCLASSES] = {
 	[MP_EXPECT_BASELINE] = &accept_baseline,
+	[MP_EXPECT_ISOLATION] = &accept_isolation,
+	[MP_EXPECT_SCALE] = &accept_scale,
 };
 
 static const char *const transport_names[] = { "tcp", "roce", NULL };
+static const char *const background_names[] = { "alltoall", "incast", NULL };
 
 static int prefix_parse(const char *opt, const char *arg, void *field)
 {
@@ -59,7 +62,7 @@ static const struct mp_opt accept_opts[] = {
 	  "the expectations (mp_expect.h has the format; edit a copy for your fabric)",
 	  .def = "tools/accept/expect.conf in mplane's tree" },
 	{ "hosts", 'H', MP_OPT_UINT, AT(hosts), "N", "hosts, one rank each",
-	  .min = 2, .max = 64, .def = "4" },
+	  .min = 4, .max = 64, .def = "4; scale: 16" },
 	{ "planes", 'P', MP_OPT_UINT, AT(planes), "N", "planes, one rail a host each",
 	  .min = 1, .max = 16, .def = "2" },
 	{ "leaves", 'L', MP_OPT_UINT, AT(leaves), "N", "leaves per plane",
@@ -78,9 +81,14 @@ static const struct mp_opt accept_opts[] = {
 	{ "transport", 't', MP_OPT_CHOICE, AT(transport), "NAME",
 	  "the collectives' transport, the same for every policy: tcp, or roce (RoCEv2 framing over UDP), which the policies with DCQCN need, as it paces RoCE QPs",
 	  .choices = transport_names, .def = "tcp" },
+	{ "background", 0, MP_OPT_CHOICE, AT(background), "OP",
+	  "isolation: the background job on the odd hosts, of --size over and over",
+	  .choices = background_names, .def = "alltoall" },
 	{ "timeout", 0, MP_OPT_SECONDS, AT(timeout_ns), "SECONDS",
 	  "a step that takes longer is stopped, and its figure is not measured",
 	  .min = 1000000000ULL, .max = 3600000000000ULL, .def = "300" },
+	{ "html", 0, MP_OPT_STRING, AT(html), "FILE",
+	  .help = "also write the report as one self-contained HTML file (inline SVG, no network): the verdicts, each figure per policy, each rank's time and the completion times" },
 	{ "prefix", 0, MP_OPT_CUSTOM, AT(prefix), "NAME",
 	  "the name of the fabric it builds (and removes again)",
 	  .parse = prefix_parse, .def = "mpacc" },
@@ -98,13 +106,21 @@ static const struct mp_opt_cmd accept_cmd = {
 "routing in the switches, ar+plb: and mp0's plane balancing, ar+plb+cc:\n"
 "and DCQCN).  Documentation/accept.md has the design.\n"
 "\n"
-"Classes (those of the Spectrum-X paper's acceptance):\n"
+"Classes (those of the Spectrum-X paper's acceptance) and their figures:\n"
 "  baseline    the fabric at full load against its physical limits:\n"
 "                permutation_goodput  a permutation's goodput per rank /\n"
 "                                     the bisection's share per rank\n"
 "                allreduce_busbw      busbw / the host links, all planes\n"
 "                alltoall_busbw       busbw / the bisection's share\n"
-"  isolation, resiliency, scale: not measured by this version yet\n"
+"  isolation   a victim allreduce on the even hosts, alone and beside a\n"
+"              background job (--background) on the odd hosts:\n"
+"                victim_step_ratio    its mean completion time with / alone\n"
+"                victim_cct_p99_ratio the same for its p99\n"
+"  scale       an allreduce on 4, 8 and 16 ranks of a 16-host fabric:\n"
+"                rank_lag             at 16, the slowest rank's time / the\n"
+"                                     median rank's\n"
+"                busbw_16_over_4      busbw at 16 ranks / at 4\n"
+"  resiliency: not measured by this version yet\n"
 "\n"
 "Each figure is measured in this run, never estimated: a collective whose\n"
 "every element does not check gives none, and a figure not measured\n"
@@ -217,7 +233,8 @@ static void print_settings(const struct accept_settings *s)
 {
 	mp_print_open_object("settings");
 	mp_print_u64(MP_PRINT_ANY, "hosts", "%" PRIu64 " hosts", s->hosts);
-	mp_print_u64(MP_PRINT_ANY, "planes", ", %" PRIu64 " planes", s->planes);
+	mp_print_u64(MP_PRINT_ANY, "planes", ", %" PRIu64, s->planes);
+	mp_print_text(s->planes == 1 ? " plane" : " planes");
 	mp_print_u64(MP_PRINT_ANY, "leaves", " of %" PRIu64 " leaves", s->leaves);
 	mp_print_u64(MP_PRINT_ANY, "spines", " and %" PRIu64 " spines", s->spines);
 	mp_print_str(MP_PRINT_ANY, "rate", ", links at %s", s->rate.text);
@@ -233,16 +250,24 @@ static void print_settings(const struct accept_settings *s)
 /* A step's figures (accept_result.steps) in JSON only. */
 static void print_steps(struct json_object *steps)
 {
-	size_t i;
+	size_t i, j;
 
 	mp_print_open_array("steps");
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		mp_print_open_object(NULL);
 		json_object_object_foreach(json_object_array_get_idx(steps, i), k, v) {
-			if (json_object_is_type(v, json_type_string))
+			if (json_object_is_type(v, json_type_string)) {
 				mp_print_str(MP_PRINT_JSON, k, NULL, json_object_get_string(v));
-			else
+			} else if (json_object_is_type(v, json_type_array)) {
+				mp_print_open_array(k);
+				for (j = 0; j < json_object_array_length(v); j++)
+					mp_print_float(MP_PRINT_JSON, NULL, NULL,
+						       json_object_get_double(
+							json_object_array_get_idx(v, j)));
+				mp_print_close_array();
+			} else {
 				mp_print_float(MP_PRINT_JSON, k, NULL, json_object_get_double(v));
+			}
 		}
 		mp_print_close_object();
 	}
@@ -297,65 +322,73 @@ static const struct accept_result *result_of(const struct accept_result *res,
 	return NULL;
 }
 
-struct tally {
-	unsigned int passed, failed, skipped;
-};
-
-static void print_verdict(const struct accept_class *cls,
-			  const struct mp_expect *e,
-			  const struct accept_result *r, struct tally *t)
+/* Each expectation of the class against what its policy measured. */
+static unsigned int judge(const struct accept_class *cls,
+			  const struct mp_expect_set *set,
+			  const struct accept_result *res, unsigned int n,
+			  struct accept_verdict *out, struct accept_tally *t)
 {
-	double v = r && r->ran ? r->figure[figure_index(cls, e->figure)] : NAN;
-	const char *verdict, *why = NULL;
+	const struct accept_result *r;
+	struct accept_verdict *v;
+	unsigned int nv = 0;
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		if (set->item[i].cls != cls->cls)
+			continue;
+		r = result_of(res, n, set->item[i].policy);
+		v = &out[nv++];
+		*v = (struct accept_verdict){ .e = &set->item[i], .measured = NAN };
+		if (!r) {
+			v->verdict = "SKIP", v->why = "policy not asked for (--policies)";
+		} else if (!r->ran) {
+			v->verdict = "SKIP", v->why = r->why_not;
+		} else {
+			v->measured = r->figure[figure_index(cls, v->e->figure)];
+			v->verdict = mp_expect_holds(v->e, v->measured) ? "PASS" : "FAIL";
+			if (isnan(v->measured))
+				v->why = "not measured: a step failed or was stopped";
+		}
+		t->passed += v->verdict[0] == 'P';
+		t->failed += v->verdict[0] == 'F';
+		t->skipped += v->verdict[0] == 'S';
+	}
+	return nv;
+}
+
+static void print_verdict(const struct accept_verdict *v)
+{
 	char test[64];
 
-	mp_expect_test_str(e, test, sizeof(test));
-	if (!r) {
-		verdict = "SKIP", why = "policy not asked for (--policies)";
-	} else if (!r->ran) {
-		verdict = "SKIP", why = r->why_not;
-	} else {
-		verdict = mp_expect_holds(e, v) ? "PASS" : "FAIL";
-		if (isnan(v))
-			why = "not measured: a step failed or was stopped";
-	}
-	t->passed += !strcmp(verdict, "PASS");
-	t->failed += !strcmp(verdict, "FAIL");
-	t->skipped += !strcmp(verdict, "SKIP");
+	mp_expect_test_str(v->e, test, sizeof(test));
 	mp_print_open_object(NULL);
-	mp_print_str(MP_PRINT_ANY, "verdict", "  %s", verdict);
-	mp_print_str(MP_PRINT_ANY, "policy", "  %-10s", mp_expect_policy_name(e->policy));
-	mp_print_str(MP_PRINT_ANY, "figure", " %-20s", e->figure);
-	if (isnan(v))
+	mp_print_str(MP_PRINT_ANY, "verdict", "  %s", v->verdict);
+	mp_print_str(MP_PRINT_ANY, "policy", "  %-10s",
+		     mp_expect_policy_name(v->e->policy));
+	mp_print_str(MP_PRINT_ANY, "figure", " %-20s", v->e->figure);
+	if (isnan(v->measured))
 		mp_print_null(MP_PRINT_ANY, "measured", "        -");
 	else
-		mp_print_float(MP_PRINT_ANY, "measured", " %8.3f", v);
+		mp_print_float(MP_PRINT_ANY, "measured", " %8.3f", v->measured);
 	mp_print_str(MP_PRINT_ANY, "test", " %-10s", test);
-	mp_print_u64(MP_PRINT_ANY, "line", " (line %" PRIu64 ")", e->line);
-	if (why)
-		mp_print_str(MP_PRINT_ANY, "why", ": %s", why);
+	mp_print_u64(MP_PRINT_ANY, "line", " (line %" PRIu64 ")", v->e->line);
+	if (v->why)
+		mp_print_str(MP_PRINT_ANY, "why", ": %s", v->why);
 	else
 		mp_print_null(MP_PRINT_JSON, "why", NULL);
 	mp_print_text("\n");
 	mp_print_close_object();
 }
 
-static struct tally print_verdicts(const struct accept_class *cls,
-				   const struct mp_expect_set *set,
-				   const struct accept_result *res,
-				   unsigned int n)
+static void print_verdicts(const struct accept_report *rep)
 {
-	struct tally t = { 0 };
-	size_t i;
+	unsigned int i;
 
 	mp_print_text("#\n# verdict\n");
 	mp_print_open_array("verdicts");
-	for (i = 0; i < set->n; i++)
-		if (set->item[i].cls == cls->cls)
-			print_verdict(cls, &set->item[i],
-				      result_of(res, n, set->item[i].policy), &t);
+	for (i = 0; i < rep->nverdicts; i++)
+		print_verdict(&rep->verdicts[i]);
 	mp_print_close_array();
-	return t;
 }
 
 static int settings_check(const struct accept_settings *s)
@@ -364,8 +397,8 @@ static int settings_check(const struct accept_settings *s)
 		return mp_usage_err("bad --leaves %llu: more than --hosts %llu",
 				    (unsigned long long)s->leaves,
 				    (unsigned long long)s->hosts);
-	if (s->hosts % 2)
-		return mp_usage_err("bad --hosts %llu: the permutation pairs rank r with r + n/2, so want an even number",
+	if (s->hosts < 4 || s->hosts % 2)
+		return mp_usage_err("bad --hosts %llu: want an even number, 4 or more (a permutation pairs rank r with r + n/2; isolation halves the hosts)",
 				    (unsigned long long)s->hosts);
 	return MP_EXIT_OK;
 }
@@ -380,9 +413,15 @@ static int accept_class_run(const struct accept_class *cls,
 		.s = s, .cls = cls, .npolicies = n, .start_ns = mp_mono_ns(),
 	};
 	struct accept_result res[MP_EXPECT_NPOLICIES] = { 0 };
+	struct accept_verdict *verdicts = calloc(set->n + 1, sizeof(*verdicts));
+	struct accept_report rep = { .cls = cls, .s = s, .verdicts = verdicts };
 	bool failed = false;
-	struct tally t;
 	unsigned int i;
+
+	if (!verdicts) {
+		mp_err("out of memory");
+		return MP_EXIT_ERR;
+	}
 
 	/* The time left counts the steps of the policies that can run. */
 	for (i = 0; i < n; i++)
@@ -396,24 +435,32 @@ static int accept_class_run(const struct accept_class *cls,
 	}
 	accept_progress_end(&run);
 	n = i;
+	rep.res = res;
+	rep.n = n;
+	rep.interrupted = run.interrupted || mp_run_stopping;
+	rep.nverdicts = judge(cls, set, res, n, verdicts, &rep.tally);
 	mp_print_start();
 	mp_print_str(MP_PRINT_ANY, "class", "# accept %s: ",
 		     mp_expect_class_name(cls->cls));
 	print_settings(s);
 	print_results(cls, res, n);
-	t = print_verdicts(cls, set, res, n);
-	mp_print_bool(MP_PRINT_JSON, "interrupted", NULL, run.interrupted);
-	mp_print_u64(MP_PRINT_ANY, "passed", "%" PRIu64 " passed", t.passed);
-	mp_print_u64(MP_PRINT_ANY, "failed", ", %" PRIu64 " failed", t.failed);
-	mp_print_u64(MP_PRINT_ANY, "skipped", ", %" PRIu64 " skipped\n", t.skipped);
+	print_verdicts(&rep);
+	mp_print_bool(MP_PRINT_JSON, "interrupted", NULL, rep.interrupted);
+	mp_print_u64(MP_PRINT_ANY, "passed", "%" PRIu64 " passed", rep.tally.passed);
+	mp_print_u64(MP_PRINT_ANY, "failed", ", %" PRIu64 " failed", rep.tally.failed);
+	mp_print_u64(MP_PRINT_ANY, "skipped", ", %" PRIu64 " skipped\n",
+		     rep.tally.skipped);
 	mp_print_end();
+	if (s->html && accept_html_write(s->html, &rep))
+		failed = true;
 	for (i = 0; i < n; i++)
 		json_object_put(res[i].steps);
-	if (run.interrupted || mp_run_stopping) {
+	free(verdicts);
+	if (rep.interrupted) {
 		mp_err("interrupted: the figures above are what was measured");
 		return EXIT_INTERRUPTED;
 	}
-	return failed || t.failed ? MP_EXIT_ERR : MP_EXIT_OK;
+	return failed || rep.tally.failed ? MP_EXIT_ERR : MP_EXIT_OK;
 }
 
 int accept_main(int argc, char **argv)
@@ -443,10 +490,16 @@ int accept_main(int argc, char **argv)
 				    argv[res.argi]);
 	cls = classes[c];
 	if (!cls) {
-		mp_err("%s: not measured by this version yet (baseline is)",
+		mp_err("%s: not measured by this version yet (baseline, isolation and scale are)",
 		       argv[res.argi]);
 		return MP_EXIT_ERR;
 	}
+	if (cls->hosts && !mp_opt_given(&accept_cmd, &res, "hosts"))
+		s.hosts = cls->hosts;
+	if (s.hosts < cls->hosts)
+		return mp_usage_err("bad --hosts %llu: %s needs %u",
+				    (unsigned long long)s.hosts,
+				    mp_expect_class_name(c), cls->hosts);
 	rc = settings_check(&s);
 	if (rc)
 		return rc;

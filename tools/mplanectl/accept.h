@@ -36,7 +36,9 @@ struct accept_settings {
 	uint64_t size;			/* bytes of each collective */
 	uint64_t iters;
 	int transport;			/* 0 tcp, 1 roce */
+	int background;			/* isolation: 0 alltoall, 1 incast */
 	uint64_t timeout_ns;		/* of each step */
+	const char *html;		/* the report's file, or NULL */
 };
 
 /* What one policy measured: a value for each of its class's figures
@@ -56,14 +58,16 @@ struct accept_run;
 struct accept_class {
 	enum mp_expect_class cls;
 	const char *const *figures;	/* NULL-terminated */
-	const char *const *figure_help;	/* one line each, for --help */
 	unsigned int steps;
+	unsigned int hosts;		/* the fabric it needs; 0: --hosts */
 	/* Measure every figure on the fabric the policy built: 0, or -1
 	 * when a step failed (reported; its figures stay NaN). */
 	int (*measure)(struct accept_run *run, struct accept_result *res);
 };
 
 extern const struct accept_class accept_baseline;
+extern const struct accept_class accept_isolation;
+extern const struct accept_class accept_scale;
 
 /* The state of one run, as the steps see it. */
 struct accept_run {
@@ -86,6 +90,18 @@ struct accept_run {
 int accept_exec(struct accept_run *run, const char *what,
 		struct json_object **out, const char *const *args);
 
+/* A step that runs in the background (a load for another job), its
+ * stderr dropped; accept_stop() ends it: 0 if it was still running, -1
+ * (reported) if it had ended already, which makes what ran beside it
+ * meaningless. */
+struct accept_job {
+	const char *what;
+	int pid, fd;
+};
+int accept_start(struct accept_run *run, const char *what,
+		 const char *const *args, struct accept_job *job);
+int accept_stop(struct accept_run *run, struct accept_job *job);
+
 /* The progress line on stderr: class, policy, step, time left. */
 void accept_progress(struct accept_run *run, const char *step);
 void accept_progress_end(struct accept_run *run);
@@ -98,6 +114,48 @@ const char *accept_policy_cannot(const struct accept_run *run,
  * accept_policy_down() removes the fabric whatever state it is in. */
 int accept_policy_up(struct accept_run *run, enum mp_expect_policy policy);
 void accept_policy_down(struct accept_run *run);
+
+/*
+ * `collective run --op OP` of the run's size and iterations (accept_coll.c)
+ * on @hosts ("h0,h2"; NULL: every host) at @port (NULL: the default): its
+ * JSON, every element checked, or NULL (reported).
+ */
+struct json_object *accept_collective(struct accept_run *run, const char *op,
+				      const char *hosts, const char *port);
+
+/* A step of @res named @name with the figures of @out's last size
+ * (busbw_bps, time_us, p99_us, p01_busbw_bps, slowest_rank); returned
+ * for more. */
+struct json_object *accept_step_add(struct accept_result *res,
+				    const char *name, struct json_object *out);
+
+/* One expectation against what its policy measured. */
+struct accept_verdict {
+	const struct mp_expect *e;
+	const char *verdict;		/* "PASS", "FAIL" or "SKIP" */
+	double measured;		/* NaN: not measured */
+	const char *why;		/* SKIP's and a NaN's reason, or NULL */
+};
+
+struct accept_tally {
+	unsigned int passed, failed, skipped;
+};
+
+/* Everything a run found, for the text, JSON and HTML alike. */
+struct accept_report {
+	const struct accept_class *cls;
+	const struct accept_settings *s;
+	const struct accept_result *res;
+	unsigned int n;
+	const struct accept_verdict *verdicts;
+	unsigned int nverdicts;
+	struct accept_tally tally;
+	bool interrupted;
+};
+
+/* The report as one self-contained HTML file (accept_html.c): 0, or -1
+ * (reported). */
+int accept_html_write(const char *path, const struct accept_report *rep);
 
 /* A number of a step's JSON by path ("sizes", -1, "busbw"): the last
  * element for -1.  NaN when it is not there. */

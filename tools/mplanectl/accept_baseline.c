@@ -31,13 +31,6 @@ static const char *const baseline_figures[] = {
 	NULL,
 };
 
-static const char *const baseline_help[] = {
-	"goodput of a permutation per rank / the bisection's share per rank",
-	"allreduce busbw (as nccl-tests) / the host links' rate, all planes",
-	"alltoall busbw / the bisection's share per rank",
-	NULL,
-};
-
 /* Bits a second a host can send on all its planes. */
 static double host_limit(const struct accept_settings *s)
 {
@@ -55,50 +48,21 @@ static double bisection_limit(const struct accept_settings *s)
 	return s->planes * share;
 }
 
-/* One collective of the run's size: its busbw over @limit as the figure,
- * and its figures in the policy's steps. */
+/* One collective on every host: its busbw over @limit as the figure. */
 static int collective(struct accept_run *run, struct accept_result *res,
 		      const char *op, double limit, double *figure)
 {
-	const struct accept_settings *s = run->s;
-	char size[24], iters[24], timeout[24];
-	const char *args[] = {
-		"collective", "run", "--prefix", s->prefix, "--op", op,
-		"-b", size, "-e", size, "-n", iters, "-w", "1",
-		"--transport", s->transport ? "roce" : "tcp",
-		"--timeout", timeout, NULL,
-	};
-	struct json_object *out, *step, *sizes, *last, *v;
+	struct json_object *out, *step;
 	double busbw;
 
-	snprintf(size, sizeof(size), "%llu", (unsigned long long)s->size);
-	snprintf(iters, sizeof(iters), "%llu", (unsigned long long)s->iters);
-	snprintf(timeout, sizeof(timeout), "%llu",
-		 (unsigned long long)(s->timeout_ns / 1000000000ULL));
 	accept_progress(run, op);
-	if (accept_exec(run, op, &out, args))
+	out = accept_collective(run, op, NULL, NULL);
+	if (!out)
 		return -1;
 	busbw = accept_json_num(out, "sizes", -1, "busbw") * 8e9;
-	json_object_object_get_ex(out, "sizes", &sizes);
-	last = json_object_array_get_idx(sizes, json_object_array_length(sizes) - 1);
-	if (!last || !json_object_object_get_ex(last, "verified", &v) ||
-	    !json_object_get_boolean(v)) {
-		mp_err("%s: not every element checked", op);
-		json_object_put(out);
-		return -1;
-	}
 	*figure = busbw / limit;
-	step = json_object_new_object();
-	json_object_object_add(step, "step", json_object_new_string(op));
-	json_object_object_add(step, "busbw_bps", json_object_new_double(busbw));
+	step = accept_step_add(res, op, out);
 	json_object_object_add(step, "limit_bps", json_object_new_double(limit));
-	json_object_object_add(step, "p99_us", json_object_new_double(
-		accept_json_num(out, "sizes", -1, "p99_us")));
-	json_object_object_add(step, "p01_busbw_bps", json_object_new_double(
-		accept_json_num(out, "sizes", -1, "p01_busbw") * 8e9));
-	json_object_object_add(step, "slowest_rank", json_object_new_double(
-		accept_json_num(out, "sizes", -1, "slowest_rank")));
-	json_object_array_add(res->steps, step);
 	json_object_put(out);
 	return 0;
 }
@@ -123,7 +87,6 @@ static int baseline_measure(struct accept_run *run, struct accept_result *res)
 const struct accept_class accept_baseline = {
 	.cls = MP_EXPECT_BASELINE,
 	.figures = baseline_figures,
-	.figure_help = baseline_help,
 	.steps = 5,
 	.measure = baseline_measure,
 };

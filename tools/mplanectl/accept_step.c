@@ -24,11 +24,11 @@
 
 #define ARGS_MAX	48
 
-static pid_t spawn(const char *const *args, int *out_fd)
+static pid_t spawn(const char *const *args, int *out_fd, bool quiet)
 {
 	const char *argv[ARGS_MAX + 3] = { "mplanectl", "-j" };
 	unsigned int n = 2;
-	int fds[2];
+	int fds[2], null;
 	pid_t pid;
 
 	while (*args && n < ARGS_MAX + 2)
@@ -44,6 +44,13 @@ static pid_t spawn(const char *const *args, int *out_fd)
 	}
 	if (!pid) {
 		dup2(fds[1], STDOUT_FILENO);
+		/* A background job's words and figures are not wanted, and
+		 * nobody reads a pipe it could fill. */
+		null = quiet ? open("/dev/null", O_WRONLY) : -1;
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
 		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
@@ -103,7 +110,7 @@ int accept_exec(struct accept_run *run, const char *what,
 
 	if (out)
 		*out = NULL;
-	pid = spawn(args, &fd);
+	pid = spawn(args, &fd, false);
 	if (pid < 0) {
 		mp_err("%s: %s", what, strerror(errno));
 		return -1;
@@ -179,4 +186,39 @@ void accept_progress_end(struct accept_run *run)
 	(void)run;
 	if (isatty(STDERR_FILENO))
 		fputs("\r\033[K", stderr);
+}
+
+int accept_start(struct accept_run *run, const char *what,
+		 const char *const *args, struct accept_job *job)
+{
+	(void)run;
+	job->what = what;
+	job->pid = spawn(args, &job->fd, true);
+	if (job->pid < 0) {
+		mp_err("%s: %s", what, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int accept_stop(struct accept_run *run, struct accept_job *job)
+{
+	int status = 0;
+	pid_t got;
+
+	(void)run;
+	got = waitpid(job->pid, &status, WNOHANG);
+	if (!got) {
+		kill(job->pid, SIGTERM);
+		while (waitpid(job->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(job->fd);
+	if (got) {
+		mp_err("%s: ended before it was stopped (%s %d)", job->what,
+		       WIFSIGNALED(status) ? "signal" : "exit status",
+		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+		return -1;
+	}
+	return 0;
 }
