@@ -19,6 +19,7 @@ CC		?= gcc
 PKG_CONFIG	?= pkg-config
 export MPLANE_BUILD := $(BUILD)
 
+.PHONY: accept
 .PHONY: all help deps kmod check unit-check bpf-check kmod-check check-cc-fabric check-rxe-guests demo demo-device bench bench-collective clean distclean
 all: tools kmod
 
@@ -38,6 +39,8 @@ help:
 	@echo "  demo        a 2-plane fabric, mp0 on every host, a link fails under"
 	@echo "              load: the telemetry report (VM, under 2 minutes)"
 	@echo "  demo-device mp0 over two veth rails, shown with ip and mplanectl"
+	@echo "  accept      every acceptance class in a VM on ACCEPT_KERNEL, each"
+	@echo "              verdict printed, reports in .build/accept/ (Documentation/accept.md)"
 	@echo "  bench       benchmarks (Documentation/benchmarks.md), in a VM"
 	@echo "  bench-collective  the workload half alone: collectives, 8 hosts x 2 planes"
 	@echo "  clean       remove .build/"
@@ -131,6 +134,15 @@ demo-device: deps-demo
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 300 $(DEMO_KERNEL) -- $(ROOT)/scripts/demo-device.sh
 
 DEMO_KERNEL	?= 6.1
+
+# Acceptance (issue 17): the four classes one after the other in a guest
+# with both cores, every policy side by side; the text, JSON and HTML of
+# each in .build/accept/.
+ACCEPT_KERNEL	?= 6.12
+accept: deps-test
+	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(ACCEPT_KERNEL) kmod
+	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1500 --out $(BUILD)/accept $(ACCEPT_KERNEL) -- \
+		$(ROOT)/scripts/accept.sh; rc=$$?; cat $(BUILD)/accept/out; exit $$rc
 
 # Benchmarks: timing goals live here, as ratios against a baseline
 # measured in the same run, never in tests.  Results: .build/bench/.

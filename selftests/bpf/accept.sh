@@ -12,6 +12,9 @@
 #   - isolation, 8 hosts: an alltoall on the odd hosts slows the victim's
 #     allreduce on the even ones by 1.5x or more with ecmp (2.2-2.7x
 #     measured), and by at most 1.6x with ar (1.15-1.23x);
+#   - resiliency, without mp0: the stream's gap across a 0.5 s flap of
+#     the sender's only rail in use is the flap (400 ms or more), and
+#     the loss of plane 0 is never recovered, a gap to the stream's end;
 #   - scale, 16 hosts: the allreduce on 4, 8 and 16 ranks, each with its
 #     ranks, and the figures' verdicts;
 #   - every mistake is exit 2 with one line: an unknown class or policy,
@@ -46,6 +49,9 @@ baseline  ar+plb     permutation_goodput  >= 0.9
 isolation ar+plb+cc  victim_step_ratio    <= 1.05
 isolation ecmp       victim_step_ratio    >= 1.5
 isolation ar         victim_step_ratio    <= 1.6
+resiliency ecmp      flap_gap_ms          >= 400
+resiliency ecmp      plane_loss_gap_ms    >= 1500
+resiliency ar+plb    flap_gap_ms          < 1
 scale     ar         rank_lag             <= 1.5
 scale     ar         busbw_16_over_4      > 0.3
 EOF
@@ -122,6 +128,10 @@ test_errors() {
 		"mplanectl: accept: $TMPD/bad.conf:1: baseline has no figure 'victim_step_ratio' (its figures: permutation_goodput, allreduce_busbw or alltoall_busbw)"
 	assert_eq "odd hosts" "$(usage accept baseline --hosts 5)" \
 		"mplanectl: accept: bad --hosts 5: want an even number, 4 or more (a permutation pairs rank r with r + n/2; isolation halves the hosts)"
+	# The shipped expectations parse with every class's figures (bond is
+	# not built, so nothing runs).
+	"$MPLANECTL" accept baseline --policies bond >"$TMPD/out" 2>&1 ||
+		fail "the shipped expect.conf: $(cat "$TMPD/out")"
 	assert_eq "no fabric was built" "$(left_behind)" ""
 }
 
@@ -159,6 +169,22 @@ test_isolation_small() {
 		map(.step) == ["victim alone", "victim with the background"] and
 		all(.rank_time_us | length == 4)' "$j" >/dev/null ||
 		fail "ar's steps: $(jq -c '.policies[1].steps | map(del(.rank_time_us))' "$j")"
+	assert_eq "left behind" "$(left_behind)" ""
+}
+
+test_resiliency_small() {
+	local rc=0 j=$TMPD/res.json
+	"$MPLANECTL" -j accept resiliency --prefix "$FAB" --planes 2 --rate 50mbit \
+		--policies ecmp,ar+plb --expect "$TMPD/expect.conf" >"$j" 2>/dev/null || rc=$?
+	assert_eq "exit status" "$rc" 0
+	log "$(jq -c '.policies[0].steps | map(del(.step))' "$j")"
+	assert_eq "verdicts" "$(jq -r '[.verdicts[] | "\(.policy):\(.figure):\(.verdict)"] | join(" ")' "$j")" \
+		"ecmp:flap_gap_ms:PASS ecmp:plane_loss_gap_ms:PASS ar+plb:flap_gap_ms:SKIP"
+	assert_eq "recovered" "$(jq -c '[.policies[0].steps[].recovered]' "$j")" "[true,false]"
+	# The flap's gap is the flap: no more than the link was down, and a
+	# loss of what was sent meanwhile.
+	jq -e '.policies[0].figures.flap_gap_ms < 700 and .policies[0].steps[0].lost > 1000' \
+		"$j" >/dev/null || fail "the flap: $(jq -c '.policies[0]' "$j")"
 	assert_eq "left behind" "$(left_behind)" ""
 }
 
@@ -229,10 +255,10 @@ test_html_report() {
 		--window-size=1280,1800 --screenshot="$shot" "file://$h" >/dev/null 2>&1 ||
 		fail "no screenshot"
 	[ "$(head -c 4 "$shot" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "$shot is not a PNG"
-	mkdir -p "$MPLANE_BUILD/accept"
-	cp "$shot" "$MPLANE_BUILD/accept/baseline-report.png"
-	cp "$h" "$MPLANE_BUILD/accept/baseline-report.html"
-	log "screenshot: $MPLANE_BUILD/accept/baseline-report.png ($(stat -c %s "$shot") bytes)"
+	mkdir -p "$MPLANE_BUILD/accept-selftest"
+	cp "$shot" "$MPLANE_BUILD/accept-selftest/baseline-report.png"
+	cp "$h" "$MPLANE_BUILD/accept-selftest/baseline-report.html"
+	log "screenshot: $MPLANE_BUILD/accept-selftest/baseline-report.png ($(stat -c %s "$shot") bytes)"
 }
 
 # The man page's option list is the option table's (--help-man).
@@ -246,5 +272,6 @@ test_man_page_options() {
 
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_errors test_baseline_verdicts test_html_report \
-	test_isolation_small test_scale_small test_interrupt_cleans_up \
+	test_isolation_small test_resiliency_small test_scale_small \
+	test_interrupt_cleans_up \
 	test_man_page_options}

@@ -68,6 +68,7 @@ struct accept_class {
 extern const struct accept_class accept_baseline;
 extern const struct accept_class accept_isolation;
 extern const struct accept_class accept_scale;
+extern const struct accept_class accept_resiliency;
 
 /* The state of one run, as the steps see it. */
 struct accept_run {
@@ -97,14 +98,22 @@ int accept_exec(struct accept_run *run, const char *what,
 struct accept_job {
 	const char *what;
 	int pid, fd;
+	bool keep_stdout;		/* set before start, for accept_wait */
+	struct json_object *out;	/* what accept_wait read */
 };
 int accept_start(struct accept_run *run, const char *what,
 		 const char *const *args, struct accept_job *job);
 int accept_stop(struct accept_run *run, struct accept_job *job);
+/* Wait for a job started with keep_stdout to end by itself, within the
+ * step's timeout, and read its JSON into job->out: 0, or -1 (reported). */
+int accept_wait(struct accept_run *run, struct accept_job *job);
 
 /* The progress line on stderr: class, policy, step, time left. */
 void accept_progress(struct accept_run *run, const char *step);
 void accept_progress_end(struct accept_run *run);
+
+/* Does @policy put mp0 on the hosts? */
+bool accept_policy_mp0(enum mp_expect_policy policy);
 
 /* Why this host cannot run @policy (accept_policy.c), or NULL. */
 const char *accept_policy_cannot(const struct accept_run *run,

@@ -208,15 +208,27 @@ static void rank_chart(FILE *f, const char *policy, struct json_object *step)
 		slow, t[slow] / median);
 }
 
+/* A cell of a number, "-" when the step has none. */
+static void cell(FILE *f, double v, const char *fmt)
+{
+	fputs("<td class=\"n\">", f);
+	if (isnan(v))
+		fputc('-', f);
+	else
+		fprintf(f, fmt, v);
+	fputs("</td>", f);
+}
+
+/* Every step's times and rates; resiliency's are delivery gaps. */
 static void steps_table(FILE *f, const struct accept_report *rep)
 {
 	struct json_object *step, *name;
 	unsigned int i;
 	size_t j;
 
-	fputs("<h2>Completion times</h2>\n<table id=\"cct\"><tr><th>policy</th><th>step</th>"
+	fputs("<h2>Completion times and gaps</h2>\n<table id=\"cct\"><tr><th>policy</th><th>step</th>"
 	      "<th>p50 (ms)</th><th>p99 (ms)</th><th>max (ms)</th><th>busbw (Gbit/s)</th>"
-	      "<th>p01 busbw (Gbit/s)</th></tr>\n", f);
+	      "<th>p01 busbw (Gbit/s)</th><th>longest gap (ms)</th><th>lost</th></tr>\n", f);
 	for (i = 0; i < rep->n; i++) {
 		for (j = 0; rep->res[i].steps && j < json_object_array_length(rep->res[i].steps); j++) {
 			step = json_object_array_get_idx(rep->res[i].steps, j);
@@ -225,11 +237,15 @@ static void steps_table(FILE *f, const struct accept_report *rep)
 				mp_expect_policy_name(rep->res[i].policy),
 				mp_expect_policy_name(rep->res[i].policy));
 			esc(f, json_object_get_string(name));
-			fprintf(f, "</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td>"
-				"<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td></tr>\n",
-				num(step, "p50_us") / 1e3, num(step, "p99_us") / 1e3,
-				num(step, "max_us") / 1e3, num(step, "busbw_bps") / 1e9,
-				num(step, "p01_busbw_bps") / 1e9);
+			fputs("</td>", f);
+			cell(f, num(step, "p50_us") / 1e3, "%.1f");
+			cell(f, num(step, "p99_us") / 1e3, "%.1f");
+			cell(f, num(step, "max_us") / 1e3, "%.1f");
+			cell(f, num(step, "busbw_bps") / 1e9, "%.3f");
+			cell(f, num(step, "p01_busbw_bps") / 1e9, "%.3f");
+			cell(f, num(step, "max_gap_us") / 1e3, "%.3f");
+			cell(f, num(step, "lost"), "%.0f");
+			fputs("</tr>\n", f);
 		}
 	}
 	fputs("</table>\n", f);

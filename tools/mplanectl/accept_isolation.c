@@ -70,7 +70,7 @@ static int isolation_measure(struct accept_run *run, struct accept_result *res)
 {
 	struct json_object *alone, *with = NULL;
 	char victim[256], background[256];
-	struct accept_job bg;
+	struct accept_job bg = { 0 };
 	int err;
 
 	half(victim, sizeof(victim), run->s->hosts, false);

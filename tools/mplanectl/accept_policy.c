@@ -28,7 +28,7 @@ static const char *switch_policy(enum mp_expect_policy p)
 	       p == MP_EXPECT_AR_PLB_CC ? "flowlet" : "ecmp";
 }
 
-static bool uses_mp0(enum mp_expect_policy p)
+bool accept_policy_mp0(enum mp_expect_policy p)
 {
 	return p == MP_EXPECT_DCQCN || p == MP_EXPECT_AR_PLB ||
 	       p == MP_EXPECT_AR_PLB_CC;
@@ -44,7 +44,7 @@ const char *accept_policy_cannot(const struct accept_run *run,
 {
 	if (p == MP_EXPECT_BOND)
 		return "not built yet: 'fabric up' makes a rail per plane, not bonds";
-	if (uses_mp0(p) && access("/sys/module/mplane", F_OK))
+	if (accept_policy_mp0(p) && access("/sys/module/mplane", F_OK))
 		return "needs mp0, and mplane.ko is not loaded";
 	if (uses_cc(p) && run->s->transport == 0)
 		return "DCQCN paces RoCE QPs: give --transport roce";
@@ -70,7 +70,7 @@ int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
 	snprintf(planes, sizeof(planes), "%llu", (unsigned long long)s->planes);
 	snprintf(leaves, sizeof(leaves), "%llu", (unsigned long long)s->leaves);
 	snprintf(spines, sizeof(spines), "%llu", (unsigned long long)s->spines);
-	if (!uses_mp0(p)) {
+	if (!accept_policy_mp0(p)) {
 		args[n++] = "--no-mp0";
 	} else {
 		args[n++] = "--mp0";

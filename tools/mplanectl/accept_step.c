@@ -24,7 +24,8 @@
 
 #define ARGS_MAX	48
 
-static pid_t spawn(const char *const *args, int *out_fd, bool quiet)
+static pid_t spawn(const char *const *args, int *out_fd, bool quiet,
+		   bool keep_stdout)
 {
 	const char *argv[ARGS_MAX + 3] = { "mplanectl", "-j" };
 	unsigned int n = 2;
@@ -48,7 +49,8 @@ static pid_t spawn(const char *const *args, int *out_fd, bool quiet)
 		 * nobody reads a pipe it could fill. */
 		null = quiet ? open("/dev/null", O_WRONLY) : -1;
 		if (null >= 0) {
-			dup2(null, STDOUT_FILENO);
+			if (!keep_stdout)
+				dup2(null, STDOUT_FILENO);
 			dup2(null, STDERR_FILENO);
 		}
 		execv("/proc/self/exe", (char *const *)argv);
@@ -110,7 +112,7 @@ int accept_exec(struct accept_run *run, const char *what,
 
 	if (out)
 		*out = NULL;
-	pid = spawn(args, &fd, false);
+	pid = spawn(args, &fd, false, true);
 	if (pid < 0) {
 		mp_err("%s: %s", what, strerror(errno));
 		return -1;
@@ -193,7 +195,8 @@ int accept_start(struct accept_run *run, const char *what,
 {
 	(void)run;
 	job->what = what;
-	job->pid = spawn(args, &job->fd, true);
+	job->out = NULL;
+	job->pid = spawn(args, &job->fd, true, job->keep_stdout);
 	if (job->pid < 0) {
 		mp_err("%s: %s", what, strerror(errno));
 		return -1;
@@ -221,4 +224,23 @@ int accept_stop(struct accept_run *run, struct accept_job *job)
 		return -1;
 	}
 	return 0;
+}
+
+int accept_wait(struct accept_run *run, struct accept_job *job)
+{
+	bool late = false;
+	int status = 0;
+	char *text;
+
+	text = read_all(run, job->pid, job->fd, &late);
+	close(job->fd);
+	while (waitpid(job->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	job->out = !late && WIFEXITED(status) && !WEXITSTATUS(status) && text ?
+		   json_tokener_parse(text) : NULL;
+	free(text);
+	if (!job->out && !run->interrupted)
+		mp_err("%s: %s", job->what, late ? "did not end in time" :
+		       "failed, or printed no JSON");
+	return job->out ? 0 : -1;
 }

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# accept.sh: every acceptance class, one after the other, as `make accept`
+# runs them in a guest with mplane.ko: each class's text (its verdicts)
+# on stdout and in RESULTS/accept-CLASS.txt, its JSON in .json and its
+# report in .html.  The sizes fit a 2-vCPU TCG guest: 10 Mbit/s links,
+# collectives of 1 MiB, over roce so that the DCQCN policies run too.
+# MPLANE_ACCEPT_ARGS adds options to every class (--rate 20mbit, say);
+# MPLANE_ACCEPT_CLASSES picks the classes.  Exit status: 1 when any class
+# failed an expectation or a step.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MPLANECTL=${MPLANE_BUILD:-$ROOT/.build}/mplanectl
+RESULTS=${MPLANE_ACCEPT_OUT:-/tmp/results}
+
+[ -e /sys/module/mplane ] || insmod "${MPLANE_KO:?no mplane.ko: run in the VM, as make accept does}" ||
+	exit 1
+mkdir -p "$RESULTS"
+rc=0
+# shellcheck disable=SC2086 # the arguments are words
+for class in ${MPLANE_ACCEPT_CLASSES:-baseline isolation resiliency scale}; do
+	echo "# accept $class"
+	start=$(date +%s)
+	"$MPLANECTL" accept "$class" --transport roce --rate 10mbit --size 1M -n 3 \
+		--html "$RESULTS/accept-$class.html" ${MPLANE_ACCEPT_ARGS:-} \
+		>"$RESULTS/accept-$class.txt" 2>"$RESULTS/accept-$class.progress" || rc=1
+	cat "$RESULTS/accept-$class.txt"
+	grep -v '^accept ' "$RESULTS/accept-$class.progress"
+	echo "# accept $class took $(($(date +%s) - start)) s"
+done
+exit $rc
