@@ -138,44 +138,19 @@ test_victim() {
 	done
 }
 
-# pps_set CC: CC off or dcqcn on both hosts' mp0.
-pps_set() {
-	local h
-	for h in 0 1; do
-		"$MPLANECTL" -n ${FAB}f-h$h link set mp0 cc "$1" || fail "cc $1"
-	done
-}
-
-# pps_slice CC: packets sent and seconds taken by 0.5 s of 64-byte RoCE
-# from h1 as fast as it goes, with CC set so, as "SENT SECONDS".
-pps_slice() {
-	pps_set "$1"
-	"$MPLANECTL" -n ${FAB}f-h1 -j traffic send 10.99.0.1 --roce 0x201 --size 64 \
-		--rate 10000000 --burst 100000 --duration 0.5 |
-		jq -r '"\(.sent) \(.duration_s)"'
-}
-
-# pps_trial: PPS_SLICES slices of each, off and on in turn, the order
-# swapped every pair: a TCG guest's speed drifts by tens of percent over
-# seconds (a nested host), and slices this short and this mixed meet the
-# same drift, where 2 s of off and then 2 s of on did not (0.885 to 1.21
-# for the same build).  Each CC's pps is its packets over its seconds.
+# pps_trial CC: mp0 tx packets a second on h1, 2 s of 64-byte RoCE.
 pps_trial() {
-	local s cc first second sent secs off_n=0 off_s=0 on_n=0 on_s=0
-	for ((s = 0; s < ${PPS_SLICES:-6}; s++)); do
-		if ((s % 2)); then first=dcqcn second=off; else first=off second=dcqcn; fi
-		for cc in $first $second; do
-			read -r sent secs <<<"$(pps_slice $cc)"
-			[ -n "$secs" ] || fail "traffic send (cc $cc)"
-			if [ $cc = off ]; then
-				off_n=$((off_n + sent)) off_s=$(awk -v a="$off_s" -v b="$secs" 'BEGIN { print a + b }')
-			else
-				on_n=$((on_n + sent)) on_s=$(awk -v a="$on_s" -v b="$secs" 'BEGIN { print a + b }')
-			fi
-		done
+	local ns=${FAB}f-h1 h out
+	for h in 0 1; do
+		if [ "$1" = off ]; then
+			"$MPLANECTL" -n ${FAB}f-h$h link set mp0 cc off
+		else
+			"$MPLANECTL" -n ${FAB}f-h$h link set mp0 cc dcqcn
+		fi
 	done
-	add "$(jq -nc --argjson n $off_n --argjson s "$off_s" '{bench: "pps", cc: "off", pps: ($n / $s | floor), sent: $n}')"
-	add "$(jq -nc --argjson n $on_n --argjson s "$on_s" '{bench: "pps", cc: "dcqcn", pps: ($n / $s | floor), sent: $n}')"
+	out=$("$MPLANECTL" -n "$ns" -j traffic send 10.99.0.1 --roce 0x201 --size 64 \
+		--rate 10000000 --burst 100000 --duration 2)
+	add "$(jq -c --arg cc "$1" '{bench: "pps", cc: $cc, pps: .pps, sent: .sent}' <<<"$out")"
 }
 
 test_pps() {
@@ -187,7 +162,8 @@ test_pps() {
 		>/dev/null 2>&1 &
 	RECV_PIDS="$RECV_PIDS $!"
 	for ((t = 0; t < TRIALS; t++)); do
-		pps_trial
+		pps_trial off
+		pps_trial dcqcn
 	done
 }
 
