@@ -435,6 +435,49 @@ test_no_mp0() {
 	assert_eq "nothing made by --mp0" "$(netns_count "$FB")" 0
 }
 
+# --host-multipath: the kernel's ECMP over the rails, no mp0.  Each
+# host's mplane address on lo, one route over both rails from it, TCP
+# flows spread over both by their ports, and a rail whose link is down
+# left: h0 still reaches h3 with its plane-0 link down, over plane 1.
+test_host_multipath() {
+	local r0 r1 i
+	fab fabric up -q --prefix "$FB" --planes 2 --leaves 2 --spines 2 --hosts 4 \
+		--rate 50mbit --host-multipath >/dev/null || fail "up --host-multipath"
+	assert_eq "state" "$(fab -j fabric show --prefix "$FB" | jq -c '[.mp0, .host_multipath, .mp0_missing]')" \
+		'[false,true,"--host-multipath"]'
+	ip -n "$FB-h0" addr show dev lo | grep -q "inet 10.99.0.1/32" || fail "no 10.99.0.1 on h0's lo"
+	assert_eq "h0's route" "$(ip -n "$FB-h0" route show 10.99.0.0/16 | xargs)" \
+		"10.99.0.0/16 proto static src 10.99.0.1 nexthop via 10.100.0.1 dev r0 weight 1 nexthop via 10.101.0.1 dev r1 weight 1"
+	ip -n "$FB-h0" -6 route show fd99::/64 | grep -q "nexthop via fd10:1:" || fail "no IPv6 route over r1"
+	fx "$FB" h0 -- ping -c 1 -W 2 -q 10.99.3.1 >/dev/null || fail "h0 to h3's mplane address"
+	# Flows by their ports: 16 of them use both rails.
+	r0=$(ip netns exec "$FB-h0" cat /sys/class/net/r0/statistics/tx_packets)
+	r1=$(ip netns exec "$FB-h0" cat /sys/class/net/r1/statistics/tx_packets)
+	for i in $(seq 1 16); do
+		ip netns exec "$FB-h0" "$MPLANECTL" traffic send "10.99.3.1:$((9000 + i))" --count 20 \
+			--rate 2000 >/dev/null 2>&1
+	done
+	r0=$(($(ip netns exec "$FB-h0" cat /sys/class/net/r0/statistics/tx_packets) - r0))
+	r1=$(($(ip netns exec "$FB-h0" cat /sys/class/net/r1/statistics/tx_packets) - r1))
+	log "16 flows: r0 $r0, r1 $r1 packets"
+	[ "$r0" -ge 40 ] && [ "$r1" -ge 40 ] || fail "16 flows on one rail: r0 $r0, r1 $r1"
+	# Every flow leaves r0 when its link goes down: all 320 packets on r1.
+	fab fabric fault --prefix "$FB" h0:r0 down >/dev/null || fail "h0:r0 down"
+	r1=$(ip netns exec "$FB-h0" cat /sys/class/net/r1/statistics/tx_packets)
+	for i in $(seq 1 16); do
+		ip netns exec "$FB-h0" "$MPLANECTL" traffic send "10.99.3.1:$((9000 + i))" --count 20 \
+			--rate 2000 >/dev/null 2>&1 || fail "flow $i with r0 down"
+	done
+	r1=$(($(ip netns exec "$FB-h0" cat /sys/class/net/r1/statistics/tx_packets) - r1))
+	assert_ge "packets on r1 with r0 down" "$r1" 320
+	fab fabric fault --prefix "$FB" clear >/dev/null
+	expect 2 "--host-multipath is for hosts without mp0: not with --mp0" \
+		fab fabric up --prefix "$FC" --host-multipath --mp0
+	expect 2 "--cc is for mp0: not with --host-multipath" \
+		fab fabric up --prefix "$FC" --host-multipath --cc dcqcn
+	fab fabric down --prefix "$FB" >/dev/null
+}
+
 test_down() {
 	need_fa
 	fab fabric down --prefix "$FA" | grep -q "removed 12 namespaces" ||
@@ -448,4 +491,4 @@ test_down() {
 ktap_run test_up test_ping_planes test_multipath_route test_tbf_both_ends \
 	test_exec_status test_second_prefix test_refusals test_crash_cleanup \
 	test_lifecycle test_role_rates test_topology_rates test_topology_errors \
-	test_buffer test_netem test_no_mp0 test_down
+	test_buffer test_netem test_no_mp0 test_host_multipath test_down

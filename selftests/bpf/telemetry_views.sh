@@ -10,6 +10,8 @@
 # equal to +Inf).  Then the live feed, when step marks can be made here.
 # shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
 source "$(dirname "$0")/../lib/lib.sh"
+# shellcheck source=../lib/browser.sh
+source "$(dirname "$0")/../lib/browser.sh"
 
 MPLANECTL=$MPLANE_BUILD/mplanectl
 # Debian's python, which has the parser (not a user's pyenv or venv).
@@ -467,6 +469,36 @@ test_export_cc() {
 	fi
 }
 
-ktap_run test_report_json test_report_text test_hist test_export_from_file \
+# The Fabric Symmetry Dashboard of the capture (report --html), in
+# headless Chromium: no console message, nothing fetched; mp0's and l0's
+# groups with report --json's symmetry index, the uneven member red; the
+# timeline's marks at the plane's state change; its 2001 queue samples'
+# deepest per bin, 9000; 21 step marks and their 20 steps of 10 ms; the
+# anomalies in order.
+test_report_html() {
+	local h=$TMPD/report.html
+	gen_capture "$CAP"
+	"$MPLANECTL" telemetry report --html "$h" "$CAP" >/dev/null || fail "report --html"
+	browse_checks_console
+	browse "$h"
+	assert_eq "console messages" "$(cat "$TMPD/console")" ""
+	assert_eq "addresses a browser would fetch" "$(grep -Eo '(src|href)=|https?://' "$h")" ""
+	assert_eq "groups" "$(grep -o 'class="group" data-group="[^"]*" data-max-mean="[^"]*"' "$TMPD/dom.html" |
+		sed 's/.*data-group="\([^"]*\)" data-max-mean="\([^"]*\)"/\1=\2/' | xargs)" \
+		"mp0=1.500 l0/s*=1.333"
+	assert_eq "slow members" "$(grep -o '<rect class="slow"' "$TMPD/dom.html" | wc -l)" 2
+	grep -q '<td>mp0/plane1 plane_state 1</td>' "$TMPD/dom.html" ||
+		fail "no mark of plane1's state: $(grep -o '<table class="marks">.*' "$TMPD/dom.html" | head -c 300)"
+	grep -q '<text x="0" y="12">queue, bytes (max 9000)</text>' "$TMPD/dom.html" ||
+		fail "the queue row: $(grep -o 'queue, bytes[^<]*' "$TMPD/dom.html" | head -3)"
+	grep -q 'steps ended (max 1)' "$TMPD/dom.html" || fail "no step marks"
+	grep -q '<p class="steps" data-count="20">20 steps: p50 10.0' "$TMPD/dom.html" ||
+		fail "step times: $(grep -o '<p class="steps".*' "$TMPD/dom.html")"
+	assert_eq "anomalies" "$(grep -o '<tr><td class="n">[0-9.]*</td><td>[a-z_]*</td>' "$TMPD/dom.html" |
+		sed 's/.*>\([0-9.]*\)<.*<td>\([a-z_]*\)<.*/\1:\2/' | xargs)" \
+		"100.050:plane_down 100.060:failover"
+}
+
+ktap_run test_report_json test_report_text test_report_html test_hist test_export_from_file \
 	test_netns_names test_export_errors test_export_live test_top_qps \
 	test_export_cc

@@ -294,6 +294,11 @@ static int load_defaults(struct json_object *o, struct mp_fabric *f)
 			return -1;
 		f->mp0 = json_object_get_boolean(mp0);
 	}
+	if (json_object_object_get_ex(o, "host_multipath", &mp0)) {
+		if (!json_object_is_type(mp0, json_type_boolean))
+			return -1;
+		f->host_multipath = json_object_get_boolean(mp0);
+	}
 	/* "cc": "off" or "dcqcn"; absent in files from before it. */
 	if (json_object_object_get_ex(o, "cc", NULL)) {
 		char cc[16];
@@ -430,7 +435,8 @@ int mp_fabric_host_addr4(const struct mp_fabric *f, unsigned int host,
 	const struct mp_fabric_node *n = reachable(f, host);
 
 	if (n)
-		*addr = n->mp0 ? n->mplane4 : n->ports[0].addr4;
+		*addr = n->mp0 || f->host_multipath ? n->mplane4 :
+			n->ports[0].addr4;
 	return n ? 0 : -ENOENT;
 }
 
@@ -440,6 +446,7 @@ int mp_fabric_host_addr6(const struct mp_fabric *f, unsigned int host,
 	const struct mp_fabric_node *n = reachable(f, host);
 
 	if (n)
-		*addr = n->mp0 ? n->mplane6 : n->ports[0].addr6;
+		*addr = n->mp0 || f->host_multipath ? n->mplane6 :
+			n->ports[0].addr6;
 	return n ? 0 : -ENOENT;
 }

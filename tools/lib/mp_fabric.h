@@ -80,6 +80,10 @@ struct mp_fabric {
 	double loss_pct;
 	unsigned int buffer_us;		/* every port's, by default */
 	bool mp0;			/* every host has an mp0 */
+	/* No mp0: every host owns its mplane addresses on lo and reaches
+	 * the others' over all its rails, one multipath route (the kernel's
+	 * ECMP, by an L4 hash): the baseline mp0 is measured against. */
+	bool host_multipath;
 	char mp0_missing[48];		/* why not: "--no-mp0", "mplane.ko ..." */
 	unsigned int probe_interval_us;	/* mp0's probes; 0: no peers set */
 	uint8_t cc;			/* mp0's enum mplane_cc; with DCQCN,

@@ -89,7 +89,7 @@ static const struct mp_opt accept_opts[] = {
 	  "a step that takes longer is stopped, and its figure is not measured",
 	  .min = 1000000000ULL, .max = 3600000000000ULL, .def = "300" },
 	{ "html", 0, MP_OPT_STRING, AT(html), "FILE",
-	  .help = "also write the report as one self-contained HTML file (inline SVG, no network): the verdicts, each figure per policy, each rank's time and the completion times" },
+	  .help = "also write the report as one self-contained HTML file (inline SVG, nothing fetched): the verdicts, each figure per policy, each rank's time, the completion times, and each policy's telemetry (symmetry, a timeline of queues, ECN marks, CNPs, steps and faults), recorded to FILE.POLICY.mpcp for 'telemetry report'" },
 	{ "prefix", 0, MP_OPT_CUSTOM, AT(prefix), "NAME",
 	  "the name of the fabric it builds (and removes again)",
 	  .parse = prefix_parse, .def = "mpacc" },
@@ -212,6 +212,7 @@ static void run_policy(struct accept_run *run, struct accept_result *res,
 		       bool *failed)
 {
 	unsigned int done = run->steps_done;
+	struct accept_job rec;
 	const char *no;
 	int rc, i;
 
@@ -226,8 +227,12 @@ static void run_policy(struct accept_run *run, struct accept_result *res,
 	}
 	res->ran = true;
 	rc = accept_policy_up(run, res->policy);
+	if (!rc)
+		accept_capture_start(run, res, &rec);
 	if (rc || run->interrupted || run->cls->measure(run, res))
 		*failed = !run->interrupted;
+	if (!rc)
+		accept_capture_stop(run, res, &rec);
 	accept_policy_down(run);
 	/* Steps a failure skipped count as done, for the time left. */
 	run->steps_done = done + run->cls->steps;

@@ -49,6 +49,7 @@ struct accept_result {
 	char why_not[160];		/* "" when it ran */
 	double figure[ACCEPT_FIGURES_MAX];
 	struct json_object *steps;	/* each step's figures, for -j */
+	char capture[4096];		/* its telemetry (with --html), or "" */
 };
 
 struct accept_run;
@@ -118,6 +119,14 @@ bool accept_policy_mp0(enum mp_expect_policy policy);
 /* Why this host cannot run @policy (accept_policy.c), or NULL. */
 const char *accept_policy_cannot(const struct accept_run *run,
 				 enum mp_expect_policy policy);
+
+/* The fabric's telemetry while a policy is measured (--html), to
+ * @res->capture, next to the report: 'telemetry record' in the
+ * background, stopped (and its file ended) by accept_capture_stop. */
+int accept_capture_start(struct accept_run *run, struct accept_result *res,
+			 struct accept_job *job);
+void accept_capture_stop(struct accept_run *run, struct accept_result *res,
+			 struct accept_job *job);
 
 /* The fabric of a policy, built with its loops: 0, or -1 (reported).
  * accept_policy_down() removes the fabric whatever state it is in. */

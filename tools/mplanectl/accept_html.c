@@ -21,34 +21,10 @@
 
 #include "mp_out.h"
 #include "accept.h"
+#include "html.h"
 
 #define BAR_W		64
 #define CHART_H		180
-
-/* @s with &, <, >, " and ' escaped. */
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
-static const char style[] =
-"body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}\n"
-"h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}\n"
-"table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}\n"
-"th{border-bottom:1px solid #999}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-".PASS td.v{background:#c8f0c8}.FAIL td.v{background:#f6c0c0}.SKIP td.v{background:#eee}\n"
-"figure{display:inline-block;margin:0 2em 1em 0;vertical-align:top}\n"
-"svg text{font:11px system-ui,sans-serif}.bar{fill:#4a7ebb}.slow{fill:#d9534f}\n"
-".bound{stroke:#333;stroke-dasharray:4 3}.none{fill:#bbb}\n";
 
 static void head(FILE *f, const struct accept_report *rep)
 {
@@ -57,19 +33,20 @@ static void head(FILE *f, const struct accept_report *rep)
 	char when[64];
 	time_t now = time(NULL);
 
+	char title[64];
+
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		"<title>mplane accept %s</title>\n<style>\n%s</style></head>\n<body>\n",
-		cls, style);
+	snprintf(title, sizeof(title), "mplane accept %s", cls);
+	html_head(f, title);
 	fprintf(f, "<h1>Fabric Symmetry Dashboard: accept %s</h1>\n", cls);
 	fprintf(f, "<p id=\"settings\">%llu hosts, %llu plane(s) of %llu leaves and %llu spines, links at ",
 		(unsigned long long)s->hosts, (unsigned long long)s->planes,
 		(unsigned long long)s->leaves, (unsigned long long)s->spines);
-	esc(f, s->rate.text);
+	html_esc(f, s->rate.text);
 	fprintf(f, "; collectives of %llu bytes, %llu iterations, over %s. Expectations: ",
 		(unsigned long long)s->size, (unsigned long long)s->iters,
 		s->transport ? "roce" : "tcp");
-	esc(f, s->expect);
+	html_esc(f, s->expect);
 	fprintf(f, ". Written %s%s.</p>\n", when,
 		rep->interrupted ? "; <strong>the run was interrupted</strong>: what follows is what was measured" : "");
 }
@@ -94,9 +71,9 @@ static void verdicts(FILE *f, const struct accept_report *rep)
 		else
 			fprintf(f, "<td class=\"n\">%.3f</td>", v->measured);
 		fputs("<td>", f);
-		esc(f, test);
+		html_esc(f, test);
 		fprintf(f, "</td><td class=\"n\">%u</td><td>", v->e->line);
-		esc(f, v->why);
+		html_esc(f, v->why);
 		fputs("</td></tr>\n", f);
 	}
 	fprintf(f, "</table>\n<p id=\"tally\">%u passed, %u failed, %u skipped</p>\n",
@@ -201,9 +178,9 @@ static void rank_chart(FILE *f, const char *policy, struct json_object *step)
 			i == slow ? "slow" : "bar", i, t[i], 10 + i * 22,
 			100 - t[i] / top * 90, t[i] / top * 90, 12 + i * 22, i);
 	fprintf(f, "</svg><figcaption class=\"lag\" data-policy=\"%s\" data-step=\"", policy);
-	esc(f, json_object_get_string(name));
+	html_esc(f, json_object_get_string(name));
 	fprintf(f, "\" data-lag=\"%.3f\">%s, ", t[slow] / median, policy);
-	esc(f, json_object_get_string(name));
+	html_esc(f, json_object_get_string(name));
 	fprintf(f, ": rank %u slowest, %.3f &times; the median rank</figcaption></figure>\n",
 		slow, t[slow] / median);
 }
@@ -236,7 +213,7 @@ static void steps_table(FILE *f, const struct accept_report *rep)
 			fprintf(f, "<tr data-policy=\"%s\"><td>%s</td><td>",
 				mp_expect_policy_name(rep->res[i].policy),
 				mp_expect_policy_name(rep->res[i].policy));
-			esc(f, json_object_get_string(name));
+			html_esc(f, json_object_get_string(name));
 			fputs("</td>", f);
 			cell(f, num(step, "p50_us") / 1e3, "%.1f");
 			cell(f, num(step, "p99_us") / 1e3, "%.1f");
@@ -273,7 +250,16 @@ int accept_html_write(const char *path, const struct accept_report *rep)
 				   json_object_array_get_idx(rep->res[i].steps, j));
 	fputs("</div>\n", f);
 	steps_table(f, rep);
-	fputs("</body></html>\n", f);
+	for (i = 0; i < rep->n; i++) {
+		char heading[64];
+
+		if (!rep->res[i].capture[0])
+			continue;
+		snprintf(heading, sizeof(heading), "Telemetry: %s",
+			 mp_expect_policy_name(rep->res[i].policy));
+		telemetry_html_sections(f, rep->res[i].capture, heading);
+	}
+	html_tail(f);
 	if (fclose(f)) {
 		mp_err("--html %s: %s", path, strerror(errno));
 		return -1;

@@ -4,9 +4,9 @@
  * fabric (fabric up with the run's sizes) and the same switch program
  * (bpf/ar.bpf.c, which also marks ECN), and differs only in its loops:
  *
- *   ecmp       switches hash (the kernel's multipath); hosts without mp0
- *              send on their plane-0 rail, as a host with one NIC a
- *              plane and no multi-plane driver does
+ *   ecmp       switches hash (the kernel's multipath), and so do the
+ *              hosts, without mp0: one multipath route over all their
+ *              rails (fabric up --host-multipath)
  *   dcqcn      the same switches; mp0 spreads by hash over the planes
  *              and runs DCQCN: plain DCQCN on ECMP, the NIC's baseline
  *   ar         switches route adaptively (flowlets); hosts as ecmp
@@ -60,9 +60,10 @@ int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
 		"--hosts", hosts, "--planes", planes, "--leaves", leaves,
 		"--spines", spines, "--rate", s->rate.text,
 	};
+	/* With a report, the ports' queues are sampled for its timeline. */
 	const char *attach[] = {
 		"bpf", "attach", "--fabric", s->prefix, "--policy",
-		switch_policy(p), NULL,
+		switch_policy(p), s->html ? "--sample-us" : NULL, "1000", NULL,
 	};
 	unsigned int n = 16;
 
@@ -71,7 +72,7 @@ int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
 	snprintf(leaves, sizeof(leaves), "%llu", (unsigned long long)s->leaves);
 	snprintf(spines, sizeof(spines), "%llu", (unsigned long long)s->spines);
 	if (!accept_policy_mp0(p)) {
-		args[n++] = "--no-mp0";
+		args[n++] = "--host-multipath";
 	} else {
 		args[n++] = "--mp0";
 		if (p == MP_EXPECT_DCQCN) {
@@ -98,4 +99,43 @@ void accept_policy_down(struct accept_run *run)
 	run->cleaning = true;
 	accept_exec(run, "fabric down", NULL, args);
 	run->cleaning = false;
+}
+
+int accept_capture_start(struct accept_run *run, struct accept_result *res,
+			 struct accept_job *job)
+{
+	const struct accept_settings *s = run->s;
+	char ready[4200];
+	const char *args[] = {
+		"telemetry", "record", "-o", res->capture, "--fabric", s->prefix,
+		"--poll-hz", "0", "--ready-file", ready, NULL,
+	};
+	int i;
+
+	res->capture[0] = 0;
+	if (!s->html)
+		return 0;
+	snprintf(res->capture, sizeof(res->capture), "%s.%s.mpcp", s->html,
+		 mp_expect_policy_name(res->policy));
+	snprintf(ready, sizeof(ready), "%s.ready", res->capture);
+	unlink(ready);
+	memset(job, 0, sizeof(*job));
+	if (accept_start(run, "telemetry record", args, job)) {
+		res->capture[0] = 0;
+		return -1;
+	}
+	for (i = 0; i < 200 && access(ready, F_OK); i++)
+		usleep(50000);
+	unlink(ready);
+	return 0;
+}
+
+void accept_capture_stop(struct accept_run *run, struct accept_result *res,
+			 struct accept_job *job)
+{
+	if (!res->capture[0])
+		return;
+	/* SIGTERM ends the file; a recorder that died left none worth it. */
+	if (accept_stop(run, job))
+		res->capture[0] = 0;
 }

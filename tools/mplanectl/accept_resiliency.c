@@ -17,8 +17,8 @@
  * descheduled) would be in it too; the steps also give the gap the path
  * added (max_excess_gap_us), without the sender's stalls.
  *
- * Hosts without mp0 send on their plane-0 rail only: a flap stops them
- * for as long as the link is down, and the loss of plane 0 for good: when
+ * Hosts without mp0 (ecmp, ar) reach h1 by the kernel's multipath route
+ * over their rails, which leaves a rail once its carrier is gone.  When
  * nothing arrives after the fault, the gap is the time from the last
  * arrival to the stream's end, at least.  Losing links inside a plane (the
  * paper's 10% of the links) needs the routes of every other leaf to
@@ -52,8 +52,7 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 {
 	const struct accept_settings *s = run->s;
 	char rx_ns[48], tx_ns[48], ready[64];
-	const char *dst = accept_policy_mp0(res->policy) ? "10.99.1.1:" STREAM_PORT :
-			  "10.100.1.2:" STREAM_PORT;
+	const char *dst = "10.99.1.1:" STREAM_PORT;
 	const char *recv[] = {
 		"-n", rx_ns, "traffic", "recv", "--port", STREAM_PORT,
 		"--idle", "1", "--timeout", "30", "--ready-file", ready, NULL,

@@ -55,6 +55,21 @@ static const struct sysctl switch_sysctls[] = {
 	{}
 };
 
+/*
+ * Hosts with one multipath route over their rails (--host-multipath)
+ * hash flows by their ports, as the switches do, and leave a rail whose
+ * link is down, as a host's kernel ECMP over its NICs would.
+ */
+static const struct sysctl multipath_host_sysctls[] = {
+	{ "/proc/sys/net/ipv4/conf/all/ignore_routes_with_linkdown", "1" },
+	{ "/proc/sys/net/ipv4/conf/default/ignore_routes_with_linkdown", "1" },
+	{ "/proc/sys/net/ipv6/conf/all/ignore_routes_with_linkdown", "1" },
+	{ "/proc/sys/net/ipv6/conf/default/ignore_routes_with_linkdown", "1" },
+	{ "/proc/sys/net/ipv4/fib_multipath_hash_policy", "1" },
+	{ "/proc/sys/net/ipv6/fib_multipath_hash_policy", "1" },
+	{}
+};
+
 static int write_sysctls(const struct mp_fabric_node *n,
 			 const struct sysctl *s)
 {
@@ -72,13 +87,16 @@ static int write_sysctls(const struct mp_fabric_node *n,
 }
 
 /* Inside the new namespace of @n: what must be done from within. */
-static int setup_inside(const struct mp_fabric_node *n, struct mp_rtnl *r)
+static int setup_inside(const struct mp_fabric *f,
+			const struct mp_fabric_node *n, struct mp_rtnl *r)
 {
 	int err;
 
 	err = write_sysctls(n, node_sysctls);
 	if (!err && n->role != MP_NODE_HOST)
 		err = write_sysctls(n, switch_sysctls);
+	if (!err && n->role == MP_NODE_HOST && f->host_multipath)
+		err = write_sysctls(n, multipath_host_sysctls);
 	if (err)
 		return err;
 	err = mp_rtnl_open(r, 0);
@@ -99,7 +117,7 @@ static int make_node(struct fabric_build *b, unsigned int i)
 	else if (err)
 		mp_err("netns %s: %s", n->netns, strerror(-err));
 	if (!err)
-		err = setup_inside(n, &b->rtnl[i]);
+		err = setup_inside(b->f, n, &b->rtnl[i]);
 	/* Back home in every case: the next node is made from there. */
 	ret = mp_netns_return(b->home_fd);
 	if (ret) {

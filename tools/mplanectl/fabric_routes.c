@@ -8,8 +8,10 @@
  *   spines  to every host's rail subnet and mplane address via its leaf.
  * Hosts with mp0 also route the mplane addresses, 10.99/16 and fd99::/64,
  * via mp0 (metric 10, from their own), and via every rail r<P> (metric
- * 100+P), the routes mp0 looks up to send out of that rail; without mp0,
- * hosts have no route for them.
+ * 100+P), the routes mp0 looks up to send out of that rail.  Without mp0,
+ * hosts have no route for them, unless the fabric has --host-multipath:
+ * then each host owns its mplane addresses on lo and routes the others'
+ * over all its rails as one multipath route, the kernel's ECMP.
  */
 #include <stdio.h>
 #include <string.h>
@@ -179,6 +181,35 @@ static void host_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 	}
 }
 
+static void mplane_prefixes(struct in_addr *a4, struct in6_addr *a6);
+
+/* --host-multipath: the mplane addresses on lo, and one route over all
+ * the rails to the others', from them. */
+static void multipath_host_routes(struct mp_nlbatch *nb,
+				  const struct mp_fabric *f,
+				  const struct mp_fabric_node *n)
+{
+	struct nexthop nh4[FABRIC_MAX_PLANES], nh6[FABRIC_MAX_PLANES];
+	const struct route_extra x4 = { 0, &n->mplane4 };
+	const struct route_extra x6 = { 0, &n->mplane6 };
+	const struct mp_fabric_port lo = {
+		.ifname = "lo", .ifindex = FABRIC_LO_IFINDEX,
+		.addr4 = n->mplane4, .plen4 = 32,
+		.addr6 = n->mplane6, .plen6 = 128,
+	};
+	struct in6_addr all6;
+	struct in_addr all4;
+	unsigned int p;
+
+	fabric_addr(nb, &lo, AF_INET);
+	fabric_addr(nb, &lo, AF_INET6);
+	for (p = 0; p < n->nports && p < FABRIC_MAX_PLANES; p++)
+		nexthops_of(f, &n->ports[p], &nh4[p], &nh6[p]);
+	mplane_prefixes(&all4, &all6);
+	add_route_extra(nb, AF_INET, &all4, 16, nh4, p, &x4);
+	add_route_extra(nb, AF_INET6, &all6, 64, nh6, p, &x6);
+}
+
 /* 10.99.0.0/16 and fd99::/64: every host's mplane address. */
 static void mplane_prefixes(struct in_addr *a4, struct in6_addr *a6)
 {
@@ -269,6 +300,8 @@ void fabric_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 	switch (n->role) {
 	case MP_NODE_HOST:
 		host_routes(nb, f, n);
+		if (f->host_multipath)
+			multipath_host_routes(nb, f, n);
 		break;
 	case MP_NODE_LEAF:
 		leaf_routes(nb, f, n);

@@ -113,6 +113,8 @@ struct json_object *fabric_state_json(const struct mp_fabric *f)
 	if (!f->mp0 && f->mp0_missing[0])
 		add_str(o, "mp0_missing", f->mp0_missing);
 	add_int(o, "probe_interval_us", f->probe_interval_us);
+	json_object_object_add(o, "host_multipath",
+			       json_object_new_boolean(f->host_multipath));
 	add_str(o, "cc", f->cc == MPLANE_CC_DCQCN ? "dcqcn" : "off");
 	for (i = 0; i < f->nnodes; i++)
 		json_object_array_add(nodes, node_json(&f->nodes[i]));

@@ -91,6 +91,12 @@ static void up_help(void)
 "                      without fq (sch_fq) or netem (sch_netem)\n"
 "      --mp0           require mp0: fail when mplane.ko is not loaded\n"
 "      --no-mp0        no mp0 even when mplane.ko is loaded\n"
+"      --host-multipath\n"
+"                      no mp0: each host owns its mplane addresses on lo\n"
+"                      and reaches the others' over all its rails, one\n"
+"                      multipath route hashed by L4 ports, that leaves a\n"
+"                      rail whose link is down: the kernel's ECMP over a\n"
+"                      host's NICs, the baseline mp0 is measured against\n"
 "  -t, --topology FILE the fabric as JSON, with the keys of these options\n"
 "                      (host_rate, uplink_rate, probe_interval) and\n"
 "                      plane_rates and links for asymmetric fabrics:\n"
@@ -147,7 +153,7 @@ static const char *const arg_defaults[NR_ARGS] = {
 
 /* Long-only options are these plus their ARG_ slot. */
 #define OPT_ARG		0x100
-enum { OPT_MP0 = 0x200, OPT_NO_MP0 };
+enum { OPT_MP0 = 0x200, OPT_NO_MP0, OPT_HOST_MULTIPATH };
 
 static const struct option up_opts[] = {
 	{ "planes",	required_argument,	NULL, 'P' },
@@ -165,6 +171,7 @@ static const struct option up_opts[] = {
 	{ "buffer",	required_argument,	NULL, OPT_ARG + ARG_BUFFER },
 	{ "mp0",	no_argument,		NULL, OPT_MP0 },
 	{ "no-mp0",	no_argument,		NULL, OPT_NO_MP0 },
+	{ "host-multipath", no_argument,	NULL, OPT_HOST_MULTIPATH },
 	{ "topology",	required_argument,	NULL, 't' },
 	FABRIC_PREFIX_OPTION,
 	{ "force",	no_argument,		NULL, 'f' },
@@ -183,6 +190,7 @@ struct up_args {
 	struct json_object *file;	/* holds the strings from the file */
 	struct fabric_spec spec;
 	enum mp0_want mp0;
+	bool host_multipath;
 	int policy;			/* enum mplane_policy, or -1 */
 	bool force;
 	bool quiet;
@@ -330,10 +338,12 @@ static int check_mp0(struct up_args *a, struct mp_fabric *f)
 	for (i = ARG_POLICY; i <= ARG_CC && a->mp0 == MP0_OFF; i++)
 		if (a->given[i] &&
 		    (i != ARG_CC || strcmp(a->val[ARG_CC], "off")))
-			return mp_usage_err("--%s is for mp0: not with --no-mp0",
+			return mp_usage_err("--%s is for mp0: not with %s",
 					    i == ARG_POLICY ? "policy" :
 					    i == ARG_CC ? "cc" :
-					    "probe-interval");
+					    "probe-interval",
+					    a->host_multipath ? "--host-multipath" :
+					    "--no-mp0");
 	if (mp_name_parse(&mp_cc_names, a->val[ARG_CC], &policy))
 		return mp_usage_err("bad %s '%s': want %s", a->what[ARG_CC],
 				    a->val[ARG_CC],
@@ -424,6 +434,9 @@ static int parse_args(int argc, char **argv, struct up_args *a)
 				return mp_usage_err("--mp0 and --no-mp0: give one of them");
 			a->mp0 = c == OPT_MP0 ? MP0_ON : MP0_OFF;
 			break;
+		case OPT_HOST_MULTIPATH:
+			a->host_multipath = true;
+			break;
 		case 't':
 			a->topology = optarg;
 			break;
@@ -442,6 +455,10 @@ static int parse_args(int argc, char **argv, struct up_args *a)
 	}
 	if (optind < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	if (a->host_multipath && a->mp0 == MP0_ON)
+		return mp_usage_err("--host-multipath is for hosts without mp0: not with --mp0");
+	if (a->host_multipath)
+		a->mp0 = MP0_OFF;
 	return a->topology ? read_topology(a) : MP_EXIT_OK;
 }
 
@@ -454,8 +471,10 @@ static int decide_mp0(const struct up_args *a, struct mp_fabric *f)
 	bool have = fabric_mp0_available();
 
 	f->mp0 = a->mp0 != MP0_OFF && have;
+	f->host_multipath = a->host_multipath;
 	if (a->mp0 == MP0_OFF)
-		snprintf(f->mp0_missing, sizeof(f->mp0_missing), "--no-mp0");
+		snprintf(f->mp0_missing, sizeof(f->mp0_missing), "%s",
+			 a->host_multipath ? "--host-multipath" : "--no-mp0");
 	else if (!have)
 		snprintf(f->mp0_missing, sizeof(f->mp0_missing),
 			 "mplane.ko is not loaded");

@@ -635,23 +635,39 @@ static void wait_for_signal(void)
 		nanosleep(&ts, NULL);
 }
 
-static int run_live(struct exporter *x, const struct mp_feed_opts *fo)
+/*
+ * The live feed, opened before the server starts: once it serves, every
+ * event from then on is in the model.  *feed stays NULL when nothing is
+ * pinned and no poller is asked for: a scrape still reads the QP tables.
+ */
+static int open_live(struct exporter *x, const struct mp_feed_opts *fo,
+		     struct mp_feed **feed)
 {
-	struct mp_feed *feed;
 	int err;
 
-	err = mp_feed_open(&feed, fo, to_model, x);
+	*feed = NULL;
+	err = mp_feed_open(feed, fo, to_model, x);
 	if (err == -ENOENT) {
-		/* Still worth serving: a scrape reads the QP tables itself. */
 		fprintf(stderr,
 			"mplanectl: telemetry export: no event ring is pinned under %s and no --poll-hz: serving mp0's QP tables only\n",
 			fo->root ? fo->root : MPLANE_BPF_PIN_ROOT);
-		wait_for_signal();
+		*feed = NULL;
 		return MP_EXIT_OK;
 	}
 	if (err) {
 		mp_err("opening the live feed: %s", strerror(-err));
 		return MP_EXIT_ERR;
+	}
+	return MP_EXIT_OK;
+}
+
+static int run_live(struct exporter *x, struct mp_feed *feed)
+{
+	int err = 0;
+
+	if (!feed) {
+		wait_for_signal();
+		return MP_EXIT_OK;
 	}
 	while (!mp_run_stopping) {
 		err = mp_feed_poll(feed, 100);
@@ -747,6 +763,7 @@ int telemetry_export_main(int argc, char **argv)
 	struct export_args a = { .listen = DEFAULT_HOST ":9464" };
 	struct mplane_capture_hdr hdr;
 	struct exporter x = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct mp_feed *feed = NULL;
 	char where[MP_SOCKADDR_STRLEN];
 	struct MHD_Daemon *d;
 	int ret, fd;
@@ -776,9 +793,19 @@ int telemetry_export_main(int argc, char **argv)
 		}
 	}
 	mp_run_stop_on_signals();
+	if (!a.from) {
+		ret = open_live(&x, &a.feed, &feed);
+		if (ret) {
+			close(fd);
+			mp_tm_free(&x.tm);
+			return ret;
+		}
+	}
 	d = start_http(fd, &x);
 	if (!d) {
 		mp_err("--listen %s: libmicrohttpd would not start", a.listen);
+		if (feed)
+			mp_feed_finish(feed);
 		close(fd);
 		mp_tm_free(&x.tm);
 		return MP_EXIT_ERR;
@@ -796,8 +823,7 @@ int telemetry_export_main(int argc, char **argv)
 		       where, a.from ? " from " : "", a.from ? a.from : "");
 	}
 	fflush(stdout);
-	ret = a.from ? (wait_for_signal(), MP_EXIT_OK) :
-		       run_live(&x, &a.feed);
+	ret = a.from ? (wait_for_signal(), MP_EXIT_OK) : run_live(&x, feed);
 	x.http->stop_daemon(d);
 	close(fd);
 	mp_tm_free(&x.tm);

@@ -21,6 +21,7 @@
 #include "mplanectl.h"
 #include "telemetry.h"
 #include "telemetry_views.h"
+#include "html.h"
 
 #define MS_NS		1000000ULL
 #define TEXT_EVENTS	20	/* per timeline; --json has them all */
@@ -32,6 +33,7 @@ struct report {
 	uint64_t around_ns;
 	bool samples;		/* periodic samples in the timelines too */
 	bool all;		/* every port and rail in the text table */
+	const char *html;	/* --html: the page's file, or NULL */
 	uint64_t t0;		/* the capture's start: times are from here */
 	/* Anomalies whose windows overlap share one timeline. */
 	struct timeline {
@@ -80,6 +82,12 @@ static void help(void)
 "  -A, --all              every port and rail in the table, not only those\n"
 "                         with marks, changes, anomalies or uneven groups\n"
 "  -j, --json             print JSON (as the global -j)\n"
+"  -H, --html FILE        also write the Fabric Symmetry Dashboard of the\n"
+"                         capture: one self-contained HTML file (inline\n"
+"                         SVG, nothing fetched) with each group's symmetry\n"
+"                         as bars, a paged timeline of queue depth, ECN\n"
+"                         marks, CNPs, step ends, faults and state\n"
+"                         changes, the step times and the anomalies\n"
 "  -h, --help             show this help\n"
 "\n"
 "Examples:\n"
@@ -95,6 +103,7 @@ static const struct option opts[] = {
 	{ "samples",	no_argument,		NULL, 's' },
 	{ "all",	no_argument,		NULL, 'A' },
 	{ "json",	no_argument,		NULL, 'j' },
+	{ "html",	required_argument,	NULL, 'H' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{}
 };
@@ -729,6 +738,39 @@ static void print_text(struct report *r)
 		print_timeline(r, &r->tl[i]);
 }
 
+/* The page of --html: the capture's sections, and its anomalies. */
+static int write_html(const struct report *r)
+{
+	FILE *f = fopen(r->html, "w");
+	char at[96];
+	unsigned int i;
+	int err;
+
+	if (!f) {
+		mp_err("--html %s: %s", r->html, strerror(errno));
+		return -1;
+	}
+	html_head(f, "mplane telemetry report");
+	fputs("<h1>Fabric Symmetry Dashboard: telemetry</h1>\n", f);
+	err = telemetry_html_sections(f, r->path, NULL);
+	fputs("<h3>Anomalies</h3>\n<table id=\"anomalies\"><tr><th>t (ms)</th><th>what</th><th>where</th></tr>\n", f);
+	for (i = 0; i < r->tm.nanoms; i++) {
+		fprintf(f, "<tr><td class=\"n\">%.3f</td><td>%s</td><td>",
+			rel_ms(r, r->tm.anoms[i].ts_ns),
+			mp_tm_anomaly_name(r->tm.anoms[i].type));
+		html_esc(f, anomaly_at(r, &r->tm.anoms[i], at, sizeof(at)));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	html_tail(f);
+	if (fclose(f) || err) {
+		if (!err)
+			mp_err("--html %s: %s", r->html, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct report *r,
 		 struct mp_tm_opts *o)
 {
@@ -736,7 +778,7 @@ static int parse(int argc, char **argv, struct report *r,
 	char *end;
 	int c;
 
-	while ((c = mp_getopt(argc, argv, ":a:t:e:sAjh", opts)) != -1) {
+	while ((c = mp_getopt(argc, argv, ":a:t:e:sAjH:h", opts)) != -1) {
 		switch (c) {
 		case 'a':
 			if (mp_arg_u64("--around", optarg, 0, 60000, &v))
@@ -763,6 +805,9 @@ static int parse(int argc, char **argv, struct report *r,
 			break;
 		case 'j':
 			mp_json = true;
+			break;
+		case 'H':
+			r->html = optarg;
 			break;
 		case 'h':
 			help();
@@ -806,6 +851,8 @@ int telemetry_report_main(int argc, char **argv)
 		print_json(&r);
 	else
 		print_text(&r);
+	if (r.html && write_html(&r))
+		ret = MP_EXIT_ERR;
 out:
 	for (i = 0; i < r.ntl; i++)
 		json_object_put(r.tl[i].events);
