@@ -243,6 +243,9 @@ test_html_report() {
 		grep -Eq "class=\"capture\" data-events=\"[1-9][0-9]*\">[^<]*\.$p\.mpcp" "$TMPD/dom.html" ||
 			fail "no telemetry of $p in the page"
 	done
+	# The switches' sampler gives each leaf's uplinks as a group: one
+	# figure of them a policy.
+	assert_eq "leaf uplink groups" "$(grep -o 'class="group" data-group="p0l0/s\*"' "$TMPD/dom.html" | wc -l)" 2
 	assert_eq "timelines with queues" "$(grep -Eo 'queue, bytes \(max [1-9][0-9]*\)' "$TMPD/dom.html" | wc -l | awk '{ print ($1 >= 2) }')" 1
 	assert_eq "ar's iterations on its timeline" \
 		"$("$MPLANECTL" -j telemetry report "$h.ar.mpcp" | jq '.steps.count > 0')" true

@@ -60,10 +60,15 @@ int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
 		"--hosts", hosts, "--planes", planes, "--leaves", leaves,
 		"--spines", spines, "--rate", s->rate.text,
 	};
-	/* With a report, the ports' queues are sampled for its timeline. */
 	const char *attach[] = {
 		"bpf", "attach", "--fabric", s->prefix, "--policy",
-		switch_policy(p), s->html ? "--sample-us" : NULL, "1000", NULL,
+		switch_policy(p), NULL,
+	};
+	/* With a report, every switch port is sampled each ms (queue, bytes
+	 * sent, CE marks) for its symmetry and its timeline. */
+	const char *sample[] = {
+		"telemetry", "sample", "--fabric", s->prefix, "--interval", "1ms",
+		NULL,
 	};
 	unsigned int n = 16;
 
@@ -89,7 +94,9 @@ int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
 	if (accept_exec(run, "fabric up", NULL, args))
 		return -1;
 	accept_progress(run, "the switches' program");
-	return accept_exec(run, "bpf attach --fabric", NULL, attach) ? -1 : 0;
+	if (accept_exec(run, "bpf attach --fabric", NULL, attach))
+		return -1;
+	return s->html && accept_exec(run, "telemetry sample", NULL, sample) ? -1 : 0;
 }
 
 void accept_policy_down(struct accept_run *run)
