@@ -9,8 +9,9 @@
 # without netem, netem on one with it) counted and checked against what
 # arrived, clear putting all of it back without touching another tool's
 # filter, a scheduled flap on the timeline at its times and in 'telemetry
-# report' next to its effects, 'fabric down' stopping a schedule, and
-# bad command lines.  On a kernel with netem (loss through netem):
+# report' next to its effects, 'fabric down' stopping a schedule,
+# --reroute (the leaves route around a failed link, where static routes
+# black-hole a share of the traffic), and bad command lines.  On a kernel with netem (loss through netem):
 #   selftests/vm/run 6.1 -- bash selftests/bpf/fabric_fault.sh
 # shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
 source "$(dirname "$0")/../lib/lib.sh"
@@ -287,6 +288,47 @@ EOF
 }
 
 # The man page's option list is the option table's (--help-man).
+# flows_delivered: what 'traffic recv' on h0 received of 16 flows of 50
+# packets that h2 sends to h0's rail, through one leaf-spine link down.
+flows_delivered() {
+	local ready=$TMPD/rr.ready
+	rm -f "$ready"
+	ip netns exec "$FB-h0" "$MPLANECTL" -j traffic recv --port 9300 --idle 1 --timeout 20 \
+		--ready-file "$ready" >"$TMPD/rr.json" &
+	busywait 5000 test -e "$ready" || fail "receiver not ready"
+	ip netns exec "$FB-h2" "$MPLANECTL" traffic send 10.100.0.2:9300 --flows 16 --count 800 \
+		--rate 4000 >/dev/null 2>&1
+	wait
+	jq .received "$TMPD/rr.json"
+}
+
+# --reroute: with p0l0's link to s1 down, p0l1 keeps sending a share of
+# h0's traffic to s1, which cannot reach p0l0: a black hole, lost.  With
+# --reroute p0l1 routes h0 over s0 alone, and every packet arrives; up
+# puts s1 back.
+test_reroute() {
+	local got
+	mpx fabric up -q --prefix "$FB" --planes 1 --leaves 2 --spines 2 --hosts 4 \
+		>/dev/null || fail "fabric up"
+	want_spines() {
+		assert_eq "$1" "$(ip -n "$FB-p0l1" route show 10.100.0.0/24 | grep -o 'dev s[0-9]' | xargs)" "$2"
+	}
+	want_spines "p0l1 to h0, all up" "dev s0 dev s1"
+	mpx fabric fault --prefix "$FB" p0l0:s1 down >/dev/null || fail "down"
+	want_spines "p0l1 to h0, static" "dev s0 dev s1"
+	got=$(flows_delivered)
+	log "static routes: $got of 800 arrived"
+	[ "$got" -lt 800 ] || fail "nothing lost into s1 without --reroute: the test shows nothing"
+	mpx fabric fault --prefix "$FB" --reroute p0l0:s1 down >/dev/null || fail "down --reroute"
+	want_spines "p0l1 to h0, rerouted" "dev s0"
+	assert_eq "--reroute: arrived" "$(flows_delivered)" 800
+	mpx fabric fault --prefix "$FB" --reroute p0l0:s1 up >/dev/null || fail "up --reroute"
+	want_spines "p0l1 to h0, back" "dev s0 dev s1"
+	expect_fail_msg "--reroute with loss" "--reroute is for down, up, flap and clear" \
+		mpx fabric fault --prefix "$FB" --reroute p0l0:s1 loss 1%
+	mpx fabric down --prefix "$FB" >/dev/null
+}
+
 test_man_page_options() {
 	local list page
 	list=$(mpx fabric fault --help-man)
@@ -299,4 +341,4 @@ test_man_page_options() {
 [ "$(id -u)" -eq 0 ] || skip "needs root"
 ktap_run test_link_down_up test_degrade_rate test_loss_share \
 	test_clear_restores test_scheduled_flap_on_timeline \
-	test_down_stops_schedule test_bad_lines test_man_page_options
+	test_down_stops_schedule test_bad_lines test_reroute test_man_page_options

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mplanectl accept resiliency: what a fault costs a paced stream from h0
- * to h1, the way a person would measure it: `traffic recv` on h1, `traffic
- * send` on h0, and `fabric fault` a second in.
+ * mplanectl accept resiliency: what faults cost, the way a person would
+ * measure them: a permutation with links down, and a paced stream from h0
+ * to h1 (`traffic recv` on h1, `traffic send` on h0) across a `fabric
+ * fault` made a second in.
  *
+ *   links_down_capacity  a permutation's goodput per rank with 10% of the
+ *                      leaf-spine links down (rounded up, spread over
+ *                      the planes, leaves and spines), over what the
+ *                      links left up can carry per rank; the leaves
+ *                      route around them (fabric fault --reroute), as
+ *                      a routing protocol would
  *   flap_gap_ms        the longest delivery gap on h1 across a flap of
  *                      h0's plane-0 host link (down for half a second)
  *   plane_loss_gap_ms  the same across the loss of plane 0, every link
@@ -20,20 +27,19 @@
  * Hosts without mp0 (ecmp, ar) reach h1 by the kernel's multipath route
  * over their rails, which leaves a rail once its carrier is gone.  When
  * nothing arrives after the fault, the gap is the time from the last
- * arrival to the stream's end, at least.  Losing links inside a plane (the
- * paper's 10% of the links) needs the routes of every other leaf to
- * withdraw the failed link's spine, which the fabric has no control
- * plane for yet: not measured here.
+ * arrival to the stream's end, at least.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "accept.h"
 
-enum { FLAP_GAP_MS, PLANE_LOSS_GAP_MS };
+enum { LINKS_DOWN_CAPACITY, FLAP_GAP_MS, PLANE_LOSS_GAP_MS };
 
 static const char *const resiliency_figures[] = {
+	[LINKS_DOWN_CAPACITY] = "links_down_capacity",
 	[FLAP_GAP_MS] = "flap_gap_ms",
 	[PLANE_LOSS_GAP_MS] = "plane_loss_gap_ms",
 	NULL,
@@ -112,6 +118,89 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 	return 0;
 }
 
+/* The i-th link to take down: spread over planes, then leaves, then
+ * spines from the last. */
+static void nth_link(const struct accept_settings *s, unsigned int i,
+		     unsigned int *plane, unsigned int *leaf, unsigned int *spine)
+{
+	*plane = i % s->planes;
+	*leaf = i / s->planes % s->leaves;
+	*spine = s->spines - 1 - i / (s->planes * s->leaves) % s->spines;
+}
+
+/*
+ * What a rank can send to the other half of the fabric with @down[] of
+ * the leaf-spine links down: in each plane, the spines every pair of
+ * leaves still shares, shared by a leaf's hosts, at most the host link.
+ */
+static double capacity_left(const struct accept_settings *s,
+			    const unsigned char *down)
+{
+	unsigned int p, a, b, sp, common, least;
+	/* Hosts a leaf: rail-optimised, H/L rounded up. */
+	double hpl = (double)((s->hosts + s->leaves - 1) / s->leaves), sum = 0;
+
+	for (p = 0; p < s->planes; p++) {
+		least = s->spines;
+		for (a = 0; a < s->leaves; a++)
+			for (b = a + 1; b < s->leaves; b++) {
+				common = 0;
+				for (sp = 0; sp < s->spines; sp++)
+					common += !down[(p * s->leaves + a) * s->spines + sp] &&
+						  !down[(p * s->leaves + b) * s->spines + sp];
+				if (common < least)
+					least = common;
+			}
+		sum += s->leaves < 2 || least * s->rate.bps / hpl > s->rate.bps ?
+		       (double)s->rate.bps : least * s->rate.bps / hpl;
+	}
+	return sum;
+}
+
+/* 10% of the leaf-spine links down, rerouted around: a permutation's
+ * goodput over what is left; then everything back. */
+static int links_down(struct accept_run *run, struct accept_result *res,
+		      double *figure)
+{
+	const struct accept_settings *s = run->s;
+	unsigned int total = s->planes * s->leaves * s->spines;
+	unsigned int k = (total + 9) / 10, i, p, l, sp;
+	unsigned char *down = calloc(total, 1);
+	const char *clear[] = {
+		"fabric", "fault", "--prefix", s->prefix, "--reroute", "clear", NULL,
+	};
+	char link[48];
+	const char *args[] = {
+		"fabric", "fault", "--prefix", s->prefix, "--reroute", link,
+		"down", NULL,
+	};
+	struct json_object *out, *step;
+	double left;
+	int err = 0;
+
+	if (!down)
+		return -1;
+	accept_progress(run, "10% of the links down");
+	for (i = 0; i < k && !err; i++) {
+		nth_link(s, i, &p, &l, &sp);
+		snprintf(link, sizeof(link), "p%ul%u:s%u", p, l, sp);
+		down[(p * s->leaves + l) * s->spines + sp] = 1;
+		err = accept_exec(run, "fabric fault down", NULL, args);
+	}
+	left = capacity_left(s, down);
+	free(down);
+	out = err ? NULL : accept_collective(run, "permutation", NULL, NULL);
+	err |= accept_exec(run, "fabric fault clear", NULL, clear);
+	if (!out)
+		return -1;
+	*figure = accept_json_num(out, "sizes", -1, "busbw") * 8e9 / left;
+	step = accept_step_add(res, "permutation, 10% of the links down", out);
+	json_object_object_add(step, "links_down", json_object_new_int(k));
+	json_object_object_add(step, "limit_bps", json_object_new_double(left));
+	json_object_put(out);
+	return err ? -1 : 0;
+}
+
 static int resiliency_measure(struct accept_run *run, struct accept_result *res)
 {
 	const char *p = run->s->prefix;
@@ -128,8 +217,10 @@ static int resiliency_measure(struct accept_run *run, struct accept_result *res)
 	};
 	int err;
 
-	err = stream_across(run, res, "a flap of h0's plane-0 link", flap, NULL,
-			    &res->figure[FLAP_GAP_MS]);
+	err = links_down(run, res, &res->figure[LINKS_DOWN_CAPACITY]);
+	if (!run->interrupted)
+		err |= stream_across(run, res, "a flap of h0's plane-0 link", flap,
+				     NULL, &res->figure[FLAP_GAP_MS]);
 	if (!run->interrupted)
 		err |= stream_across(run, res, "the loss of plane 0", loss, back,
 				     &res->figure[PLANE_LOSS_GAP_MS]);
@@ -139,6 +230,6 @@ static int resiliency_measure(struct accept_run *run, struct accept_result *res)
 const struct accept_class accept_resiliency = {
 	.cls = MP_EXPECT_RESILIENCY,
 	.figures = resiliency_figures,
-	.steps = 4,
+	.steps = 5,
 	.measure = resiliency_measure,
 };

@@ -243,6 +243,14 @@ void fabric_addr(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
  */
 void fabric_config_port(struct mp_nlbatch *nb, const struct mp_fabric *f,
 			const struct mp_fabric_port *p);
+/*
+ * Queue leaf @n's routes to the other leaves' hosts over the spines whose
+ * links to both are up: @uplinks[L * spines + S] is leaf L's link to
+ * spine S of @n's plane, non-zero when up (fabric_routes.c).
+ */
+void fabric_leaf_routes_over(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			     const struct mp_fabric_node *n,
+			     const unsigned char *uplinks);
 /* Queue the routes of node @n (fabric_routes.c). */
 void fabric_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 		   const struct mp_fabric_node *n);

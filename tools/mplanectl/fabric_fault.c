@@ -38,6 +38,7 @@ struct fault_settings {
 	uint64_t period_ns, down_ns;
 	uint64_t count;
 	int via;			/* enum fault_loss_via */
+	bool reroute;
 };
 
 static int prefix_opt(const char *opt, const char *arg, void *field)
@@ -116,6 +117,8 @@ static const struct mp_opt fault_opts[] = {
 	  .min = 1 * MS, .max = 3600 * NS_PER_SEC },
 	{ "count", 'c', MP_OPT_UINT, MP_OPT_AT(struct fault_settings, count),
 	  "N", "flap: how many times", .min = 1, .max = 100000, .def = "1" },
+	{ "reroute", 'R', MP_OPT_FLAG, MP_OPT_AT(struct fault_settings, reroute),
+	  NULL, .help = "down, up, flap, clear: then every leaf of the planes touched routes each other leaf's hosts over only the spines whose links to both are up, as a routing protocol's withdrawals would (at once); without it routes are static and the other leaves keep sending into a failed link's spine" },
 	{ "via", 0, MP_OPT_CHOICE, MP_OPT_AT(struct fault_settings, via),
 	  "HOW", "loss: netem (in place of the port's tbf child) or bpf (a dropper on tc egress, for kernels without netem); auto is netem where the kernel has it",
 	  .choices = vias, .def = "auto" },
@@ -270,6 +273,9 @@ static int check_options(const struct fault_settings *s,
 		return mp_usage_err("--start is what --at counts from: give --at too");
 	if (mp_opt_given(&fault_cmd, res, "via") && l->action != MPLANE_FAULT_LOSS)
 		return mp_usage_err("--via is for loss only");
+	if (s->reroute && (l->action == MPLANE_FAULT_DEGRADE ||
+			   l->action == MPLANE_FAULT_LOSS))
+		return mp_usage_err("--reroute is for down, up, flap and clear: a slow or lossy link still carries");
 	return MP_EXIT_OK;
 }
 
@@ -530,6 +536,7 @@ int fabric_fault_main(int argc, char **argv)
 	if (rc)
 		return rc;
 	c.loss_via = set.via;
+	c.reroute = set.reroute;
 	rc = run(&c, &set, &res, &l);
 	fault_ctx_close(&c);
 	return rc;

@@ -15,6 +15,8 @@
 #include "mp_fabric.h"
 #include "mp_rtnl.h"
 
+struct mp_nlbatch;
+
 /* One end of a link: indexes into mp_fabric.nodes and its ports. */
 struct fault_port {
 	unsigned int node, port;
@@ -72,6 +74,9 @@ struct fault_ctx {
 	int ev_fd;			/* mp_user_event, or -errno */
 	bool ev_tried, ev_warned;
 	enum fault_loss_via loss_via;
+	bool reroute;			/* --reroute: fault_reroute() after
+					 * each step */
+	const unsigned char *uplinks;	/* what fault_reroute() found */
 };
 
 /* The fabric @prefix and what applying needs: MP_EXIT_OK or _ERR. */
@@ -85,6 +90,20 @@ int fault_enter(struct fault_ctx *c, unsigned int node);
 int fault_leave(struct fault_ctx *c);
 /* The rtnetlink socket inside node @node's namespace, or NULL. */
 struct mp_rtnl *fault_rtnl(struct fault_ctx *c, unsigned int node);
+
+/* Queue @fill's messages for node @node and send them: 0, or -errno
+ * (reported with the node's name). */
+int fault_batch(struct fault_ctx *c, unsigned int node,
+		void (*fill)(struct mp_nlbatch *nb, const struct fault_ctx *c,
+			     const struct mp_fabric_node *n,
+			     const unsigned int *ports, unsigned int np,
+			     const struct fault_step *s),
+		const unsigned int *ports, unsigned int np,
+		const struct fault_step *s);
+
+/* --reroute: every leaf of the planes @t touched routes around the links
+ * that are down now (fabric_fault_reroute.c): 0, or -errno (reported). */
+int fault_reroute(struct fault_ctx *c, const struct fault_target *t);
 
 /* Put @s on the timeline: one FAULT event for target @t. */
 void fault_emit(struct fault_ctx *c, const struct fault_target *t,

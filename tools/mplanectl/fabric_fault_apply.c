@@ -110,6 +110,17 @@ static int batch(struct fault_ctx *c, unsigned int node,
 	return err;
 }
 
+int fault_batch(struct fault_ctx *c, unsigned int node,
+		void (*fill)(struct mp_nlbatch *nb, const struct fault_ctx *c,
+			     const struct mp_fabric_node *n,
+			     const unsigned int *ports, unsigned int np,
+			     const struct fault_step *s),
+		const unsigned int *ports, unsigned int np,
+		const struct fault_step *s)
+{
+	return batch(c, node, fill, ports, np, s, NULL);
+}
+
 static void fill_down(struct mp_nlbatch *nb, const struct fault_ctx *c,
 		      const struct mp_fabric_node *n, const unsigned int *ports,
 		      unsigned int np, const struct fault_step *s)
@@ -371,6 +382,11 @@ int fault_apply(struct fault_ctx *c, const struct fault_target *t,
 		fault_emit(c, t, s);
 		err = apply_per_node(c, t, s, fns[s->action]);
 	}
+	/* Links that came and went: the leaves route around them. */
+	if (!err && c->reroute && (s->action == MPLANE_FAULT_DOWN ||
+				   s->action == MPLANE_FAULT_UP ||
+				   s->action == MPLANE_FAULT_CLEAR))
+		err = fault_reroute(c, t);
 	s->done_ns = mp_mono_ns();
 	s->err = err;
 	return err;

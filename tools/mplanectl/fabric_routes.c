@@ -248,35 +248,68 @@ void fabric_mp0_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 	add_route_extra(nb, AF_INET6, &all6, 64, &dev, 1, &x6);
 }
 
-static void leaf_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
-			const struct mp_fabric_node *n)
+/*
+ * The spines leaf @n may send host @dst_leaf's traffic to: every one, or
+ * with @uplinks those whose links to both leaves are up.  How many.
+ */
+static unsigned int leaf_nexthops(const struct mp_fabric *f,
+				  const struct mp_fabric_node *n,
+				  unsigned int dst_leaf,
+				  const unsigned char *uplinks,
+				  struct nexthop *nh4, struct nexthop *nh6)
 {
-	/* One more than the spines: the last is for a host's own leaf. */
-	struct nexthop nh4[FABRIC_MAX_SPINES + 1], nh6[FABRIC_MAX_SPINES + 1];
 	const struct mp_fabric_port *p;
-	struct host_prefixes hp;
-	unsigned int i, up = 0;
+	unsigned int i, s, up = 0;
 
 	/* The uplinks, s0 to s<S-1>, are the ECMP group of the plane. */
 	for (i = 0; i < n->nports; i++) {
 		p = &n->ports[i];
 		if (f->nodes[p->peer_node].role != MP_NODE_SPINE)
 			continue;
+		s = f->nodes[p->peer_node].index;
+		if (uplinks && (!uplinks[n->index * f->spines + s] ||
+				!uplinks[dst_leaf * f->spines + s]))
+			continue;
 		nexthops_of(f, p, &nh4[up], &nh6[up]);
 		up++;
 	}
+	return up;
+}
+
+static void leaf_routes_over(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			     const struct mp_fabric_node *n,
+			     const unsigned char *uplinks)
+{
+	/* One more than the spines: the last is for a host's own leaf. */
+	struct nexthop nh4[FABRIC_MAX_SPINES + 1], nh6[FABRIC_MAX_SPINES + 1];
+	const struct mp_fabric_port *p;
+	struct host_prefixes hp;
+	unsigned int i, up;
+
 	for (i = 0; i < f->hosts; i++) {
 		host_prefixes(f, i, n->plane, &hp);
 		if (fabric_leaf_of(f, i) != (unsigned int)n->index) {
-			add_host_routes(nb, &hp, true, nh4, nh6, up);
+			up = leaf_nexthops(f, n, fabric_leaf_of(f, i), uplinks,
+					   nh4, nh6);
+			/* No spine reaches it: what it had stays. */
+			if (up)
+				add_host_routes(nb, &hp, true, nh4, nh6, up);
 			continue;
 		}
+		up = 0;
 		/* Our own host: its rail subnet is connected. */
 		for (p = n->ports; strcmp(p->peer, f->nodes[i].name); p++)
 			;
 		nexthops_of(f, p, &nh4[up], &nh6[up]);
 		add_host_routes(nb, &hp, false, &nh4[up], &nh6[up], 1);
 	}
+}
+
+void fabric_leaf_routes_over(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			     const struct mp_fabric_node *n,
+			     const unsigned char *uplinks)
+{
+	leaf_routes_over(nb, f, n, uplinks);
 }
 
 static void spine_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
@@ -304,7 +337,7 @@ void fabric_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 			multipath_host_routes(nb, f, n);
 		break;
 	case MP_NODE_LEAF:
-		leaf_routes(nb, f, n);
+		leaf_routes_over(nb, f, n, NULL);
 		break;
 	case MP_NODE_SPINE:
 		spine_routes(nb, f, n);

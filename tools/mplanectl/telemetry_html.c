@@ -290,8 +290,9 @@ int telemetry_html_sections(FILE *f, const char *path, const char *heading)
 		mp_tm_free(&tm);
 		return -1;
 	}
-	t->t0 = hdr.start_mono_ns && hdr.start_mono_ns <= tm.first_ts ?
-		hdr.start_mono_ns : tm.first_ts;
+	/* From the recording's start: a ring may still hold older events
+	 * (the marks' ring is the machine's), which are not this run's. */
+	t->t0 = hdr.start_mono_ns ? hdr.start_mono_ns : tm.first_ts;
 	span = tm.last_ts > t->t0 ? tm.last_ts - t->t0 + 1 : 1;
 	t->bin_ns = span / BINS_MAX + 1 > BIN_MIN_NS ? span / BINS_MAX + 1 : BIN_MIN_NS;
 	t->nbins = span / t->bin_ns + 1;
