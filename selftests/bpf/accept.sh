@@ -262,6 +262,23 @@ test_html_report() {
 	log "screenshot: $MPLANE_BUILD/accept-selftest/baseline-report.png ($(stat -c %s "$shot") bytes)"
 }
 
+# A step that outlives --timeout is stopped, with its every process (a
+# collective's ranks), and its figure is not given: exit 1, one line that
+# says so, and nothing left behind.
+test_step_timeout() {
+	local rc=0 j=$TMPD/late.json
+	"$MPLANECTL" -j accept baseline "${SMALL[@]}" -b 32M -n 5 --timeout 2 --policies ar \
+		--expect "$TMPD/expect.conf" >"$j" 2>"$TMPD/late.err" || rc=$?
+	assert_eq "exit status" "$rc" 1
+	grep -q "permutation: still running after 2 s: stopped" "$TMPD/late.err" ||
+		fail "no word of the stop: $(grep -v '^accept ' "$TMPD/late.err" | head -3)"
+	assert_eq "figure" "$(jq '.policies[0].figures.permutation_goodput' "$j")" null
+	assert_eq "its verdict" "$(jq -r '.verdicts[0] | "\(.verdict) \(.why)"' "$j")" \
+		"FAIL not measured: a step failed or was stopped"
+	assert_eq "ranks left" "$(pgrep -f -- "collective run --prefix $FAB" | wc -l)" 0
+	assert_eq "left behind" "$(left_behind)" ""
+}
+
 # The man page's option list is the option table's (--help-man).
 test_man_page_options() {
 	local list page
@@ -274,5 +291,4 @@ test_man_page_options() {
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_errors test_baseline_verdicts test_html_report \
 	test_isolation_small test_resiliency_small test_scale_small \
-	test_interrupt_cleans_up \
-	test_man_page_options}
+	test_interrupt_cleans_up test_step_timeout test_man_page_options}

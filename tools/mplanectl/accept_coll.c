@@ -10,6 +10,8 @@
 #include "mp_out.h"
 #include "accept.h"
 
+#define COLL_STALL_S	30ULL
+
 struct json_object *accept_collective(struct accept_run *run, const char *op,
 				      const char *hosts, const char *port)
 {
@@ -26,8 +28,11 @@ struct json_object *accept_collective(struct accept_run *run, const char *op,
 
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)s->size);
 	snprintf(iters, sizeof(iters), "%llu", (unsigned long long)s->iters);
+	/* A rank that moves nothing for this long has failed: well under
+	 * the step's own --timeout, so that the step reports which. */
 	snprintf(timeout, sizeof(timeout), "%llu",
-		 (unsigned long long)(s->timeout_ns / 1000000000ULL));
+		 (unsigned long long)(s->timeout_ns / 1000000000ULL < COLL_STALL_S ?
+				      s->timeout_ns / 1000000000ULL : COLL_STALL_S));
 	if (hosts) {
 		args[n++] = "--hosts";
 		args[n++] = hosts;

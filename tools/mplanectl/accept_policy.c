@@ -10,7 +10,12 @@
  *   dcqcn      the same switches; mp0 spreads by hash over the planes
  *              and runs DCQCN: plain DCQCN on ECMP, the NIC's baseline
  *   ar         switches route adaptively (flowlets); hosts as ecmp
- *   ar+plb     and mp0 balances the planes (its default, flowlet)
+ *   ar+plb     and mp0 balances the planes by flowlets, with a gap of
+ *              a full queue's delay (FLOWLET_GAP_US, the fabric's
+ *              default buffer): a flow moves to another plane only when
+ *              its packets cannot overtake those still queued on the
+ *              old one, as RoCE's go-back-N (and TCP) want; mp0's own
+ *              default, 100 us, is for links a thousand times faster
  *   ar+plb+cc  and DCQCN in mp0
  *   bond       not built yet: the fabric makes rails, not bonds
  */
@@ -19,6 +24,8 @@
 #include <unistd.h>
 
 #include "accept.h"
+
+#define FLOWLET_GAP_US	"20000"
 
 /* The switches' program for each policy: ecmp leaves the choice to the
  * kernel's hash and still marks ECN, which DCQCN needs. */
@@ -93,6 +100,20 @@ int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
 	accept_progress(run, "building the fabric");
 	if (accept_exec(run, "fabric up", NULL, args))
 		return -1;
+	if (p == MP_EXPECT_AR_PLB || p == MP_EXPECT_AR_PLB_CC) {
+		unsigned int h;
+		char ns[48];
+		const char *gap[] = {
+			"-n", ns, "link", "set", "mp0", "flowlet-gap",
+			FLOWLET_GAP_US, NULL,
+		};
+
+		for (h = 0; h < s->hosts; h++) {
+			snprintf(ns, sizeof(ns), "%s-h%u", s->prefix, h);
+			if (accept_exec(run, "link set mp0 flowlet-gap", NULL, gap))
+				return -1;
+		}
+	}
 	accept_progress(run, "the switches' program");
 	if (accept_exec(run, "bpf attach --fabric", NULL, attach))
 		return -1;

@@ -44,6 +44,10 @@ static pid_t spawn(const char *const *args, int *out_fd, bool quiet,
 		return -1;
 	}
 	if (!pid) {
+		/* A group of its own: a stop reaches every process of the
+		 * step (a collective's ranks), and the terminal's Ctrl-C
+		 * reaches this program, which stops the step itself. */
+		setpgid(0, 0);
 		dup2(fds[1], STDOUT_FILENO);
 		/* A background job's words and figures are not wanted, and
 		 * nobody reads a pipe it could fill. */
@@ -56,18 +60,21 @@ static pid_t spawn(const char *const *args, int *out_fd, bool quiet,
 		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
+	/* Here too: a stop that comes before the child's own call. */
+	setpgid(pid, pid);
 	close(fds[1]);
 	*out_fd = fds[0];
 	return pid;
 }
 
 /* Everything the child prints, until it closes its stdout; a stop or the
- * step's deadline is passed on to it as SIGTERM, then SIGKILL. */
+ * step's deadline is passed on to its group as SIGTERM, then SIGKILL,
+ * and 2 s after that it is given up on, whoever still holds the pipe. */
 static char *read_all(struct accept_run *run, pid_t pid, int fd, bool *late)
 {
 	uint64_t deadline = mp_mono_ns() + run->s->timeout_ns;
 	size_t len = 0, cap = 0;
-	bool termed = false;
+	bool termed = false, killed = false;
 	char *buf = NULL, *more;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t got;
@@ -76,10 +83,13 @@ static char *read_all(struct accept_run *run, pid_t pid, int fd, bool *late)
 		/* The fabric's removal runs to its end, stop or not. */
 		if ((mp_run_stopping && !run->cleaning && !termed) ||
 		    mp_mono_ns() > deadline) {
+			if (killed)
+				break;
 			*late = !mp_run_stopping;
-			kill(pid, termed ? SIGKILL : SIGTERM);
+			kill(-pid, termed ? SIGKILL : SIGTERM);
+			killed = termed;
 			termed = true;
-			deadline = mp_mono_ns() + 5000000000ULL;
+			deadline = mp_mono_ns() + (killed ? 2 : 5) * 1000000000ULL;
 		}
 		if (poll(&p, 1, 200) <= 0)
 			continue;
@@ -212,7 +222,7 @@ int accept_stop(struct accept_run *run, struct accept_job *job)
 	(void)run;
 	got = waitpid(job->pid, &status, WNOHANG);
 	if (!got) {
-		kill(job->pid, SIGTERM);
+		kill(-job->pid, SIGTERM);
 		while (waitpid(job->pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
