@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # browser.sh: mplane's HTML pages loaded as a person's browser loads
 # them, in headless Chromium (Debian's chromium, in scripts/deps.sh's
