@@ -16,6 +16,7 @@ TOOLS_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 \
 		   -I$(BPF_OUT) \
 		   -DMPLANE_VERSION='"$(MPLANE_VERSION)"' \
 		   -DMPLANE_ACCEPT_EXPECT='"$(ROOT)/tools/accept/expect.conf"' \
+		   -DMPLANE_TORCH_LAUNCH='"$(ROOT)/tools/torch/launch.sh"' \
 		   $(shell $(PKG_CONFIG) --cflags $(TOOLS_PKGS))
 # libbpf, libelf, zlib and json-c are linked in, and libmicrohttpd is
 # loaded only by the command that serves HTTP (tools/lib/mp_http.h): each

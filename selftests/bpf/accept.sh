@@ -178,6 +178,27 @@ test_isolation_small() {
 	assert_eq "left behind" "$(left_behind)" ""
 }
 
+# --torch: the PyTorch loop as a victim too, alone and beside the
+# background, its steps verified by the framework, its ratio a figure.
+test_isolation_torch() {
+	local rc=0 j=$TMPD/torch.json
+	dpkg-query -W -f='${db:Status-Status}' python3-torch 2>/dev/null | grep -qx installed ||
+		skip "python3-torch is not installed (scripts/deps.sh torch)"
+	"$MPLANECTL" -j accept isolation --prefix "$FAB" --hosts 4 --planes 1 --rate 100mbit \
+		-b 1M -n 3 --torch --policies ar --expect "$TMPD/expect.conf" >"$j" 2>"$TMPD/torch.err" || rc=$?
+	assert_eq "exit status" "$rc" 0
+	log "$(jq -c '.policies[0].figures' "$j")"
+	assert_eq "steps" "$(jq -c '[.policies[0].steps[].step]' "$j")" \
+		'["victim alone","victim with the background","PyTorch loop alone","PyTorch loop with the background"]'
+	jq -e '.policies[0].figures | .torch_step_ratio > 0.5 and .torch_step_p99_ratio > 0.5' "$j" >/dev/null ||
+		fail "torch's figures: $(jq -c '.policies[0]' "$j")"
+	grep -q "(1 of 1): the PyTorch loop beside the background, step 6 of 6" "$TMPD/torch.err" ||
+		fail "progress: $(grep PyTorch "$TMPD/torch.err")"
+	assert_eq "--torch elsewhere" "$(usage accept baseline --torch)" \
+		"mplanectl: accept: --torch is for isolation: the PyTorch loop is a victim"
+	assert_eq "left behind" "$(left_behind)" ""
+}
+
 test_resiliency_small() {
 	local rc=0 j=$TMPD/res.json
 	"$MPLANECTL" -j accept resiliency --prefix "$FAB" --planes 2 --rate 50mbit \
@@ -290,5 +311,5 @@ test_man_page_options() {
 
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_errors test_baseline_verdicts test_html_report \
-	test_isolation_small test_resiliency_small test_scale_small \
+	test_isolation_small test_isolation_torch test_resiliency_small test_scale_small \
 	test_interrupt_cleans_up test_step_timeout test_man_page_options}

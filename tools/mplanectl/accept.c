@@ -85,6 +85,8 @@ static const struct mp_opt accept_opts[] = {
 	{ "background", 0, MP_OPT_CHOICE, AT(background), "OP",
 	  "isolation: the background job on the odd hosts, of --size over and over",
 	  .choices = background_names, .def = "alltoall" },
+	{ "torch", 0, MP_OPT_FLAG, AT(torch), NULL,
+	  .help = "isolation: a PyTorch training loop (torch.distributed over gloo, tools/torch/launch.sh) on the victim's hosts too, alone and beside the background: torch_step_ratio and torch_step_p99_ratio" },
 	{ "timeout", 0, MP_OPT_SECONDS, AT(timeout_ns), "SECONDS",
 	  "a step that takes longer is stopped, and its figure is not measured",
 	  .min = 1000000000ULL, .max = 3600000000000ULL, .def = "300" },
@@ -117,6 +119,8 @@ static const struct mp_opt_cmd accept_cmd = {
 "              background job (--background) on the odd hosts:\n"
 "                victim_step_ratio    its mean completion time with / alone\n"
 "                victim_cct_p99_ratio the same for its p99\n"
+"                torch_step_ratio     with --torch: a PyTorch loop's p50\n"
+"                                     step time with / alone (and _p99_)\n"
 "  scale       an allreduce on 4, 8 and 16 ranks of a 16-host fabric:\n"
 "                rank_lag             at 16, the slowest rank's time / the\n"
 "                                     median rank's\n"
@@ -212,6 +216,12 @@ static int figure_index(const struct accept_class *cls, const char *name)
 	return -1;
 }
 
+/* The steps of one policy, for the time left. */
+static unsigned int policy_steps(const struct accept_run *run)
+{
+	return run->cls->steps + (run->s->torch ? run->cls->torch_steps : 0);
+}
+
 static void run_policy(struct accept_run *run, struct accept_result *res,
 		       bool *failed)
 {
@@ -239,7 +249,7 @@ static void run_policy(struct accept_run *run, struct accept_result *res,
 		accept_capture_stop(run, res, &rec);
 	accept_policy_down(run);
 	/* Steps a failure skipped count as done, for the time left. */
-	run->steps_done = done + run->cls->steps;
+	run->steps_done = done + policy_steps(run);
 }
 
 static void print_settings(const struct accept_settings *s)
@@ -441,7 +451,7 @@ static int accept_class_run(const struct accept_class *cls,
 	/* The time left counts the steps of the policies that can run. */
 	for (i = 0; i < n; i++)
 		if (!accept_policy_cannot(&run, policies[i]))
-			run.steps_total += cls->steps;
+			run.steps_total += policy_steps(&run);
 	mp_run_stop_on_signals();
 	for (i = 0; i < n && !run.interrupted && !mp_run_stopping; i++) {
 		run.policy_index = i;
@@ -508,6 +518,8 @@ int accept_main(int argc, char **argv)
 		mp_err("%s: not measured by this version yet", argv[res.argi]);
 		return MP_EXIT_ERR;
 	}
+	if (s.torch && !cls->torch_steps)
+		return mp_usage_err("--torch is for isolation: the PyTorch loop is a victim");
 	if (cls->hosts && !mp_opt_given(&accept_cmd, &res, "hosts"))
 		s.hosts = cls->hosts;
 	if (s.hosts < cls->hosts)

@@ -37,6 +37,7 @@ struct accept_settings {
 	uint64_t iters;
 	int transport;			/* 0 tcp, 1 roce */
 	int background;			/* isolation: 0 alltoall, 1 incast */
+	bool torch;			/* isolation: the PyTorch victim too */
 	uint64_t timeout_ns;		/* of each step */
 	const char *html;		/* the report's file, or NULL */
 };
@@ -60,6 +61,7 @@ struct accept_class {
 	enum mp_expect_class cls;
 	const char *const *figures;	/* NULL-terminated */
 	unsigned int steps;
+	unsigned int torch_steps;	/* more with --torch */
 	unsigned int hosts;		/* the fabric it needs; 0: --hosts */
 	/* Measure every figure on the fabric the policy built: 0, or -1
 	 * when a step failed (reported; its figures stay NaN). */
@@ -84,9 +86,9 @@ struct accept_run {
 };
 
 /*
- * Run `mplanectl -j ARGS...` (this program, NULL-terminated @args) as a
- * child and parse what it printed into @out (NULL: it is read and
- * dropped).  Its stderr passes through.  A stop (SIGINT, SIGTERM) is
+ * Run `mplanectl -j ARGS...` (this program, NULL-terminated @args; or the
+ * program @args[0] names when it is a path) as a child and parse what it
+ * printed into @out (NULL: it is read and dropped).  Its stderr passes through.  A stop (SIGINT, SIGTERM) is
  * passed on to it.  0, or -1 reported with @what and how it ended.
  */
 int accept_exec(struct accept_run *run, const char *what,

@@ -14,7 +14,14 @@
  * into its rank 0) of the run's size over and over, started before the
  * victim and stopped after it; a background that ended on its own makes
  * the figures meaningless, and they are not given.
+ *
+ * With --torch the victim is also a real framework's training loop:
+ * tools/torch/launch.sh, torch.distributed over gloo, one rank a victim
+ * host, gloo on the rank's mp0 or (without mp0) its plane-0 rail.
+ *   torch_step_ratio      its p50 step time beside the background / alone
+ *   torch_step_p99_ratio  the same for its p99 (the slowest rank's)
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,17 +29,30 @@
 #include "mp_out.h"
 #include "accept.h"
 
-enum { VICTIM_STEP_RATIO, VICTIM_CCT_P99_RATIO };
+enum {
+	VICTIM_STEP_RATIO, VICTIM_CCT_P99_RATIO,
+	TORCH_STEP_RATIO, TORCH_STEP_P99_RATIO,
+};
 
 static const char *const isolation_figures[] = {
 	[VICTIM_STEP_RATIO] = "victim_step_ratio",
 	[VICTIM_CCT_P99_RATIO] = "victim_cct_p99_ratio",
+	[TORCH_STEP_RATIO] = "torch_step_ratio",
+	[TORCH_STEP_P99_RATIO] = "torch_step_p99_ratio",
 	NULL,
 };
 
-/* Two jobs that share no host need not differ in port; they do anyway,
- * so that a host given to both by mistake fails at once, not in setup. */
-#define VICTIM_PORT		"18600"
+#ifndef MPLANE_TORCH_LAUNCH
+#define MPLANE_TORCH_LAUNCH	"/usr/share/mplane/torch/launch.sh"
+#endif
+
+/*
+ * Two jobs that share no host need not differ in port.  Over TCP they do
+ * anyway, so that a host given to both by mistake fails at once, not in
+ * setup.  Over roce both keep RoCEv2's port, 4791: DCQCN in mp0 paces
+ * and notifies what goes to it, as an RNIC does all of its RoCE.
+ */
+#define VICTIM_PORT(s)		((s)->transport ? NULL : "18600")
 #define BACKGROUND_PORT		"18700"
 
 /* "h0,h2,..." (@odd: "h1,h3,..."), of @hosts hosts. */
@@ -54,8 +74,9 @@ static int background_start(struct accept_run *run, const char *hosts,
 	const char *args[] = {
 		"collective", "run", "--prefix", s->prefix, "--hosts", hosts,
 		"--op", s->background ? "incast" : "alltoall", "-e", size,
-		"--duration", "3600", "--port", BACKGROUND_PORT, "--no-marks",
-		"--transport", s->transport ? "roce" : "tcp", NULL,
+		"--duration", "3600", "--no-marks",
+		"--transport", s->transport ? "roce" : "tcp",
+		s->transport ? NULL : "--port", BACKGROUND_PORT, NULL,
 	};
 
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)s->size);
@@ -64,6 +85,76 @@ static int background_start(struct accept_run *run, const char *hosts,
 	/* Its ranks connect and start to load the fabric. */
 	sleep(2);
 	return 0;
+}
+
+/* The PyTorch loop on the victim's hosts: launch.sh's JSON, or NULL. */
+static struct json_object *torch_victim(struct accept_run *run,
+					struct accept_result *res,
+					const char *hosts)
+{
+	char timeout[24];
+	const char *args[] = {
+		MPLANE_TORCH_LAUNCH, "--prefix", run->s->prefix, "--hosts", hosts,
+		"--addr", accept_policy_mp0(res->policy) ? "mp0" : "rail",
+		"--port", "29600", "--timeout", timeout, "--",
+		"--floats", "256K", "--depth", "2", "--steps", "10",
+		"--warmup", "2", "--timeout", "60", NULL,
+	};
+	struct json_object *out;
+
+	snprintf(timeout, sizeof(timeout), "%llu",
+		 (unsigned long long)(run->s->timeout_ns / 1000000000ULL));
+	if (accept_exec(run, "the PyTorch loop", &out, args))
+		return NULL;
+	return out;
+}
+
+/* Its p50 and p99 step time (the slowest rank's), as a step. */
+static void torch_step(struct accept_result *res, const char *name,
+		       struct json_object *out, double *p50, double *p99)
+{
+	struct json_object *step = json_object_new_object(), *job, *us;
+
+	*p50 = *p99 = NAN;
+	if (json_object_object_get_ex(out, "job", &job) &&
+	    json_object_object_get_ex(job, "step_us", &us)) {
+		*p50 = accept_json_num(us, "p50", 0, NULL);
+		*p99 = accept_json_num(us, "p99", 0, NULL);
+	}
+	json_object_object_add(step, "step", json_object_new_string(name));
+	json_object_object_add(step, "p50_us", json_object_new_double(*p50));
+	json_object_object_add(step, "p99_us", json_object_new_double(*p99));
+	json_object_array_add(res->steps, step);
+}
+
+/* The PyTorch loop alone and then beside the background. */
+static int torch_measure(struct accept_run *run, struct accept_result *res,
+			 const char *victim, const char *background)
+{
+	struct json_object *alone, *with = NULL;
+	double a50, a99, w50, w99;
+	struct accept_job bg = { 0 };
+	int err;
+
+	accept_progress(run, "the PyTorch loop alone");
+	alone = torch_victim(run, res, victim);
+	if (!alone)
+		return -1;
+	torch_step(res, "PyTorch loop alone", alone, &a50, &a99);
+	accept_progress(run, "the PyTorch loop beside the background");
+	err = background_start(run, background, &bg);
+	if (!err) {
+		with = torch_victim(run, res, victim);
+		err = accept_stop(run, &bg) || !with;
+	}
+	if (!err) {
+		torch_step(res, "PyTorch loop with the background", with, &w50, &w99);
+		res->figure[TORCH_STEP_RATIO] = w50 / a50;
+		res->figure[TORCH_STEP_P99_RATIO] = w99 / a99;
+	}
+	json_object_put(alone);
+	json_object_put(with);
+	return err ? -1 : 0;
 }
 
 static int isolation_measure(struct accept_run *run, struct accept_result *res)
@@ -76,7 +167,7 @@ static int isolation_measure(struct accept_run *run, struct accept_result *res)
 	half(victim, sizeof(victim), run->s->hosts, false);
 	half(background, sizeof(background), run->s->hosts, true);
 	accept_progress(run, "the victim alone");
-	alone = accept_collective(run, "allreduce", victim, VICTIM_PORT);
+	alone = accept_collective(run, "allreduce", victim, VICTIM_PORT(run->s));
 	if (!alone || run->interrupted) {
 		json_object_put(alone);
 		return -1;
@@ -85,7 +176,7 @@ static int isolation_measure(struct accept_run *run, struct accept_result *res)
 	accept_progress(run, "the victim beside the background");
 	err = background_start(run, background, &bg);
 	if (!err) {
-		with = accept_collective(run, "allreduce", victim, VICTIM_PORT);
+		with = accept_collective(run, "allreduce", victim, VICTIM_PORT(run->s));
 		err = accept_stop(run, &bg) || !with;
 	}
 	if (!err) {
@@ -99,6 +190,8 @@ static int isolation_measure(struct accept_run *run, struct accept_result *res)
 	}
 	json_object_put(alone);
 	json_object_put(with);
+	if (run->s->torch && !run->interrupted)
+		err |= torch_measure(run, res, victim, background);
 	return err ? -1 : 0;
 }
 
@@ -106,5 +199,6 @@ const struct accept_class accept_isolation = {
 	.cls = MP_EXPECT_ISOLATION,
 	.figures = isolation_figures,
 	.steps = 4,
+	.torch_steps = 2,
 	.measure = isolation_measure,
 };

@@ -24,14 +24,23 @@
 
 #define ARGS_MAX	48
 
+/*
+ * This program with -j and @args, or, when @args[0] is a path, that
+ * program with the rest (a script such as tools/torch/launch.sh).
+ */
 static pid_t spawn(const char *const *args, int *out_fd, bool quiet,
 		   bool keep_stdout)
 {
 	const char *argv[ARGS_MAX + 3] = { "mplanectl", "-j" };
+	const char *prog = "/proc/self/exe";
 	unsigned int n = 2;
 	int fds[2], null;
 	pid_t pid;
 
+	if (args[0][0] == '/') {
+		prog = args[0];
+		n = 0;
+	}
 	while (*args && n < ARGS_MAX + 2)
 		argv[n++] = *args++;
 	argv[n] = NULL;
@@ -57,7 +66,7 @@ static pid_t spawn(const char *const *args, int *out_fd, bool quiet,
 				dup2(null, STDOUT_FILENO);
 			dup2(null, STDERR_FILENO);
 		}
-		execv("/proc/self/exe", (char *const *)argv);
+		execv(prog, (char *const *)argv);
 		_exit(127);
 	}
 	/* Here too: a stop that comes before the child's own call. */
@@ -115,7 +124,7 @@ static char *read_all(struct accept_run *run, pid_t pid, int fd, bool *late)
 int accept_exec(struct accept_run *run, const char *what,
 		struct json_object **out, const char *const *args)
 {
-	bool late = false;
+	bool late = false, ok;
 	int fd, status = 0;
 	char *text;
 	pid_t pid;
@@ -133,24 +142,24 @@ int accept_exec(struct accept_run *run, const char *what,
 		;
 	if (mp_run_stopping && !run->cleaning)
 		run->interrupted = true;
+	ok = !late && !run->interrupted && WIFEXITED(status) &&
+	     !WEXITSTATUS(status);
 	if (late)
 		mp_err("%s: still running after %llu s: stopped",
 		       what, (unsigned long long)(run->s->timeout_ns / 1000000000ULL));
 	else if (!run->interrupted && WIFSIGNALED(status))
 		mp_err("%s: killed by signal %d", what, WTERMSIG(status));
-	else if (!run->interrupted && WEXITSTATUS(status))
+	else if (!run->interrupted && !ok)
 		mp_err("%s: failed (exit status %d)", what,
 		       WEXITSTATUS(status));
-	if (!late && !run->interrupted && WIFEXITED(status) &&
-	    !WEXITSTATUS(status) && out) {
+	if (ok && out) {
 		*out = text ? json_tokener_parse(text) : NULL;
-		if (!*out)
+		ok = *out;
+		if (!ok)
 			mp_err("%s: printed no JSON", what);
 	}
 	free(text);
-	return out && !*out ? -1 :
-	       (late || run->interrupted || !WIFEXITED(status) ||
-		WEXITSTATUS(status)) ? -1 : 0;
+	return ok ? 0 : -1;
 }
 
 double accept_json_num(struct json_object *o, const char *key, int index,
@@ -180,7 +189,7 @@ void accept_progress(struct accept_run *run, const char *step)
 	uint64_t spent = mp_mono_ns() - run->start_ns;
 	char left[48] = "";
 
-	if (run->steps_done)
+	if (run->steps_done && run->steps_done < run->steps_total)
 		snprintf(left, sizeof(left), ", about %llu s left",
 			 (unsigned long long)(spent / run->steps_done *
 			 (run->steps_total - run->steps_done) / 1000000000ULL));
