@@ -170,6 +170,9 @@ test_isolation_small() {
 	log "$(jq -c '[.policies[] | {policy, figures}]' "$j")"
 	assert_eq "verdicts" "$(jq -r '[.verdicts[] | "\(.policy):\(.verdict)"] | join(" ")' "$j")" \
 		"ar+plb+cc:SKIP ecmp:PASS ar:PASS"
+	# Without --torch, no PyTorch figure, not even an empty one.
+	assert_eq "figures" "$(jq -c '.policies[1].figures | keys' "$j")" \
+		'["victim_cct_p99_ratio","victim_step_ratio"]'
 	# The victim's steps: alone, then beside the background, on 4 ranks.
 	jq -e '.policies[] | select(.policy == "ar") | .steps |
 		map(.step) == ["victim alone", "victim with the background"] and

@@ -301,13 +301,15 @@ static void print_steps(struct json_object *steps)
 
 /* Each policy a row, each figure a column. */
 static void print_results(const struct accept_class *cls,
+			  const struct accept_settings *s,
 			  const struct accept_result *res, unsigned int n)
 {
 	unsigned int i, f;
 
 	mp_print_text("#\n# %-10s", "policy");
 	for (f = 0; cls->figures[f]; f++)
-		mp_print_text(" %20s", cls->figures[f]);
+		if (accept_figure_shown(cls, s, f))
+			mp_print_text(" %20s", cls->figures[f]);
 	mp_print_text("\n");
 	mp_print_open_array("policies");
 	for (i = 0; i < n; i++) {
@@ -323,6 +325,8 @@ static void print_results(const struct accept_class *cls,
 		}
 		mp_print_open_object("figures");
 		for (f = 0; cls->figures[f]; f++) {
+			if (!accept_figure_shown(cls, s, f))
+				continue;
 			if (isnan(res[i].figure[f]))
 				mp_print_null(MP_PRINT_ANY, cls->figures[f], "                    -");
 			else
@@ -468,7 +472,7 @@ static int accept_class_run(const struct accept_class *cls,
 	mp_print_str(MP_PRINT_ANY, "class", "# accept %s: ",
 		     mp_expect_class_name(cls->cls));
 	print_settings(s);
-	print_results(cls, res, n);
+	print_results(cls, s, res, n);
 	print_verdicts(&rep);
 	mp_print_bool(MP_PRINT_JSON, "interrupted", NULL, rep.interrupted);
 	mp_print_u64(MP_PRINT_ANY, "passed", "%" PRIu64 " passed", rep.tally.passed);

@@ -62,6 +62,8 @@ struct accept_class {
 	const char *const *figures;	/* NULL-terminated */
 	unsigned int steps;
 	unsigned int torch_steps;	/* more with --torch */
+	unsigned int torch_first;	/* figures from here on need --torch;
+					 * 0: none does */
 	unsigned int hosts;		/* the fabric it needs; 0: --hosts */
 	/* Measure every figure on the fabric the policy built: 0, or -1
 	 * when a step failed (reported; its figures stay NaN). */
@@ -72,6 +74,15 @@ extern const struct accept_class accept_baseline;
 extern const struct accept_class accept_isolation;
 extern const struct accept_class accept_scale;
 extern const struct accept_class accept_resiliency;
+
+/* Is figure @f of @cls one this run measures at all (not --torch's
+ * without --torch)?  Those that are not are neither shown nor given. */
+static inline bool accept_figure_shown(const struct accept_class *cls,
+				       const struct accept_settings *s,
+				       unsigned int f)
+{
+	return !cls->torch_first || s->torch || f < cls->torch_first;
+}
 
 /* The state of one run, as the steps see it. */
 struct accept_run {

@@ -242,7 +242,8 @@ int accept_html_write(const char *path, const struct accept_report *rep)
 	verdicts(f, rep);
 	fputs("<h2>Figures, policy by policy</h2>\n<div id=\"figures\">\n", f);
 	for (i = 0; rep->cls->figures[i]; i++)
-		figure_chart(f, rep, i);
+		if (accept_figure_shown(rep->cls, rep->s, i))
+			figure_chart(f, rep, i);
 	fputs("</div>\n<h2>Per-rank symmetry</h2>\n<div id=\"ranks\">\n", f);
 	for (i = 0; i < rep->n; i++)
 		for (j = 0; rep->res[i].steps && j < json_object_array_length(rep->res[i].steps); j++)

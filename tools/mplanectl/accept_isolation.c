@@ -200,5 +200,6 @@ const struct accept_class accept_isolation = {
 	.figures = isolation_figures,
 	.steps = 4,
 	.torch_steps = 2,
+	.torch_first = TORCH_STEP_RATIO,
 	.measure = isolation_measure,
 };
