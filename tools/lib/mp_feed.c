@@ -359,12 +359,17 @@ static int name_one_netns(struct mp_feed *f, unsigned int source,
 	return back ? back : err;
 }
 
-static bool seen_inode(const uint32_t *seen, unsigned int n, uint32_t ino)
+struct netns_walk {
+	struct mp_feed *f;
+	unsigned int source;
+	int home;
+};
+
+static int name_walked(const char *name, unsigned long inode, void *data)
 {
-	while (n--)
-		if (seen[n] == ino)
-			return true;
-	return false;
+	struct netns_walk *w = data;
+
+	return name_one_netns(w->f, w->source, name, inode, w->home);
 }
 
 /*
@@ -375,43 +380,24 @@ static bool seen_inode(const uint32_t *seen, unsigned int n, uint32_t ino)
  */
 static int name_all_netns(struct mp_feed *f, unsigned int source)
 {
-	int home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	uint32_t *seen = NULL, *more;
-	unsigned int nseen = 0;
-	char path[PATH_MAX];
-	struct dirent *d;
+	struct netns_walk w = {
+		.f = f, .source = source,
+		.home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC),
+	};
 	struct stat st;
-	DIR *dir;
 	int err;
 
-	if (home < 0 || fstat(home, &st)) {
-		if (home >= 0)
-			close(home);
+	if (w.home < 0 || fstat(w.home, &st)) {
+		if (w.home >= 0)
+			close(w.home);
 		return name_links(f, source);
 	}
 	err = name_netns(f, source, st.st_ino, "");
 	if (!err)
 		err = name_links(f, source);
-	dir = opendir(MP_NETNS_RUN_DIR);
-	seen = calloc(1, sizeof(*seen));
-	if (seen)
-		seen[nseen++] = st.st_ino;
-	while (!err && dir && seen && (d = readdir(dir))) {
-		snprintf(path, sizeof(path), MP_NETNS_RUN_DIR "/%s", d->d_name);
-		if (d->d_name[0] == '.' || stat(path, &st) ||
-		    seen_inode(seen, nseen, st.st_ino))
-			continue;
-		more = realloc(seen, (nseen + 1) * sizeof(*seen));
-		if (!more)
-			break;
-		seen = more;
-		seen[nseen++] = st.st_ino;
-		err = name_one_netns(f, source, d->d_name, st.st_ino, home);
-	}
-	if (dir)
-		closedir(dir);
-	free(seen);
-	close(home);
+	if (!err)
+		err = mp_netns_each(name_walked, &w);
+	close(w.home);
 	return err;
 }
 

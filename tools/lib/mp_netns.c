@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
@@ -117,5 +119,51 @@ int mp_sysctl_write(const char *path, const char *val)
 	if (write(fd, val, len) != (ssize_t)len)
 		err = errno ? -errno : -EIO;
 	close(fd);
+	return err;
+}
+
+static bool seen_inode(const unsigned long *seen, unsigned int n,
+		       unsigned long ino)
+{
+	while (n--)
+		if (seen[n] == ino)
+			return true;
+	return false;
+}
+
+int mp_netns_each(mp_netns_cb cb, void *data)
+{
+	unsigned long *seen, *more;
+	unsigned int n = 0;
+	char path[PATH_MAX];
+	struct dirent *d;
+	struct stat st;
+	int err = 0;
+	DIR *dir;
+
+	if (stat("/proc/thread-self/ns/net", &st))
+		return -errno;
+	seen = malloc(sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	seen[n++] = st.st_ino;
+	dir = opendir(MP_NETNS_RUN_DIR);
+	while (!err && dir && (d = readdir(dir))) {
+		snprintf(path, sizeof(path), MP_NETNS_RUN_DIR "/%s", d->d_name);
+		if (d->d_name[0] == '.' || stat(path, &st) ||
+		    seen_inode(seen, n, st.st_ino))
+			continue;
+		more = realloc(seen, (n + 1) * sizeof(*seen));
+		if (!more) {
+			err = -ENOMEM;
+			break;
+		}
+		seen = more;
+		seen[n++] = st.st_ino;
+		err = cb(d->d_name, st.st_ino, data);
+	}
+	if (dir)
+		closedir(dir);
+	free(seen);
 	return err;
 }

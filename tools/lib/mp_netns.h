@@ -32,6 +32,16 @@ int mp_netns_open(const char *name);
  */
 int mp_netns_delete(const char *name);
 
+/*
+ * Each namespace under /run/netns once, whatever its names, but the
+ * calling thread's own: @cb(name, inode, data) for it, in directory
+ * order, without entering it.  A non-zero @cb stops the walk and is
+ * returned; else 0, or a negative errno when the thread's own namespace
+ * cannot be told (/proc/thread-self/ns/net).
+ */
+typedef int (*mp_netns_cb)(const char *name, unsigned long inode, void *data);
+int mp_netns_each(mp_netns_cb cb, void *data);
+
 /* Write @val to the sysctl file @path (under /proc/sys) of the calling
  * thread's namespace: 0 or -errno. */
 int mp_sysctl_write(const char *path, const char *val);

@@ -20,13 +20,18 @@ int telemetry_top_main(int argc, char **argv);
 int telemetry_export_main(int argc, char **argv);
 
 /* telemetry_export.c's exposition, and the QP tables it adds at a live
- * scrape (telemetry_export_qps.c). */
+ * scrape (telemetry_export_qps.c): read without the model's lock (NULL
+ * when out of memory), then printed under it. */
 #include <stdbool.h>
 #include <stdio.h>
 struct mp_tm;
+struct qp_tables;
 void export_label(FILE *f, const char *name, const char *v, bool first);
 void export_family(FILE *f, const char *name, const char *type,
 		   const char *helptext);
-void export_qp_tables(FILE *f, const struct mp_tm *tm);
+struct qp_tables *export_qp_tables_read(void);
+void export_qp_tables(FILE *f, const struct mp_tm *tm,
+		      const struct qp_tables *r);
+void export_qp_tables_free(struct qp_tables *r);
 
 #endif /* MPLANECTL_TELEMETRY_H */

@@ -495,7 +495,7 @@ static void histogram(FILE *f, const char *name, const char *helptext,
 	fprintf(f, "%s_count %" PRIu64 "\n", name, h->count);
 }
 
-static void render(FILE *f, struct exporter *x)
+static void render(FILE *f, struct exporter *x, const struct qp_tables *qps)
 {
 	struct mp_tm *tm = &x->tm;
 
@@ -507,7 +507,7 @@ static void render(FILE *f, struct exporter *x)
 	gauges(f, tm);
 	cc_qps(f, tm);
 	if (!x->from_file)
-		export_qp_tables(f, tm);
+		export_qp_tables(f, tm, qps);
 	symmetry(f, tm, x->from_file);
 	events(f, tm);
 	histogram(f, "mplane_queue_bytes",
@@ -548,6 +548,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      size_t *upload_size, void **req_cls)
 {
 	struct exporter *x = cls;
+	struct qp_tables *qps;
 	size_t len = 0;
 	char *body = NULL;
 	FILE *f;
@@ -568,10 +569,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	f = open_memstream(&body, &len);
 	if (!f)
 		return MHD_NO;
+	/* The namespaces are read first: the feed waits for none of them. */
+	qps = x->from_file ? NULL : export_qp_tables_read();
 	pthread_mutex_lock(&x->lock);
 	x->scrapes++;
-	render(f, x);
+	render(f, x, qps);
 	pthread_mutex_unlock(&x->lock);
+	export_qp_tables_free(qps);
 	if (fclose(f)) {
 		free(body);
 		return MHD_NO;

@@ -8,21 +8,19 @@
  * which would be an event per CNP.  So a scrape reads them where they
  * are: one RTM_GETLINK dump of the exporter's namespace and of each one
  * under /run/netns (a fabric's hosts), entered with setns() from the
- * HTTP thread and left again.  The kernel lists a QP while DCQCN limits
+ * HTTP thread and left again, before the scrape takes the model's lock,
+ * so that the feed never waits for the namespaces.  The kernel lists a QP while DCQCN limits
  * it (a sender's) or once it sent CNPs for it (a receiver's), at most
  * MPLANE_QPS_DUMP_MAX a device: a sender's series ends when its QP is
  * back at the line rate.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "mp_linkmsg.h"
 #include "mp_net.h"
@@ -34,37 +32,23 @@
 /* One QP of a device's table, with the node and device it is on. */
 struct qp_row {
 	char node[32], dev[IF_NAMESIZE], peer[48];
+	bool own;			/* of the exporter's own namespace:
+					 * its node is the model's */
 	struct mp_qp qp;
 };
 
-struct qp_rows {
+struct qp_tables {
 	struct qp_row *row;
 	unsigned int n, size;
-	const char *node;		/* of the namespace being read */
-	const struct mp_tm *tm;
-	bool own;			/* the exporter's own namespace */
+	const char *node;		/* of the namespace being read; NULL:
+					 * the exporter's own */
 	unsigned int dump_from;		/* rows before this namespace's */
+	int home;			/* the exporter's own namespace */
 };
-
-/*
- * The node a device of the exporter's own namespace has in the model (the
- * kmod relay's label, as its planes have it), so that these series join
- * the ones from events; "" when the model has no plane of it.
- */
-static const char *own_node(const struct mp_tm *tm, const char *dev)
-{
-	unsigned int i;
-
-	for (i = 0; i < tm->nents; i++)
-		if (tm->ents[i].kind == MP_TM_PLANE && !tm->ents[i].netns &&
-		    !strcmp(tm->ents[i].dev, dev))
-			return tm->ents[i].node;
-	return "";
-}
 
 static int add_qps(const struct mp_link *l, int msg_type, void *data)
 {
-	struct qp_rows *r = data;
+	struct qp_tables *r = data;
 	struct qp_row *more, *row;
 	unsigned int i;
 
@@ -80,8 +64,8 @@ static int add_qps(const struct mp_link *l, int msg_type, void *data)
 			r->size = r->size * 2 + 16;
 		}
 		row = &r->row[r->n++];
-		snprintf(row->node, sizeof(row->node), "%s",
-			 r->own ? own_node(r->tm, l->name) : r->node);
+		row->own = !r->node;
+		snprintf(row->node, sizeof(row->node), "%s", r->node ? r->node : "");
 		snprintf(row->dev, sizeof(row->dev), "%s", l->name);
 		mp_addr_str(&l->qps[i].peer, row->peer, sizeof(row->peer));
 		row->qp = l->qps[i];
@@ -92,13 +76,13 @@ static int add_qps(const struct mp_link *l, int msg_type, void *data)
 /* A dump that began again: drop what it gave so far. */
 static void restart(void *data)
 {
-	struct qp_rows *r = data;
+	struct qp_tables *r = data;
 
 	r->n = r->dump_from;
 }
 
 /* Every mplane device of the calling thread's namespace. */
-static int read_netns(struct qp_rows *r)
+static int read_netns(struct qp_tables *r)
 {
 	struct mp_rtnl rtnl;
 	struct mp_nlerr e;
@@ -113,56 +97,57 @@ static int read_netns(struct qp_rows *r)
 	return err;
 }
 
-static bool seen(const ino_t *inos, unsigned int n, ino_t ino)
+/* One named namespace; one that goes away meanwhile is skipped. */
+static int read_named(const char *name, unsigned long inode, void *data)
 {
-	while (n--)
-		if (inos[n] == ino)
-			return true;
-	return false;
-}
+	struct qp_tables *r = data;
 
-/* The namespaces under /run/netns, each once whatever its names. */
-static void read_named(struct qp_rows *r, int home, ino_t own)
-{
-	ino_t inos[1024] = { own };
-	unsigned int n = 1;
-	char path[PATH_MAX];
-	struct dirent *d;
-	struct stat st;
-	DIR *dir;
-
-	dir = opendir(MP_NETNS_RUN_DIR);
-	while (dir && (d = readdir(dir)) && n < sizeof(inos) / sizeof(*inos)) {
-		snprintf(path, sizeof(path), MP_NETNS_RUN_DIR "/%s", d->d_name);
-		if (d->d_name[0] == '.' || stat(path, &st) ||
-		    seen(inos, n, st.st_ino))
-			continue;
-		inos[n++] = st.st_ino;
-		/* A namespace that goes away meanwhile is skipped. */
-		if (mp_netns_enter(d->d_name))
-			continue;
-		r->node = d->d_name;
-		read_netns(r);
-		if (mp_netns_return(home))
-			break;	/* and read no more elsewhere */
-	}
-	if (dir)
-		closedir(dir);
-}
-
-static void read_all(struct qp_rows *r)
-{
-	int home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	struct stat st;
-
-	r->own = true;
+	(void)inode;
+	if (mp_netns_enter(name))
+		return 0;
+	r->node = name;
 	read_netns(r);
-	r->own = false;
-	if (home < 0)
-		return;
-	if (!fstat(home, &st))
-		read_named(r, home, st.st_ino);
-	close(home);
+	r->node = NULL;
+	/* Stuck elsewhere, the thread must read no more. */
+	return mp_netns_return(r->home) ? -1 : 0;
+}
+
+struct qp_tables *export_qp_tables_read(void)
+{
+	struct qp_tables *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	read_netns(r);
+	r->home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (r->home >= 0) {
+		mp_netns_each(read_named, r);
+		close(r->home);
+	}
+	return r;
+}
+
+void export_qp_tables_free(struct qp_tables *r)
+{
+	if (r)
+		free(r->row);
+	free(r);
+}
+
+/*
+ * The node a device of the exporter's own namespace has in the model (the
+ * kmod relay's label, as its planes have it), so that these series join
+ * the ones from events; "" when the model has no plane of it.
+ */
+static const char *own_node(const struct mp_tm *tm, const char *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < tm->nents; i++)
+		if (tm->ents[i].kind == MP_TM_PLANE && !tm->ents[i].netns &&
+		    !strcmp(tm->ents[i].dev, dev))
+			return tm->ents[i].node;
+	return "";
 }
 
 static const struct qp_table_family {
@@ -183,43 +168,43 @@ static const struct qp_table_family {
 	  IFLA_MPLANE_QP_TARGET_KBPS },
 };
 
-static void row_labels(FILE *f, const struct qp_row *row)
+static void row_labels(FILE *f, const struct mp_tm *tm,
+		       const struct qp_row *row)
 {
 	char qpn[12];
 
 	snprintf(qpn, sizeof(qpn), "%" PRIu64, row->qp.val[IFLA_MPLANE_QP_QPN]);
 	fputc('{', f);
-	export_label(f, "node", row->node, true);
+	export_label(f, "node", row->own ? own_node(tm, row->dev) : row->node,
+		     true);
 	export_label(f, "dev", row->dev, false);
 	export_label(f, "peer", row->peer, false);
 	export_label(f, "qpn", qpn, false);
 	fputc('}', f);
 }
 
-void export_qp_tables(FILE *f, const struct mp_tm *tm)
+void export_qp_tables(FILE *f, const struct mp_tm *tm,
+		      const struct qp_tables *r)
 {
 	const size_t nfam = sizeof(qp_table_families) /
 			    sizeof(qp_table_families[0]);
 	const struct qp_table_family *fam;
-	struct qp_rows r = { .tm = tm };
 	const struct qp_row *row;
 	uint64_t v;
 	unsigned int i;
 
-	read_all(&r);
 	for (fam = qp_table_families; fam < qp_table_families + nfam; fam++) {
 		export_family(f, fam->name, fam->type, fam->help);
-		for (i = 0; i < r.n; i++) {
-			row = &r.row[i];
+		for (i = 0; r && i < r->n; i++) {
+			row = &r->row[i];
 			if (!(row->qp.present & (1U << fam->attr)))
 				continue;
 			v = row->qp.val[fam->attr];
 			if (fam->attr == IFLA_MPLANE_QP_TARGET_KBPS)
 				v *= 1000;
 			fputs(fam->name, f);
-			row_labels(f, row);
+			row_labels(f, tm, row);
 			fprintf(f, " %" PRIu64 "\n", v);
 		}
 	}
-	free(r.row);
 }
