@@ -91,13 +91,15 @@ int fault_leave(struct fault_ctx *c);
 /* The rtnetlink socket inside node @node's namespace, or NULL. */
 struct mp_rtnl *fault_rtnl(struct fault_ctx *c, unsigned int node);
 
+/* What a fault queues on node @n for ports @ports of it, in @nb. */
+typedef void (*fault_fill_fn)(struct mp_nlbatch *nb, const struct fault_ctx *c,
+			      const struct mp_fabric_node *n,
+			      const unsigned int *ports, unsigned int np,
+			      const struct fault_step *s);
+
 /* Queue @fill's messages for node @node and send them: 0, or -errno
  * (reported with the node's name). */
-int fault_batch(struct fault_ctx *c, unsigned int node,
-		void (*fill)(struct mp_nlbatch *nb, const struct fault_ctx *c,
-			     const struct mp_fabric_node *n,
-			     const unsigned int *ports, unsigned int np,
-			     const struct fault_step *s),
+int fault_batch(struct fault_ctx *c, unsigned int node, fault_fill_fn fill,
 		const unsigned int *ports, unsigned int np,
 		const struct fault_step *s);
 

@@ -82,11 +82,7 @@ static void link_down(struct mp_nlbatch *nb, const struct mp_fabric_port *p)
 }
 
 /* The batch of @fill's requests on node @node, sent: 0 or -errno. */
-static int batch(struct fault_ctx *c, unsigned int node,
-		 void (*fill)(struct mp_nlbatch *nb, const struct fault_ctx *c,
-			      const struct mp_fabric_node *n,
-			      const unsigned int *ports, unsigned int np,
-			      const struct fault_step *s),
+static int batch(struct fault_ctx *c, unsigned int node, fault_fill_fn fill,
 		 const unsigned int *ports, unsigned int np,
 		 const struct fault_step *s, struct mp_nlbatch *out)
 {
@@ -110,11 +106,7 @@ static int batch(struct fault_ctx *c, unsigned int node,
 	return err;
 }
 
-int fault_batch(struct fault_ctx *c, unsigned int node,
-		void (*fill)(struct mp_nlbatch *nb, const struct fault_ctx *c,
-			     const struct mp_fabric_node *n,
-			     const unsigned int *ports, unsigned int np,
-			     const struct fault_step *s),
+int fault_batch(struct fault_ctx *c, unsigned int node, fault_fill_fn fill,
 		const unsigned int *ports, unsigned int np,
 		const struct fault_step *s)
 {

@@ -276,7 +276,7 @@ static unsigned int leaf_nexthops(const struct mp_fabric *f,
 	return up;
 }
 
-static void leaf_routes_over(struct mp_nlbatch *nb, const struct mp_fabric *f,
+void fabric_leaf_routes_over(struct mp_nlbatch *nb, const struct mp_fabric *f,
 			     const struct mp_fabric_node *n,
 			     const unsigned char *uplinks)
 {
@@ -305,13 +305,6 @@ static void leaf_routes_over(struct mp_nlbatch *nb, const struct mp_fabric *f,
 	}
 }
 
-void fabric_leaf_routes_over(struct mp_nlbatch *nb, const struct mp_fabric *f,
-			     const struct mp_fabric_node *n,
-			     const unsigned char *uplinks)
-{
-	leaf_routes_over(nb, f, n, uplinks);
-}
-
 static void spine_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 			 const struct mp_fabric_node *n)
 {
@@ -337,7 +330,7 @@ void fabric_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 			multipath_host_routes(nb, f, n);
 		break;
 	case MP_NODE_LEAF:
-		leaf_routes_over(nb, f, n, NULL);
+		fabric_leaf_routes_over(nb, f, n, NULL);
 		break;
 	case MP_NODE_SPINE:
 		spine_routes(nb, f, n);
