@@ -188,6 +188,16 @@ struct accept_report {
  * (reported). */
 int accept_html_write(const char *path, const struct accept_report *rep);
 
+/*
+ * `collective run --op OP` on every host as step @name of @res, its busbw
+ * over @limit (bit/s) in @figure, and @limit in the step as limit_bps:
+ * the step (@res holds it), or NULL (reported).
+ */
+struct json_object *accept_busbw_step(struct accept_run *run,
+				      struct accept_result *res,
+				      const char *op, const char *name,
+				      double limit, double *figure);
+
 /* A number of a step's JSON by path ("sizes", -1, "busbw"): the last
  * element for -1.  NaN when it is not there. */
 double accept_json_num(struct json_object *o, const char *key, int index,

@@ -52,19 +52,8 @@ static double bisection_limit(const struct accept_settings *s)
 static int collective(struct accept_run *run, struct accept_result *res,
 		      const char *op, double limit, double *figure)
 {
-	struct json_object *out, *step;
-	double busbw;
-
 	accept_progress(run, op);
-	out = accept_collective(run, op, NULL, NULL);
-	if (!out)
-		return -1;
-	busbw = accept_json_num(out, "sizes", -1, "busbw") * 8e9;
-	*figure = busbw / limit;
-	step = accept_step_add(res, op, out);
-	json_object_object_add(step, "limit_bps", json_object_new_double(limit));
-	json_object_put(out);
-	return 0;
+	return accept_busbw_step(run, res, op, op, limit, figure) ? 0 : -1;
 }
 
 static int baseline_measure(struct accept_run *run, struct accept_result *res)

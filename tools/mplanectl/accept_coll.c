@@ -92,3 +92,19 @@ struct json_object *accept_step_add(struct accept_result *res,
 	json_object_array_add(res->steps, step);
 	return step;
 }
+
+struct json_object *accept_busbw_step(struct accept_run *run,
+				      struct accept_result *res,
+				      const char *op, const char *name,
+				      double limit, double *figure)
+{
+	struct json_object *out = accept_collective(run, op, NULL, NULL), *step;
+
+	if (!out)
+		return NULL;
+	*figure = accept_json_num(out, "sizes", -1, "busbw") * 8e9 / limit;
+	step = accept_step_add(res, name, out);
+	json_object_object_add(step, "limit_bps", json_object_new_double(limit));
+	json_object_put(out);
+	return step;
+}

@@ -180,7 +180,7 @@ static int links_down(struct accept_run *run, struct accept_result *res,
 		"fabric", "fault", "--prefix", s->prefix, "--reroute", link,
 		"down", NULL,
 	};
-	struct json_object *out, *step;
+	struct json_object *step;
 	double left;
 	int err = 0;
 
@@ -195,16 +195,13 @@ static int links_down(struct accept_run *run, struct accept_result *res,
 	}
 	left = capacity_left(s, down);
 	free(down);
-	out = err ? NULL : accept_collective(run, "permutation", NULL, NULL);
+	step = err ? NULL : accept_busbw_step(run, res, "permutation",
+					      "permutation, 10% of the links down",
+					      left, figure);
+	if (step)
+		json_object_object_add(step, "links_down", json_object_new_int(k));
 	err |= accept_exec(run, "fabric fault clear", NULL, clear);
-	if (!out)
-		return -1;
-	*figure = accept_json_num(out, "sizes", -1, "busbw") * 8e9 / left;
-	step = accept_step_add(res, "permutation, 10% of the links down", out);
-	json_object_object_add(step, "links_down", json_object_new_int(k));
-	json_object_object_add(step, "limit_bps", json_object_new_double(left));
-	json_object_put(out);
-	return err ? -1 : 0;
+	return err || !step ? -1 : 0;
 }
 
 static int resiliency_measure(struct accept_run *run, struct accept_result *res)
