@@ -480,6 +480,21 @@ test_host_multipath() {
 	fab fabric down --prefix "$FB" >/dev/null
 }
 
+# --host-bond's refusals; the bond itself is tested where the bonding
+# driver is (selftests/kmod/fabric.sh), and this kernel has none.
+test_host_bond_refusals() {
+	expect 2 "--host-multipath and --host-bond: give one of them" \
+		fab fabric up --prefix "$FC" --host-multipath --host-bond
+	expect 2 "--host-bond is for hosts without mp0: not with --mp0" \
+		fab fabric up --prefix "$FC" --host-bond --mp0
+	expect 2 "--policy is for mp0: not with --host-bond" \
+		fab fabric up --prefix "$FC" --host-bond --policy hash
+	[ ! -e /sys/module/bonding ] || skip "the bonding driver is loaded here"
+	expect 1 "--host-bond: the bonding driver is not loaded \(modprobe bonding first\)" \
+		fab fabric up --prefix "$FC" --host-bond
+	assert_eq "nothing made by --host-bond" "$(netns_count "$FC")" 0
+}
+
 test_down() {
 	need_fa
 	fab fabric down --prefix "$FA" | grep -q "removed 12 namespaces" ||
@@ -493,4 +508,5 @@ test_down() {
 ktap_run test_up test_ping_planes test_multipath_route test_tbf_both_ends \
 	test_exec_status test_second_prefix test_refusals test_crash_cleanup \
 	test_lifecycle test_role_rates test_topology_rates test_topology_errors \
-	test_buffer test_netem test_no_mp0 test_host_multipath test_down
+	test_buffer test_netem test_no_mp0 test_host_multipath test_host_bond_refusals \
+	test_down

@@ -11,7 +11,9 @@
 # link shows it in ping's RTT, and a lossy link in one plane only.
 #
 # One fabric for the reachability tests; a policy changes with 'link
-# set' on the running mp0s, not by building again.
+# set' on the running mp0s, not by building again.  Then --host-bond,
+# the bonding baseline, where the bonding driver is.
+# TESTS="test_a test_b" runs only those.
 # shellcheck source-path=SCRIPTDIR source=../lib/lib.sh
 source "$(dirname "$0")/../lib/lib.sh"
 # shellcheck source=../lib/mplane.sh
@@ -242,6 +244,84 @@ test_netem_delay() {
 	assert_eq "state: h3 r1 delay" "$delay_host" 5000
 }
 
+# bond_tx NS: the tx_packets of the host's rails r0 and r1.
+bond_tx() {
+	ip netns exec "$1" cat /sys/class/net/r0/statistics/tx_packets \
+		/sys/class/net/r1/statistics/tx_packets | xargs
+}
+
+# bond_flows NS DEST N: N UDP flows of 20 packets from host NS to DEST;
+# prints how many were sent.  Nothing listens there: once DEST's port
+# unreachable is back, a flow's next sends are refused, and not sent.
+bond_flows() {
+	local i sent=0 n
+	for ((i = 1; i <= $3; i++)); do
+		n=$(ip netns exec "$1" "$MPLANECTL" -j traffic send "$2:$((9000 + i))" --count 20 \
+			--rate 2000 2>/dev/null | jq .sent) || fail "flow $i to $2"
+		sent=$((sent + n))
+	done
+	echo "$sent"
+}
+
+# --host-bond, the bonding baseline: bond0 on every host over both
+# rails, as asked (balance-xor, layer3+4, miimon 100), owning the mplane
+# addresses; every host reaches every other one through it in both
+# families (each SYN answered); 16 flows use both rails; and when the
+# leaf's end of h0's plane-0 link goes down, h0's bond sees the carrier
+# go (miimon), and every flow leaves r0 for r1.
+test_host_bond() {
+	local ns out h r0 r1 a0 a1 sent pids=()
+	modprobe bonding 2>/dev/null || skip "no bonding module"
+	"$MPLANECTL" fabric up -q --force --prefix "$FAB" --planes 2 --leaves 2 \
+		--spines 1 --hosts $HOSTS --rate 20mbit --host-bond >"$TMPD/up.out" ||
+		fail "fabric up --host-bond"
+	assert_eq "state" "$("$MPLANECTL" -j fabric show --prefix "$FAB" |
+		jq -c '[.mp0, .host_bond, .mp0_missing]')" '[false,true,"--host-bond"]'
+	ns=$(hns 1)
+	out=$(ip netns exec "$ns" cat /sys/class/net/bond0/bonding/mode \
+		/sys/class/net/bond0/bonding/xmit_hash_policy \
+		/sys/class/net/bond0/bonding/miimon /sys/class/net/bond0/bonding/slaves | xargs)
+	assert_eq "h1 bond0" "$out" "balance-xor 2 layer3+4 1 100 r0 r1"
+	out=$(ip -n "$ns" -o addr show dev bond0)
+	[[ $out == *"inet 10.99.1.1/32"* && $out == *"inet6 fd99::1:1/128"* ]] ||
+		fail "h1 bond0 addresses: $out"
+	assert_eq "h1's route" "$(ip -n "$ns" route show 10.99.0.0/16 | xargs)" \
+		"10.99.0.0/16 via 10.100.1.1 dev bond0 proto static src 10.99.1.1 onlink"
+	for ((h = 0; h < HOSTS; h++)); do
+		ip netns exec "$(hns $h)" bash -c "${PROBER//mp0/bond0}" _ $h $HOSTS \
+			"$TMPD/err$h" >"$TMPD/reach$h" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for ((h = 0; h < HOSTS; h++)); do
+		out=$(<"$TMPD/reach$h")
+		[[ $out != *unreached* ]] || fail "bond: h$h: ${out//$'\n'/; }"
+		[[ $out =~ bond0\ ([0-9]+)\ ([0-9]+) ]] || fail "bond: h$h: $out"
+		assert_ge "bond: h$h bond0 rx_packets" "${BASH_REMATCH[2]}" $PER_HOST
+	done
+	ns=$(hns 0)
+	read -r r0 r1 <<<"$(bond_tx "$ns")"
+	sent=$(bond_flows "$ns" 10.99.3.1 16)
+	read -r a0 a1 <<<"$(bond_tx "$ns")"
+	log "16 flows: r0 $((a0 - r0)), r1 $((a1 - r1)) of $sent packets"
+	assert_ge "16 flows' packets on r0 and r1" $((a0 - r0 + a1 - r1)) "$sent"
+	assert_ge "16 flows' packets on r0" $((a0 - r0)) 40
+	assert_ge "16 flows' packets on r1" $((a1 - r1)) 40
+	"$MPLANECTL" fabric fault --prefix "$FAB" port p0l0:h0 down >/dev/null ||
+		fail "port p0l0:h0 down"
+	slowwait 5 ip netns exec "$ns" grep -qx down /sys/class/net/r0/bonding_slave/mii_status ||
+		fail "h0's bond never saw r0's carrier go"
+	read -r r0 r1 <<<"$(bond_tx "$ns")"
+	sent=$(bond_flows "$ns" 10.99.3.1 16)
+	read -r a0 a1 <<<"$(bond_tx "$ns")"
+	log "r0's carrier gone: r0 $((a0 - r0)), r1 $((a1 - r1)) of $sent packets"
+	assert_eq "packets on r0 with its carrier gone" $((a0 - r0)) 0
+	assert_ge "packets sent" "$sent" 304
+	assert_ge "packets on r1 with r0's carrier gone" $((a1 - r1)) "$sent"
+	"$MPLANECTL" fabric fault --prefix "$FAB" clear >/dev/null || fail "fault clear"
+	"$MPLANECTL" fabric down --prefix "$FAB" >/dev/null
+}
+
 # Down removes the hosts' mp0 with their namespaces.
 test_down() {
 	need_fabric
@@ -257,5 +337,6 @@ mplane_load
 # 124 s (no splat, no leak), a tenth of that kernel's whole share.
 QUICK_TESTS="test_mp0_made test_reach_ecmp test_down"
 quick && POLICIES=${POLICIES%% *}
-ktap_run test_mp0_made test_reach_ecmp test_reach_ar test_probes_answered \
-	test_netem_delay test_down
+# shellcheck disable=SC2086 # TESTS is a list of names
+ktap_run ${TESTS:-test_mp0_made test_reach_ecmp test_reach_ar test_probes_answered \
+	test_netem_delay test_host_bond test_down}

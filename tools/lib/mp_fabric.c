@@ -299,6 +299,11 @@ static int load_defaults(struct json_object *o, struct mp_fabric *f)
 			return -1;
 		f->host_multipath = json_object_get_boolean(mp0);
 	}
+	if (json_object_object_get_ex(o, "host_bond", &mp0)) {
+		if (!json_object_is_type(mp0, json_type_boolean))
+			return -1;
+		f->host_bond = json_object_get_boolean(mp0);
+	}
 	/* "cc": "off" or "dcqcn"; absent in files from before it. */
 	if (json_object_object_get_ex(o, "cc", NULL)) {
 		char cc[16];
@@ -428,14 +433,21 @@ static const struct mp_fabric_node *reachable(const struct mp_fabric *f,
 	return n && (n->mp0 || n->nports) ? n : NULL;
 }
 
-/* Plane 0's rail is a host's first port (r0). */
+/* The host's mplane addresses are its own (on mp0, lo or its bond), or
+ * it has only its rails, of which plane 0's is its first port (r0). */
+static bool owns_mplane(const struct mp_fabric *f,
+			const struct mp_fabric_node *n)
+{
+	return n->mp0 || f->host_multipath || f->host_bond;
+}
+
 int mp_fabric_host_addr4(const struct mp_fabric *f, unsigned int host,
 			 struct in_addr *addr)
 {
 	const struct mp_fabric_node *n = reachable(f, host);
 
 	if (n)
-		*addr = n->mp0 || f->host_multipath ? n->mplane4 :
+		*addr = owns_mplane(f, n) ? n->mplane4 :
 			n->ports[0].addr4;
 	return n ? 0 : -ENOENT;
 }
@@ -446,7 +458,7 @@ int mp_fabric_host_addr6(const struct mp_fabric *f, unsigned int host,
 	const struct mp_fabric_node *n = reachable(f, host);
 
 	if (n)
-		*addr = n->mp0 || f->host_multipath ? n->mplane6 :
+		*addr = owns_mplane(f, n) ? n->mplane6 :
 			n->ports[0].addr6;
 	return n ? 0 : -ENOENT;
 }

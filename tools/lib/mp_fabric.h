@@ -84,6 +84,11 @@ struct mp_fabric {
 	 * the others' over all its rails, one multipath route (the kernel's
 	 * ECMP, by an L4 hash): the baseline mp0 is measured against. */
 	bool host_multipath;
+	/* No mp0: every host bonds its rails (balance-xor, an L3+L4 hash,
+	 * miimon), the bond owns its mplane addresses; a host's rails and
+	 * the leaf ports facing them have plane 0's MACs in every plane,
+	 * as a bond over switches that act as one (MLAG) needs. */
+	bool host_bond;
 	char mp0_missing[48];		/* why not: "--no-mp0", "mplane.ko ..." */
 	unsigned int probe_interval_us;	/* mp0's probes; 0: no peers set */
 	uint8_t cc;			/* mp0's enum mplane_cc; with DCQCN,

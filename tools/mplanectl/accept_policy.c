@@ -17,13 +17,16 @@
  *              old one, as RoCE's go-back-N (and TCP) want; mp0's own
  *              default, 100 us, is for links a thousand times faster
  *   ar+plb+cc  and DCQCN in mp0
- *   bond       not built yet: the fabric makes rails, not bonds
+ *   bond       switches as ecmp; hosts bond their rails, without mp0
+ *              (fabric up --host-bond: balance-xor by layer3+4, miimon
+ *              100), the static LAG of a host's NICs
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "accept.h"
+#include "fabric.h"
 
 #define FLOWLET_GAP_US	"20000"
 
@@ -49,8 +52,8 @@ static bool uses_cc(enum mp_expect_policy p)
 const char *accept_policy_cannot(const struct accept_run *run,
 				 enum mp_expect_policy p)
 {
-	if (p == MP_EXPECT_BOND)
-		return "not built yet: 'fabric up' makes a rail per plane, not bonds";
+	if (p == MP_EXPECT_BOND && !fabric_bond_available())
+		return "needs the bonding driver, and it is not loaded (modprobe bonding)";
 	if (accept_policy_mp0(p) && access("/sys/module/mplane", F_OK))
 		return "needs mp0, and mplane.ko is not loaded";
 	if (uses_cc(p) && run->s->transport == 0)
@@ -83,7 +86,9 @@ int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
 	snprintf(planes, sizeof(planes), "%llu", (unsigned long long)s->planes);
 	snprintf(leaves, sizeof(leaves), "%llu", (unsigned long long)s->leaves);
 	snprintf(spines, sizeof(spines), "%llu", (unsigned long long)s->spines);
-	if (!accept_policy_mp0(p)) {
+	if (p == MP_EXPECT_BOND) {
+		args[n++] = "--host-bond";
+	} else if (!accept_policy_mp0(p)) {
 		args[n++] = "--host-multipath";
 	} else {
 		args[n++] = "--mp0";

@@ -219,6 +219,11 @@ int fabric_build_mp0(struct fabric_build *b);
 
 /* Whether mplane.ko is loaded, so that hosts can have mp0. */
 bool fabric_mp0_available(void);
+/* With f->host_bond, a fifth: bond0 over every host's rails
+ * (fabric_bond.c), when the bonding driver is loaded. */
+int fabric_build_bond(struct fabric_build *b);
+bool fabric_bond_available(void);
+#define FABRIC_BOND_NAME	"bond0"
 #define FABRIC_MP0_NAME		"mp0"
 #define FABRIC_DEF_PROBE_US	100000U		/* 100 ms */
 #define FABRIC_PROBE_MISSES	3
@@ -257,6 +262,17 @@ void fabric_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 /* Queue the routes of host @n's mp0, ifindex @mp0 (fabric_routes.c). */
 void fabric_mp0_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 		       const struct mp_fabric_node *n, int mp0);
+/*
+ * Queue host @n's routes to the others' mplane addresses over its bond,
+ * ifindex @bond: via its plane-0 leaf port's addresses, on link, whose
+ * permanent neighbours (the leaf's MAC, the same in every plane) are
+ * queued first (fabric_routes.c).
+ */
+void fabric_bond_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			const struct mp_fabric_node *n, int bond);
+/* Queue a permanent neighbour on port @p: port @q's address and MAC. */
+void fabric_neigh(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
+		  const struct mp_fabric_port *q, int family);
 /*
  * Queue the port's qdiscs (fabric_tbf.c): a root tbf at its rate, or,
  * with a delay or loss, a root netem with that tbf as its child.

@@ -114,8 +114,8 @@ void fabric_addr(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
 }
 
 /* The far end's address and MAC, for good: no ARP or ND on the fabric. */
-static void add_neigh(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
-		      const struct mp_fabric_port *q, int family)
+void fabric_neigh(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
+		  const struct mp_fabric_port *q, int family)
 {
 	const void *addr = family == AF_INET ? (const void *)&q->addr4 :
 					       (const void *)&q->addr6;
@@ -142,8 +142,8 @@ void fabric_config_port(struct mp_nlbatch *nb, const struct mp_fabric *f,
 	fabric_link_up(nb, p->ifindex, p->ifname);
 	fabric_addr(nb, p, AF_INET);
 	fabric_addr(nb, p, AF_INET6);
-	add_neigh(nb, p, q, AF_INET);
-	add_neigh(nb, p, q, AF_INET6);
+	fabric_neigh(nb, p, q, AF_INET);
+	fabric_neigh(nb, p, q, AF_INET6);
 }
 
 static void config_node(struct mp_nlbatch *nb, const struct mp_fabric *f,

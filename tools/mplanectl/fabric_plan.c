@@ -112,6 +112,20 @@ static void set_peer(const struct mp_fabric *f, struct mp_fabric_port *p,
 	p->rate_bps = f->rate_bps;
 }
 
+/*
+ * The plane byte of a host port's MAC, and of the leaf port facing it:
+ * the port's plane, or with --host-bond plane 0's in every plane.  A
+ * bond gives all its ports one MAC and sends a frame to one gateway
+ * MAC out of any of them, so every plane must know the host, and show
+ * it its leaf, by the same MACs: the planes are apart, and nothing
+ * sees two of them.
+ */
+static unsigned int host_mac_plane(const struct mp_fabric *f,
+				   unsigned int plane)
+{
+	return f->host_bond ? 0 : plane;
+}
+
 /* Host H's mplane addresses, and its rail in plane P: r<P>,
  * 10.(100+P).H.2/24, fd10:P:H::2/64. */
 static void plan_host(const struct mp_fabric *f, unsigned int h)
@@ -126,7 +140,7 @@ static void plan_host(const struct mp_fabric *f, unsigned int h)
 		snprintf(p->ifname, sizeof(p->ifname), "r%u", plane);
 		set_peer(f, p, fabric_leaf_node(f, plane, fabric_leaf_of(f, h)),
 			 "h%u", h);
-		set_mac(p, plane, MAC_HOST, h, 0, 0);
+		set_mac(p, host_mac_plane(f, plane), MAC_HOST, h, 0, 0);
 		addr4(&p->addr4, 10, 100 + plane, h, 2);
 		p->plen4 = 24;
 		addr6(&p->addr6, 0xfd10, plane, h, 0, 2);
@@ -151,7 +165,7 @@ static void plan_leaf(const struct mp_fabric *f, unsigned int plane,
 			continue;
 		snprintf(p->ifname, sizeof(p->ifname), "h%u", h);
 		set_peer(f, p, h, "r%u", plane);
-		set_mac(p, plane, MAC_LEAF, leaf, 0, h);
+		set_mac(p, host_mac_plane(f, plane), MAC_LEAF, leaf, 0, h);
 		addr4(&p->addr4, 10, 100 + plane, h, 1);
 		p->plen4 = 24;
 		addr6(&p->addr6, 0xfd10, plane, h, 0, 1);

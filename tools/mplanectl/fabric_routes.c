@@ -11,7 +11,9 @@
  * 100+P), the routes mp0 looks up to send out of that rail.  Without mp0,
  * hosts have no route for them, unless the fabric has --host-multipath:
  * then each host owns its mplane addresses on lo and routes the others'
- * over all its rails as one multipath route, the kernel's ECMP.
+ * over all its rails as one multipath route, the kernel's ECMP; or with
+ * --host-bond, the hosts' bonds own them and route the others' on link,
+ * and the rails, the bonds' ports, have no routes.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +26,8 @@
 struct nexthop {
 	int ifindex;
 	const void *gw;			/* in_addr or in6_addr; NULL: none */
+	bool onlink;			/* @gw is on the link, whatever its
+					 * subnets (one next hop only) */
 };
 
 /* What most routes leave out: a metric and a preferred source. */
@@ -92,6 +96,8 @@ static void add_route_extra(struct mp_nlbatch *nb, int family,
 	/* As ip(8): a route without a gateway is on the link. */
 	rtm->rtm_scope = nh->gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
 	rtm->rtm_type = RTN_UNICAST;
+	if (nnh == 1 && nh->onlink)
+		rtm->rtm_flags |= RTNH_F_ONLINK;
 	mnl_attr_put(nlh, RTA_DST, len, dst);
 	if (x->metric)
 		mnl_attr_put_u32(nlh, RTA_PRIORITY, x->metric);
@@ -210,6 +216,35 @@ static void multipath_host_routes(struct mp_nlbatch *nb,
 	add_route_extra(nb, AF_INET6, &all6, 64, nh6, p, &x6);
 }
 
+/*
+ * --host-bond: one route per family to the others' mplane addresses, by
+ * plane 0's leaf, on the bond's link.  The bond sends it out of any rail
+ * by its hash, and the leaf of that plane takes it: its port has the
+ * same MAC in every plane (fabric_plan.c).  The addresses themselves go
+ * on the bond with its other settings (fabric_bond.c).
+ */
+void fabric_bond_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
+			const struct mp_fabric_node *n, int bond)
+{
+	const struct mp_fabric_port *leaf =
+		&f->nodes[n->ports[0].peer_node].ports[n->ports[0].peer_port];
+	const struct mp_fabric_port dev = {
+		.ifname = FABRIC_BOND_NAME, .ifindex = bond,
+	};
+	const struct nexthop nh4 = { bond, &leaf->addr4, true };
+	const struct nexthop nh6 = { bond, &leaf->addr6, true };
+	const struct route_extra x4 = { 0, &n->mplane4 };
+	const struct route_extra x6 = { 0, &n->mplane6 };
+	struct in6_addr all6;
+	struct in_addr all4;
+
+	fabric_neigh(nb, &dev, leaf, AF_INET);
+	fabric_neigh(nb, &dev, leaf, AF_INET6);
+	mplane_prefixes(&all4, &all6);
+	add_route_extra(nb, AF_INET, &all4, 16, &nh4, 1, &x4);
+	add_route_extra(nb, AF_INET6, &all6, 64, &nh6, 1, &x6);
+}
+
 /* 10.99.0.0/16 and fd99::/64: every host's mplane address. */
 static void mplane_prefixes(struct in_addr *a4, struct in6_addr *a6)
 {
@@ -325,7 +360,9 @@ void fabric_routes(struct mp_nlbatch *nb, const struct mp_fabric *f,
 {
 	switch (n->role) {
 	case MP_NODE_HOST:
-		host_routes(nb, f, n);
+		/* A bond's ports have no routes: its own are on it. */
+		if (!f->host_bond)
+			host_routes(nb, f, n);
 		if (f->host_multipath)
 			multipath_host_routes(nb, f, n);
 		break;

@@ -115,6 +115,8 @@ struct json_object *fabric_state_json(const struct mp_fabric *f)
 	add_int(o, "probe_interval_us", f->probe_interval_us);
 	json_object_object_add(o, "host_multipath",
 			       json_object_new_boolean(f->host_multipath));
+	json_object_object_add(o, "host_bond",
+			       json_object_new_boolean(f->host_bond));
 	add_str(o, "cc", f->cc == MPLANE_CC_DCQCN ? "dcqcn" : "off");
 	for (i = 0; i < f->nnodes; i++)
 		json_object_array_add(nodes, node_json(&f->nodes[i]));

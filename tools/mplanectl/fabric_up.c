@@ -97,6 +97,13 @@ static void up_help(void)
 "                      multipath route hashed by L4 ports, that leaves a\n"
 "                      rail whose link is down: the kernel's ECMP over a\n"
 "                      host's NICs, the baseline mp0 is measured against\n"
+"      --host-bond     no mp0: each host bonds its rails as bond0 (mode\n"
+"                      balance-xor, xmit_hash_policy layer3+4, miimon\n"
+"                      100), which owns its mplane addresses: the static\n"
+"                      LAG over a host's NICs, the other baseline; a host's\n"
+"                      rails, and the leaf ports facing them, have plane\n"
+"                      0's MACs in every plane, as if the leaves were one\n"
+"                      (MLAG); needs the bonding driver (modprobe bonding)\n"
 "  -t, --topology FILE the fabric as JSON, with the keys of these options\n"
 "                      (host_rate, uplink_rate, probe_interval) and\n"
 "                      plane_rates and links for asymmetric fabrics:\n"
@@ -153,7 +160,7 @@ static const char *const arg_defaults[NR_ARGS] = {
 
 /* Long-only options are these plus their ARG_ slot. */
 #define OPT_ARG		0x100
-enum { OPT_MP0 = 0x200, OPT_NO_MP0, OPT_HOST_MULTIPATH };
+enum { OPT_MP0 = 0x200, OPT_NO_MP0, OPT_HOST_MULTIPATH, OPT_HOST_BOND };
 
 static const struct option up_opts[] = {
 	{ "planes",	required_argument,	NULL, 'P' },
@@ -172,6 +179,7 @@ static const struct option up_opts[] = {
 	{ "mp0",	no_argument,		NULL, OPT_MP0 },
 	{ "no-mp0",	no_argument,		NULL, OPT_NO_MP0 },
 	{ "host-multipath", no_argument,	NULL, OPT_HOST_MULTIPATH },
+	{ "host-bond",	no_argument,		NULL, OPT_HOST_BOND },
 	{ "topology",	required_argument,	NULL, 't' },
 	FABRIC_PREFIX_OPTION,
 	{ "force",	no_argument,		NULL, 'f' },
@@ -182,6 +190,15 @@ static const struct option up_opts[] = {
 
 enum mp0_want { MP0_AUTO, MP0_ON, MP0_OFF };
 
+/* How hosts without mp0 reach the others: by one rail, or by all. */
+enum host_paths { HOST_RAIL, HOST_MULTIPATH, HOST_BOND };
+
+static const char *const host_paths_opt[] = {
+	[HOST_RAIL] = "--no-mp0",
+	[HOST_MULTIPATH] = "--host-multipath",
+	[HOST_BOND] = "--host-bond",
+};
+
 struct up_args {
 	const char *val[NR_ARGS];
 	char what[NR_ARGS][FABRIC_WHAT_MAX];	/* "--planes", or the key */
@@ -190,7 +207,7 @@ struct up_args {
 	struct json_object *file;	/* holds the strings from the file */
 	struct fabric_spec spec;
 	enum mp0_want mp0;
-	bool host_multipath;
+	enum host_paths host_paths;
 	int policy;			/* enum mplane_policy, or -1 */
 	bool force;
 	bool quiet;
@@ -342,8 +359,7 @@ static int check_mp0(struct up_args *a, struct mp_fabric *f)
 					    i == ARG_POLICY ? "policy" :
 					    i == ARG_CC ? "cc" :
 					    "probe-interval",
-					    a->host_multipath ? "--host-multipath" :
-					    "--no-mp0");
+					    host_paths_opt[a->host_paths]);
 	if (mp_name_parse(&mp_cc_names, a->val[ARG_CC], &policy))
 		return mp_usage_err("bad %s '%s': want %s", a->what[ARG_CC],
 				    a->val[ARG_CC],
@@ -367,6 +383,9 @@ static int check_mp0(struct up_args *a, struct mp_fabric *f)
 			    MPLANE_PROBE_INTERVAL_US_MAX, &us))
 		return MP_EXIT_USAGE;
 	f->probe_interval_us = us;
+	/* Before the plan: a bond's ports have one MAC in every plane. */
+	f->host_multipath = a->host_paths == HOST_MULTIPATH;
+	f->host_bond = a->host_paths == HOST_BOND;
 	return MP_EXIT_OK;
 }
 
@@ -417,6 +436,7 @@ static void set_arg(struct up_args *a, int slot, const char *val)
 
 static int parse_args(int argc, char **argv, struct up_args *a)
 {
+	enum host_paths paths;
 	int c, slot;
 
 	while ((c = mp_getopt(argc, argv, ":P:H:L:S:r:t:p:fqh",
@@ -435,7 +455,11 @@ static int parse_args(int argc, char **argv, struct up_args *a)
 			a->mp0 = c == OPT_MP0 ? MP0_ON : MP0_OFF;
 			break;
 		case OPT_HOST_MULTIPATH:
-			a->host_multipath = true;
+		case OPT_HOST_BOND:
+			paths = c == OPT_HOST_BOND ? HOST_BOND : HOST_MULTIPATH;
+			if (a->host_paths != HOST_RAIL && a->host_paths != paths)
+				return mp_usage_err("--host-multipath and --host-bond: give one of them");
+			a->host_paths = paths;
 			break;
 		case 't':
 			a->topology = optarg;
@@ -455,9 +479,10 @@ static int parse_args(int argc, char **argv, struct up_args *a)
 	}
 	if (optind < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind]);
-	if (a->host_multipath && a->mp0 == MP0_ON)
-		return mp_usage_err("--host-multipath is for hosts without mp0: not with --mp0");
-	if (a->host_multipath)
+	if (a->host_paths != HOST_RAIL && a->mp0 == MP0_ON)
+		return mp_usage_err("%s is for hosts without mp0: not with --mp0",
+				    host_paths_opt[a->host_paths]);
+	if (a->host_paths != HOST_RAIL)
 		a->mp0 = MP0_OFF;
 	return a->topology ? read_topology(a) : MP_EXIT_OK;
 }
@@ -471,10 +496,9 @@ static int decide_mp0(const struct up_args *a, struct mp_fabric *f)
 	bool have = fabric_mp0_available();
 
 	f->mp0 = a->mp0 != MP0_OFF && have;
-	f->host_multipath = a->host_multipath;
 	if (a->mp0 == MP0_OFF)
 		snprintf(f->mp0_missing, sizeof(f->mp0_missing), "%s",
-			 a->host_multipath ? "--host-multipath" : "--no-mp0");
+			 host_paths_opt[a->host_paths]);
 	else if (!have)
 		snprintf(f->mp0_missing, sizeof(f->mp0_missing),
 			 "mplane.ko is not loaded");
@@ -492,6 +516,10 @@ static int decide_mp0(const struct up_args *a, struct mp_fabric *f)
 	}
 	if (!f->mp0)
 		f->cc = MPLANE_CC_OFF;
+	if (f->host_bond && !fabric_bond_available()) {
+		mp_err("--host-bond: the bonding driver is not loaded (modprobe bonding first)");
+		return MP_EXIT_ERR;
+	}
 	if (a->mp0 == MP0_AUTO && !have && !a->quiet)
 		fprintf(stderr, "fabric up: no mp0 on the hosts: mplane.ko is not loaded (--no-mp0 to build without it, quietly)\n");
 	return MP_EXIT_OK;
@@ -616,6 +644,8 @@ static int build(struct mp_fabric *f, const struct up_args *a)
 		err = fabric_build_config(&b);
 	if (!err && f->mp0)
 		err = fabric_build_mp0(&b);
+	if (!err && f->host_bond)
+		err = fabric_build_bond(&b);
 	if (!err) {
 		err = fabric_state_write(f);
 		if (err)
