@@ -266,6 +266,32 @@ test_rdma_counters() {
 		"$(jq -s '[.[] | select(.frame == "counter_name" and .kind == "rdma")] | length' "$f.jsonl")" "$n"
 }
 
+# A capture is its owner's alone: made 0600 whatever the umask, made so
+# again when it was there with wider modes, and never written through a
+# symbolic link planted at its path (exit 1, the link's target intact).
+test_capture_private() {
+	local f=$TMPD/private.cap t=$TMPD/target
+	(umask 022 && "$MPLANECTL" -j telemetry record -o "$f" --pin "$TMPD/no-rings" \
+		--poll-hz 10 --poll-ifaces lo --duration 0.1 >/dev/null 2>"$f.err") || fail "record: $(cat "$f.err")"
+	assert_eq "mode of a new capture" "$(stat -c %a "$f")" 600
+	chmod 644 "$f"
+	"$MPLANECTL" -j telemetry record -o "$f" --pin "$TMPD/no-rings" --poll-hz 10 --poll-ifaces lo \
+		--duration 0.1 >/dev/null 2>"$f.err" || fail "record again: $(cat "$f.err")"
+	assert_eq "mode of a capture written over" "$(stat -c %a "$f")" 600
+	echo precious >"$t"
+	ln -s "$t" "$TMPD/link.cap"
+	expect_fail_msg "a symbolic link" \
+		"$TMPD/link.cap: a symbolic link: a capture is not written through one" \
+		"$MPLANECTL" -j telemetry record -o "$TMPD/link.cap" --pin "$TMPD/no-rings" \
+		--poll-hz 10 --poll-ifaces lo --duration 0.1
+	assert_eq "the link's target" "$(cat "$t")" precious
+	# A header whose host fills all 64 bytes, with no NUL: read as its
+	# first 63, not on into what follows.
+	printf 'h%.0s' $(seq 64) | dd of="$f" bs=1 seek=24 conv=notrunc status=none
+	assert_eq "an unterminated host" \
+		"$("$MPLANECTL" -j telemetry report "$f" | jq -r '.host | length')" 63
+}
+
 # (g) The kmod relay's events name devices of every namespace (hdr.flags
 # is the namespace inode), so its source names them all: CF_NETNS for
 # ours ("") and each one under /run/netns, CF_IFNAME with the inode.  The
@@ -334,4 +360,4 @@ QUICK_TESTS="test_drops_exact"
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_step_mark_recorded test_record_report_round_trip test_poller_series test_ethtool_counters \
 	test_sources_merge test_drops_exact test_drops_exact_throttled test_rdma_counters \
-	test_kmod_netns_names test_refusals}
+	test_kmod_netns_names test_capture_private test_refusals}

@@ -366,13 +366,48 @@ test_export_errors() {
 		"$MPLANECTL" telemetry export --from "$CAP" --listen "127.0.0.1:$port"
 	stop_export
 	expect_fail_msg "foreign address" "192.0.2.1 is not an address of this host" \
-		"$MPLANECTL" telemetry export --listen 192.0.2.1:9464
+		"$MPLANECTL" telemetry export --listen 192.0.2.1:9464 --public
+	# Serving beyond this host is asked for, and then said.
+	expect_fail_msg "every interface, not asked for" \
+		"--listen 0.0.0.0:$port: other hosts can reach 0.0.0.0; add --public to serve them this host's metrics" \
+		"$MPLANECTL" telemetry export --from "$CAP" --listen "0.0.0.0:$port"
+	expect_fail_msg "IPv6 wildcard, not asked for" "other hosts can reach ::; add --public" \
+		"$MPLANECTL" telemetry export --from "$CAP" --listen "[::]:$port"
 	expect_fail_msg "bad port" "bad port '70000' in --listen" \
 		"$MPLANECTL" telemetry export --listen 127.0.0.1:70000
 	expect_fail_msg "bad address" "nonsense\.invalid" \
 		"$MPLANECTL" telemetry export --listen nonsense.invalid:9464
 	expect_fail_msg "missing capture" "$TMPD/nope: No such file" \
 		"$MPLANECTL" telemetry export --from "$TMPD/nope" --listen "127.0.0.1:$port"
+}
+
+# --public: every interface, said on stderr; and what one client may
+# hold: 8 connections from one address, the 9th closed unanswered, and
+# served again once they are gone.
+test_export_public_and_limits() {
+	local port i code
+	gen_capture "$CAP"
+	port=$(free_port)
+	"$MPLANECTL" telemetry export --from "$CAP" --listen "0.0.0.0:$port" --public \
+		>"$TMPD/export.out" 2>&1 &
+	export_pid=$!
+	trap 'kill $export_pid 2>/dev/null || true' EXIT
+	slowwait 10 curl -sf -o /dev/null "http://127.0.0.1:$port/metrics" ||
+		fail "export did not serve: $(cat "$TMPD/export.out")"
+	grep -q "serving 0.0.0.0:$port to every host that reaches it (--public)" "$TMPD/export.out" ||
+		fail "no warning: $(cat "$TMPD/export.out")"
+	for i in 3 4 5 6 7 8 9 10; do
+		eval "exec $i<>/dev/tcp/127.0.0.1/$port"
+	done
+	code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/metrics" || true)
+	assert_eq "a 9th connection from 127.0.0.1: HTTP status" "$code" 000
+	for i in 3 4 5 6 7 8 9 10; do
+		eval "exec $i<&-"
+	done
+	slowwait 5 curl -sf -o /dev/null "http://127.0.0.1:$port/metrics" ||
+		fail "not served again once the 8 were closed"
+	kill "$export_pid"
+	wait "$export_pid" || fail "export did not stop cleanly on SIGTERM"
 }
 
 # The live feed: one process's step marks 20 ms apart, through 'mark
@@ -499,6 +534,7 @@ test_report_html() {
 		"100.050:plane_down 100.060:failover"
 }
 
-ktap_run test_report_json test_report_text test_report_html test_hist test_export_from_file \
-	test_netns_names test_export_errors test_export_live test_top_qps \
-	test_export_cc
+# shellcheck disable=SC2086 # TESTS is a list of names
+ktap_run ${TESTS:-test_report_json test_report_text test_report_html test_hist test_export_from_file \
+	test_netns_names test_export_errors test_export_public_and_limits test_export_live test_top_qps \
+	test_export_cc}

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "mp_capture.h"
@@ -36,10 +39,29 @@ int mp_capture_create(struct mp_capture_writer *w, const char *path)
 	};
 	struct utsname u;
 
+	int fd, err;
+
 	memset(w, 0, sizeof(*w));
-	w->f = fopen(path, "w");
-	if (!w->f)
+	/*
+	 * A capture holds a host's traffic figures and names: the owner's
+	 * alone (0600, made so even when the file was there), and never
+	 * written through a symbolic link planted where it is to go.
+	 */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
 		return -errno;
+	if (fchmod(fd, 0600)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	w->f = fdopen(fd, "w");
+	if (!w->f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	setvbuf(w->f, NULL, _IOFBF, WRITE_BUF);
 	if (!uname(&u))
 		snprintf(h.host, sizeof(h.host), "%.*s",
@@ -179,6 +201,8 @@ int mp_capture_open(struct mp_capture_reader *r, const char *path)
 		mp_capture_close(r);
 		return -EPROTO;
 	}
+	/* The writer ends it; a file need not: printed, it stops here. */
+	h.host[sizeof(h.host) - 1] = '\0';
 	r->hdr = h;
 	return 0;
 }

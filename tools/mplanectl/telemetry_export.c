@@ -31,6 +31,17 @@
 
 #define DEFAULT_HOST	"127.0.0.1"
 #define DEFAULT_PORT	9464
+/*
+ * What one scraper, or many, may hold: Prometheus keeps one connection a
+ * target, so 32 leave room for people and curl, 8 from one address keep
+ * one client from taking them all, and 10 s idle end a stalled one.
+ */
+#define CONN_MAX		32U
+#define CONN_MAX_STR		"32"
+#define CONN_PER_IP		8U
+#define CONN_PER_IP_STR		"8"
+#define CONN_TIMEOUT_S		10U
+#define CONN_TIMEOUT_STR	"10"
 #define CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
 struct exporter {
@@ -73,11 +84,16 @@ static void help(void)
 "CNPs sent for CE on it (mplane_qp_cnp_sent_total).  A sender's series end\n"
 "when its QP is back at the line rate, as mp0 lists it no longer.\n"
 "\n"
-"Only this host can scrape by default (127.0.0.1); give --listen\n"
-"0.0.0.0:9464 or [::]:9464 to serve every interface.\n"
+"Only this host can scrape by default (127.0.0.1).  An address that is\n"
+"not a loopback one, 0.0.0.0:9464 or [::]:9464 (every interface), also\n"
+"needs --public: the metrics name this host's devices, peers and QPs to\n"
+"whoever reaches the port, and the exporter says so on stderr.  At most\n"
+CONN_MAX_STR " connections are served at once, " CONN_PER_IP_STR " from one address, and a\n"
+"connection idle for " CONN_TIMEOUT_STR " s is closed.\n"
 "\n"
 "Options:\n"
 "  -l, --listen ADDR[:PORT]  where to serve (default " DEFAULT_HOST ":%u)\n"
+"  -P, --public              allow a --listen address other hosts can reach\n"
 "  -F, --from FILE           serve this capture's final state\n"
 "  -f, --fabric NAME         live: only this fabric's switch rings\n"
 "  -p, --poll-hz N           live: poll netdev counters N times a second\n"
@@ -100,13 +116,14 @@ static void help(void)
 "\n"
 "Examples:\n"
 "  mplanectl telemetry export\n"
-"  mplanectl telemetry export --listen 0.0.0.0:9464 --poll-hz 1000\n"
+"  mplanectl telemetry export --listen 0.0.0.0:9464 --public --poll-hz 1000\n"
 "  mplanectl telemetry export --from /tmp/run.mpcp --listen 127.0.0.1:9999\n"
 "  curl -s http://127.0.0.1:9464/metrics\n", DEFAULT_PORT);
 }
 
 static const struct option opts[] = {
 	{ "listen",	required_argument,	NULL, 'l' },
+	{ "public",	no_argument,		NULL, 'P' },
 	{ "from",	required_argument,	NULL, 'F' },
 	{ "fabric",	required_argument,	NULL, 'f' },
 	{ "poll-hz",	required_argument,	NULL, 'p' },
@@ -583,9 +600,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	return reply(x->http, c, MHD_HTTP_OK, body, len, CONTENT_TYPE);
 }
 
+/* 127.0.0.0/8, ::1, or ::ffff:127.0.0.0/104: only this host reaches it. */
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	if (IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr))
+		return true;
+	return IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) &&
+	       s6->sin6_addr.s6_addr[12] == 127;
+}
+
 /* The listening socket, its address in @where; -MP_EXIT_* when it
- * cannot be had (reported). */
-static int listen_on(const char *arg, char *where, size_t size)
+ * cannot be had (reported).  Beyond loopback only when @public. */
+static int listen_on(const char *arg, bool public, char *where, size_t size)
 {
 	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
 	uint16_t port = DEFAULT_PORT;
@@ -597,6 +628,11 @@ static int listen_on(const char *arg, char *where, size_t size)
 		return -MP_EXIT_USAGE;
 	if (mp_resolve(host, port, &ss, &len))
 		return -MP_EXIT_ERR;
+	if (!public && !is_loopback(&ss)) {
+		mp_usage_err("--listen %s: other hosts can reach %s; add --public to serve them this host's metrics",
+			     arg, host);
+		return -MP_EXIT_USAGE;
+	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		mp_err("--listen %s: socket: %s", arg, strerror(errno));
@@ -616,6 +652,9 @@ static int listen_on(const char *arg, char *where, size_t size)
 		return -MP_EXIT_ERR;
 	}
 	mp_sockaddr_str((struct sockaddr *)&ss, where, size);
+	if (!is_loopback(&ss))
+		fprintf(stderr, "telemetry export: serving %s to every host that reaches it (--public): the metrics name this host's devices, peers and QPs\n",
+			where);
 	return fd;
 }
 
@@ -690,6 +729,7 @@ static int run_live(struct exporter *x, struct mp_feed *feed)
 
 struct export_args {
 	const char *listen, *from;
+	bool public;
 	struct mp_feed_opts feed;
 	struct mp_tm_opts tm;
 };
@@ -701,10 +741,13 @@ static int parse(int argc, char **argv, struct export_args *a)
 	char *end;
 	int c;
 
-	while ((c = mp_getopt(argc, argv, ":l:F:f:p:et:h", opts)) != -1) {
+	while ((c = mp_getopt(argc, argv, ":l:PF:f:p:et:h", opts)) != -1) {
 		switch (c) {
 		case 'l':
 			a->listen = optarg;
+			break;
+		case 'P':
+			a->public = true;
 			break;
 		case 'F':
 			a->from = optarg;
@@ -756,7 +799,9 @@ static struct MHD_Daemon *start_http(int fd, struct exporter *x)
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	d = x->http->start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL,
 				  NULL, handle, x, MHD_OPTION_LISTEN_SOCKET,
-				  fd, MHD_OPTION_CONNECTION_TIMEOUT, 10U,
+				  fd, MHD_OPTION_CONNECTION_TIMEOUT, CONN_TIMEOUT_S,
+				  MHD_OPTION_CONNECTION_LIMIT, CONN_MAX,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, CONN_PER_IP,
 				  MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return d;
@@ -782,7 +827,7 @@ int telemetry_export_main(int argc, char **argv)
 		mp_err("out of memory");
 		return MP_EXIT_ERR;
 	}
-	fd = listen_on(a.listen, where, sizeof(where));
+	fd = listen_on(a.listen, a.public, where, sizeof(where));
 	if (fd < 0) {
 		mp_tm_free(&x.tm);
 		return -fd;

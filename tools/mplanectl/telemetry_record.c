@@ -320,7 +320,9 @@ int telemetry_record_main(int argc, char **argv)
 		return err < 0 ? MP_EXIT_OK : err;
 	err = mp_capture_create(&r.w, path);
 	if (err) {
-		mp_err("%s: %s", path, strerror(-err));
+		mp_err("%s: %s", path, err == -ELOOP ?
+		       "a symbolic link: a capture is not written through one" :
+		       strerror(-err));
 		return MP_EXIT_ERR;
 	}
 	mp_run_stop_on_signals();
