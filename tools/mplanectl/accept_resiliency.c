@@ -13,9 +13,18 @@
  *                      a routing protocol would
  *   flap_gap_ms        the longest delivery gap on h1 across a flap of
  *                      h0's plane-0 host link (down for half a second)
- *   plane_loss_gap_ms  the same across the loss of plane 0, every link
- *                      of it, the hosts' rails included, for the rest of
- *                      the stream
+ *   plane_loss_gap_ms  the same across the loss of plane 0: all its
+ *                      leaves down, for the rest of the stream
+ *
+ * Both faults are made at the switches' end (fabric fault port, switch),
+ * so that a host sees them as it would a cable or a switch that fails:
+ * its NIC's carrier goes, the NIC itself stays up.  A host's own ports
+ * taken down would tell every baseline at once (bonding, the kernel's
+ * routes, mp0 alike), which no real fault does; bonding's link monitor
+ * and a route's linkdown are measured as they are.  Every fault of a
+ * step is scheduled from one start, a second ahead, so that it lands in
+ * the stream whatever the commands before it cost (half a second each
+ * in an emulated guest).
  *
  * The longest gap is between two arrivals, the last before the fault and
  * the first after it, so it starts before the fault's own timestamp and
@@ -24,14 +33,16 @@
  * descheduled) would be in it too; the steps also give the gap the path
  * added (max_excess_gap_us), without the sender's stalls.
  *
- * Hosts without mp0 (ecmp, ar) reach h1 by the kernel's multipath route
- * over their rails, which leaves a rail once its carrier is gone.  When
+ * Hosts without mp0 reach h1 by the kernel's multipath route over their
+ * rails (ecmp, ar), which leaves a rail once its carrier is gone, or by
+ * their bond (bond), whose link monitor looks every 100 ms.  When
  * nothing arrives after the fault, the gap is the time from the last
  * arrival to the stream's end, at least.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "accept.h"
@@ -51,10 +62,55 @@ static const char *const resiliency_figures[] = {
 #define STREAM_SECONDS	"3"
 #define STREAM_S	3.0
 #define FAULT_AT	"1"
+#define FAULT_LEAD_S	1.0		/* from now to the faults' --start */
+#define MAX_FAULTS	(1 + 64)	/* a step's commands: every leaf */
+
+/* A step's faults: each "fabric fault" command, NULL-terminated. */
+struct fault_cmds {
+	char start[32];				/* their --start */
+	char target[MAX_FAULTS][32];
+	const char *argv[MAX_FAULTS][16];
+	unsigned int n;
+};
+
+static void fault_cmds_init(struct fault_cmds *fc)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	memset(fc, 0, sizeof(*fc));
+	snprintf(fc->start, sizeof(fc->start), "%.6f",
+		 ts.tv_sec + ts.tv_nsec / 1e9 + FAULT_LEAD_S);
+}
+
+/* Add "fabric fault --at FAULT_AT --start S KIND TARGET ACTION..." */
+static void fault_cmd(struct fault_cmds *fc, const char *prefix,
+		      const char *kind, const char *target,
+		      const char *const *action)
+{
+	const char **a = fc->argv[fc->n];
+	unsigned int i = 0;
+
+	snprintf(fc->target[fc->n], sizeof(fc->target[0]), "%s", target);
+	a[i++] = "fabric";
+	a[i++] = "fault";
+	a[i++] = "--prefix";
+	a[i++] = prefix;
+	a[i++] = "--at";
+	a[i++] = FAULT_AT;
+	a[i++] = "--start";
+	a[i++] = fc->start;
+	a[i++] = kind;
+	a[i++] = fc->target[fc->n];
+	while (*action)
+		a[i++] = *action++;
+	a[i] = NULL;
+	fc->n++;
+}
 
 /* One stream across one fault: its longest gap in ms as the figure. */
 static int stream_across(struct accept_run *run, struct accept_result *res,
-			 const char *name, const char *const *fault,
+			 const char *name, const struct fault_cmds *fc,
 			 const char *const *undo, double *figure)
 {
 	const struct accept_settings *s = run->s;
@@ -73,7 +129,8 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 	struct json_object *step;
 	bool recovered;
 	double span;
-	int err, i;
+	unsigned int f;
+	int err = 0, i;
 
 	/* A quarter of a rail at most, so that no queue of its own grows:
 	 * at 10mbit 1370 a second, 730 us apart, the finest gap it shows. */
@@ -89,8 +146,9 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 		return -1;
 	for (i = 0; i < 100 && access(ready, F_OK); i++)
 		usleep(50000);
-	err = accept_exec(run, "fabric fault", NULL, fault) ||
-	      accept_exec(run, "traffic send", NULL, send);
+	for (f = 0; f < fc->n && !err; f++)
+		err = accept_exec(run, "fabric fault", NULL, fc->argv[f]);
+	err = err || accept_exec(run, "traffic send", NULL, send);
 	if (undo)
 		err |= accept_exec(run, "fabric fault (undo)", NULL, undo);
 	if (err) {
@@ -207,26 +265,36 @@ static int links_down(struct accept_run *run, struct accept_result *res,
 static int resiliency_measure(struct accept_run *run, struct accept_result *res)
 {
 	const char *p = run->s->prefix;
-	const char *flap[] = {
-		"fabric", "fault", "--prefix", p, "--at", FAULT_AT, "h0:r0", "flap",
-		"--count", "1", "--period", "1", "--down-for", "0.5", NULL,
+	static const char *const flap[] = {
+		"flap", "--count", "1", "--period", "1", "--down-for", "0.5", NULL,
 	};
-	const char *loss[] = {
-		"fabric", "fault", "--prefix", p, "--at", FAULT_AT, "plane", "0",
-		"down", NULL,
-	};
+	static const char *const down[] = { "down", NULL };
 	const char *back[] = {
 		"fabric", "fault", "--prefix", p, "clear", NULL,
 	};
+	struct fault_cmds *fc = malloc(sizeof(*fc));
+	char leaf[32];
+	unsigned int l;
 	int err;
 
+	if (!fc)
+		return -1;
 	err = links_down(run, res, &res->figure[LINKS_DOWN_CAPACITY]);
+	/* h0 is on leaf 0 of every plane: its plane-0 link's leaf end. */
+	fault_cmds_init(fc);
+	fault_cmd(fc, p, "port", "p0l0:h0", flap);
 	if (!run->interrupted)
-		err |= stream_across(run, res, "a flap of h0's plane-0 link", flap,
+		err |= stream_across(run, res, "a flap of h0's plane-0 link", fc,
 				     NULL, &res->figure[FLAP_GAP_MS]);
+	fault_cmds_init(fc);
+	for (l = 0; l < run->s->leaves && l + 1 < MAX_FAULTS; l++) {
+		snprintf(leaf, sizeof(leaf), "p0l%u", l);
+		fault_cmd(fc, p, "switch", leaf, down);
+	}
 	if (!run->interrupted)
-		err |= stream_across(run, res, "the loss of plane 0", loss, back,
+		err |= stream_across(run, res, "the loss of plane 0", fc, back,
 				     &res->figure[PLANE_LOSS_GAP_MS]);
+	free(fc);
 	return err ? -1 : 0;
 }
 
