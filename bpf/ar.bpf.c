@@ -14,7 +14,12 @@
  * A chosen packet is forwarded as a router would (TTL or hop limit down,
  * IPv4 checksum fixed, MACs rewritten) and redirected to the egress port.
  * Anything unusual (no route, TTL expiring, options we do not parse) goes
- * to the kernel, which knows how to answer it.
+ * to the kernel, which knows how to answer it; so does what a router must
+ * not forward, or must answer itself: multicast, broadcast, link-local
+ * and loopback destinations, the switch's own addresses (the loader puts
+ * them in the tries with no members), and a packet over the egress
+ * port's MTU, for which the kernel sends the ICMP error a sender's path
+ * MTU discovery waits for (bpf_redirect() would drop it unsaid).
  *
  * Egress models each port's queue, whoever chose the port (us or the
  * kernel): q = max(0, q + len - rate * dt) with the rate of the shaped
@@ -304,6 +309,19 @@ static __always_inline void ttl_dec4(struct iphdr *ip4)
 	ip4->ttl--;
 }
 
+/*
+ * Whether the packet fits the egress port's MTU.  An ifindex the kernel
+ * does not know (a test's made-up member) cannot be checked: the
+ * redirect itself fails there.
+ */
+static __always_inline bool fits_mtu(struct __sk_buff *skb, __u32 ifindex)
+{
+	__u32 mtu_len = 0;
+
+	return bpf_check_mtu(skb, ifindex, &mtu_len, 0, 0) !=
+	       BPF_MTU_CHK_RET_FRAG_NEEDED;
+}
+
 static __always_inline int forward(struct __sk_buff *skb,
 				   struct route_req *r, __u64 now)
 {
@@ -315,6 +333,12 @@ static __always_inline int forward(struct __sk_buff *skb,
 	if (idx < 0 || idx >= MPLANE_NH_MAX)
 		return TC_ACT_UNSPEC;	/* every member down: the kernel's */
 	nh = &r->group->nh[idx];
+	if (!fits_mtu(skb, nh->ifindex)) {
+		st = port_stats(skb->ifindex);
+		if (st)
+			st->mtu_exceeded++;
+		return TC_ACT_UNSPEC;
+	}
 	if (r->v6)
 		r->ip6->hop_limit--;
 	else
@@ -327,19 +351,57 @@ static __always_inline int forward(struct __sk_buff *skb,
 	return bpf_redirect(nh->ifindex, 0);
 }
 
-static __always_inline void count_in(__u32 ifindex, bool expired)
+enum not_ours { NO_ROUTE = 1, TTL_EXPIRED, NOT_FORWARDED };
+
+static __always_inline void count_in(__u32 ifindex, int why)
 {
 	struct mplane_port_stats *st = port_stats(ifindex);
 
 	if (!st)
 		return;
-	if (expired)
+	if (why == TTL_EXPIRED)
 		st->ttl_expired++;
+	else if (why == NOT_FORWARDED)
+		st->not_forwarded++;
 	else
 		st->no_route++;
 }
 
-/* Parse up to the IP header; 0 when the packet is ours to route. */
+/* 224/4 multicast, 255.255.255.255, 169.254/16, 127/8 and 0/8. */
+static __always_inline bool special4(__be32 daddr)
+{
+	__u32 a = bpf_ntohl(daddr);
+
+	return (a >> 28) == 0xe || a == 0xffffffff ||
+	       (a >> 16) == 0xa9fe || (a >> 24) == 127 || (a >> 24) == 0;
+}
+
+/* ff00::/8 multicast, fe80::/10 link-local, :: and ::1. */
+static __always_inline bool special6(const struct in6_addr *a)
+{
+	const __u32 *w = a->in6_u.u6_addr32;
+
+	if (a->in6_u.u6_addr8[0] == 0xff ||
+	    (a->in6_u.u6_addr8[0] == 0xfe &&
+	     (a->in6_u.u6_addr8[1] & 0xc0) == 0x80))
+		return true;
+	return !w[0] && !w[1] && !w[2] &&
+	       (!w[3] || w[3] == bpf_htonl(1));
+}
+
+/* What the trie gave: ours to route (0), or why it is the kernel's. */
+static __always_inline int lookup_verdict(const struct mplane_nh_group *g,
+					  __u8 ttl)
+{
+	if (!g)
+		return NO_ROUTE;
+	if (!g->count)
+		return NOT_FORWARDED;	/* the switch's own address */
+	return ttl <= 1 ? TTL_EXPIRED : 0;
+}
+
+/* Parse up to the IP header; 0 when the packet is ours to route, else
+ * why not (enum not_ours), or -1 when it is not IP as we route it. */
 static __always_inline int parse(struct __sk_buff *skb, struct route_req *r)
 {
 	void *data = (void *)(long)skb->data;
@@ -355,24 +417,24 @@ static __always_inline int parse(struct __sk_buff *skb, struct route_req *r)
 		if ((void *)(r->ip4 + 1) > end || r->ip4->version != 4 ||
 		    r->ip4->ihl != 5)
 			return -1;
+		if (special4(r->ip4->daddr))
+			return NOT_FORWARDED;
 		k4.prefixlen = 32;
 		k4.addr = r->ip4->daddr;
 		r->group = bpf_map_lookup_elem(&mp_lpm4, &k4);
-		if (!r->group || r->ip4->ttl <= 1)
-			return 1;
-		return 0;
+		return lookup_verdict(r->group, r->ip4->ttl);
 	}
 	if (r->eth->h_proto == bpf_htons(ETH_P_IPV6)) {
 		r->ip6 = (void *)(r->eth + 1);
 		r->v6 = true;
 		if ((void *)(r->ip6 + 1) > end || r->ip6->version != 6)
 			return -1;
+		if (special6(&r->ip6->daddr))
+			return NOT_FORWARDED;
 		k6.prefixlen = 128;
 		__builtin_memcpy(k6.addr, &r->ip6->daddr, sizeof(k6.addr));
 		r->group = bpf_map_lookup_elem(&mp_lpm6, &k6);
-		if (!r->group || r->ip6->hop_limit <= 1)
-			return 1;
-		return 0;
+		return lookup_verdict(r->group, r->ip6->hop_limit);
 	}
 	return -1;
 }
@@ -389,7 +451,7 @@ int mp_ar_ingress(struct __sk_buff *skb)
 	if (ret < 0)
 		return TC_ACT_UNSPEC;
 	if (ret > 0) {
-		count_in(skb->ifindex, !!r.group);
+		count_in(skb->ifindex, ret);
 		return TC_ACT_UNSPEC;
 	}
 	return forward(skb, &r, bpf_ktime_get_ns());

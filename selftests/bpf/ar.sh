@@ -198,6 +198,36 @@ test_ttl_expiry_and_ipv6() {
 		$((P[p0l0/s0/AR_FWD] + P[p0l0/s1/AR_FWD])) $((fwd + 5))
 }
 
+# set_mtu MTU: plane 0's links from the spines to leaf 1, both ends.
+set_mtu() {
+	local s
+	for s in 0 1; do
+		ip -n "$FAB-p0s$s" link set l1 mtu "$1" || fail "p0s$s l1 mtu $1"
+		ip -n "$FAB-p0l1" link set "s$s" mtu "$1" || fail "p0l1 s$s mtu $1"
+	done
+}
+
+# A packet over the egress port's MTU is the kernel's, which answers a
+# sender that set DF with the ICMP error its path MTU discovery needs:
+# h0's 1428-byte ping to h3, through the spines' 1280-byte links to leaf
+# 1, comes back "Frag needed", and the spines count it.  (A redirect
+# would have dropped it at the veth unsaid.)
+test_mtu_exceeded_left_to_kernel() {
+	local out n
+	attach --policy ar
+	set_mtu 1280
+	out=$(in_node h0 ping -c 1 -W 2 -M do -s 1400 $H3 2>&1 || true)
+	n=$(mpx -j bpf status --fabric "$FAB" p0s0 p0s1 | jq '[.switches[].ports[].mtu_exceeded] | add')
+	set_mtu 1500
+	[[ $out == *"Frag needed and DF set (mtu = 1280)"* ]] ||
+		fail "no frag needed from the spine: $out"
+	assert_ge "packets over the MTU the spines left to the kernel" "$n" 1
+	# h0 learnt the path MTU: forget it, and the path takes 1428 again.
+	ip -n "$FAB-h0" route flush cache
+	in_node h0 ping -c 1 -W 2 -M do -s 1400 $H3 >/dev/null ||
+		fail "1428 bytes at MTU 1500 again"
+}
+
 # Incast: h0 and h1 each send 39 Mbit/s of ECT(0) to h3 through 50 Mbit/s
 # links: wherever the two flows meet (a leaf uplink, or h3's port), a
 # virtual queue grows and packets get CE.  One stream well under the
@@ -305,13 +335,15 @@ mpx fabric up --prefix "$FAB" --planes 2 --leaves 2 --spines 2 --hosts 4 \
 QUICK_TESTS="test_ecmp_keeps_one_flow_on_one_spine
 	test_ar_spreads_one_flow_over_both_spines test_down_port_gets_nothing
 	test_events_in_time_order"
-ktap_run test_ecmp_keeps_one_flow_on_one_spine \
+# shellcheck disable=SC2086 # TESTS is a list of names
+ktap_run ${TESTS:-test_ecmp_keeps_one_flow_on_one_spine \
 	test_ar_spreads_one_flow_over_both_spines \
 	test_flowlet_keeps_a_burst_together \
 	test_down_port_gets_nothing \
 	test_ttl_expiry_and_ipv6 \
+	test_mtu_exceeded_left_to_kernel \
 	test_ecn_marks_only_when_queue_builds \
 	test_events_in_time_order \
 	test_detach_leaves_foreign_filters \
 	test_roce_counted_exactly_across_fabric \
-	test_fabric_down_takes_ar_with_it
+	test_fabric_down_takes_ar_with_it}

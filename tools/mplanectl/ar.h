@@ -59,6 +59,8 @@ int ar_policy_parse(const char *word);
 struct ar_route_stats {
 	unsigned int routes;
 	unsigned int unresolved;	/* a gateway without a MAC */
+	unsigned int own;		/* the switch's own addresses, and
+					 * broadcast ones: the kernel's */
 };
 
 typedef int (*ar_route_cb)(int family, const unsigned char *dst,

@@ -464,7 +464,7 @@ int bpf_fabric_detach(int argc, char **argv)
 static const char *const port_stat_names[] = {
 	"tx_packets", "tx_bytes", "ect", "not_ect", "ce_marked", "ce_seen",
 	"ar_forwarded", "path_switches", "ttl_expired", "no_route",
-	"down_skipped",
+	"down_skipped", "not_forwarded", "mtu_exceeded",
 };
 
 _Static_assert(sizeof(port_stat_names) / sizeof(port_stat_names[0]) ==

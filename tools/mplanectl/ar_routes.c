@@ -8,6 +8,13 @@
  * destination; so is any route whose gateway has no MAC yet, and the
  * kernel is asked to resolve that gateway (NTF_USE), so that the watcher,
  * seeing the neighbour appear, brings the route to ar.
+ *
+ * Two kinds of entry keep ar from forwarding what a router must answer
+ * itself: the switch's own addresses and broadcast addresses (the local
+ * table's) become entries without members, which ar hands to the kernel
+ * whatever route covers them; and a default route is not copied, since
+ * it would cover them all, and neighbour discovery with them.  The
+ * kernel forwards what only a default route reaches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -44,6 +51,7 @@ struct ar_tables {
 	void *data;
 	unsigned int routes;
 	unsigned int unresolved;
+	unsigned int own;		/* local and broadcast entries */
 	/* Gateways without a MAC, for the kernel to resolve. */
 	struct ar_neigh wanted[AR_MAX_WANTED];
 	unsigned int nwanted;
@@ -196,6 +204,22 @@ static bool add_multipath(struct ar_tables *t, int family,
 	return ok && g->count > 0;
 }
 
+/* A local, broadcast or (IPv6 subnet-router) anycast address of the
+ * switch: an entry with no member, which ar leaves to the kernel. */
+static int own_address(struct ar_tables *t, const struct rtmsg *rt,
+		       const struct nlattr *const *tb)
+{
+	static const struct mplane_nh_group none;
+	unsigned char dst[16] = {};
+
+	if (!tb[RTA_DST])
+		return 0;
+	memcpy(dst, mnl_attr_get_payload(tb[RTA_DST]),
+	       rt->rtm_family == AF_INET ? 4 : 16);
+	t->own++;
+	return t->cb(rt->rtm_family, dst, rt->rtm_dst_len, &none, t->data);
+}
+
 static int route_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct rtmsg *rt = mnl_nlmsg_get_payload(nlh);
@@ -206,11 +230,16 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	__u32 table;
 	bool ok;
 
-	if (nlh->nlmsg_type != RTM_NEWROUTE || rt->rtm_type != RTN_UNICAST)
+	if (nlh->nlmsg_type != RTM_NEWROUTE)
 		return 0;
 	mnl_attr_parse(nlh, sizeof(*rt), route_attr, tb);
 	table = tb[RTA_TABLE] ? mnl_attr_get_u32(tb[RTA_TABLE]) : rt->rtm_table;
-	if (table != RT_TABLE_MAIN)
+	if (table == RT_TABLE_LOCAL &&
+	    (rt->rtm_type == RTN_LOCAL || rt->rtm_type == RTN_BROADCAST ||
+	     rt->rtm_type == RTN_ANYCAST))
+		return own_address(t, rt, tb);
+	if (table != RT_TABLE_MAIN || rt->rtm_type != RTN_UNICAST ||
+	    !rt->rtm_dst_len)
 		return 0;
 	if (tb[RTA_MULTIPATH])
 		ok = add_multipath(t, rt->rtm_family, tb[RTA_MULTIPATH], &g);
@@ -299,6 +328,7 @@ int ar_read_routes(struct ar_route_stats *st, ar_route_cb cb, void *data)
 	mp_rtnl_close(&r);
 	st->routes = t->routes;
 	st->unresolved = t->unresolved;
+	st->own = t->own;
 out:
 	free(t->neigh);
 	free(t);

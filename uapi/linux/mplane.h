@@ -433,6 +433,9 @@ struct mplane_port_stats {
 	__u64	ttl_expired;	/* left to the kernel for ICMP time exceeded */
 	__u64	no_route;	/* left to the kernel: no LPM entry */
 	__u64	down_skipped;	/* next hops skipped because they were down */
+	__u64	not_forwarded;	/* left to the kernel: multicast, broadcast,
+				 * link-local, loopback, or the switch's own */
+	__u64	mtu_exceeded;	/* left to the kernel: over the egress MTU */
 };
 
 /*
