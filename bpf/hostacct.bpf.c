@@ -7,7 +7,10 @@
  * Per rail and direction: a per-CPU hash of struct mplane_rail_acct.
  * Per destination QP: an LRU hash of struct mplane_qp_acct, shared by all
  * CPUs and so added to atomically.  Each CNP is also an MPLANE_EV_CNP
- * event on the mp_events ring (bpf/events.bpf.h).
+ * event on the mp_events ring (bpf/events.bpf.h).  What a full map does
+ * not keep is counted in mp_hacct_limits (tools/include/
+ * mp_hostacct_limits.h): the QPs made, from which the LRU's evictions
+ * follow, and the packets of a rail the rail map had no room for.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,6 +18,7 @@
 
 #include "events.bpf.h"
 #include "hostacct_parse.bpf.h"
+#include "mp_hostacct_limits.h"
 
 /* vmlinux.h carries types only, not the uapi macros. */
 #define TC_ACT_UNSPEC	(-1)
@@ -37,18 +41,40 @@ struct {
 	__type(value, struct mplane_qp_acct);
 } mp_qp_acct SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mp_hostacct_limits);
+} mp_hacct_limits SEC(".maps");
+
+static __always_inline struct mp_hostacct_limits *limits(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&mp_hacct_limits, &zero);
+}
+
 static __always_inline struct mplane_rail_acct *rail(__u32 ifindex, __u32 dir)
 {
 	struct mplane_rail_key key = { .ifindex = ifindex, .dir = dir };
 	static const struct mplane_rail_acct zero;
+	struct mp_hostacct_limits *lim;
 	struct mplane_rail_acct *a;
+	long err;
 
 	a = bpf_map_lookup_elem(&mp_rail_acct, &key);
 	if (a)
 		return a;
 	/* NOEXIST: another CPU may have created the key meanwhile. */
-	bpf_map_update_elem(&mp_rail_acct, &key, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&mp_rail_acct, &key);
+	err = bpf_map_update_elem(&mp_rail_acct, &key, &zero, BPF_NOEXIST);
+	a = bpf_map_lookup_elem(&mp_rail_acct, &key);
+	if (!a && err) {
+		lim = limits();
+		if (lim)
+			lim->rail_full++;
+	}
+	return a;
 }
 
 /* Plain increments: the copy is this CPU's, and the hooks do not nest. */
@@ -82,6 +108,7 @@ static __always_inline void count_qp(const struct hp_pkt *p, __u32 ifindex,
 				     __u32 dir)
 {
 	struct mplane_qp_key key = { .ifindex = ifindex, .qpn = p->qpn, .dir = dir };
+	struct mp_hostacct_limits *lim = limits();
 	struct mplane_qp_acct *q, init = {
 		.packets = 1,
 		.bytes = p->len,
@@ -93,12 +120,18 @@ static __always_inline void count_qp(const struct hp_pkt *p, __u32 ifindex,
 
 	q = bpf_map_lookup_elem(&mp_qp_acct, &key);
 	if (!q) {
-		if (!bpf_map_update_elem(&mp_qp_acct, &key, &init, BPF_NOEXIST))
+		if (!bpf_map_update_elem(&mp_qp_acct, &key, &init, BPF_NOEXIST)) {
+			if (lim)
+				lim->qp_created++;
 			return;
+		}
 		/* Lost the race to create it: add to the winner's. */
 		q = bpf_map_lookup_elem(&mp_qp_acct, &key);
-		if (!q)
+		if (!q) {
+			if (lim)
+				lim->qp_create_failed++;
 			return;
+		}
 	}
 	__sync_fetch_and_add(&q->packets, 1);
 	__sync_fetch_and_add(&q->bytes, init.bytes);

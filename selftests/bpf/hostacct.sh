@@ -133,6 +133,12 @@ test_counts_exact() {
 	# Each CNP was an event at both ends; nothing reads, nothing drops.
 	assert_eq "b events" "${S[events.produced]}" $M
 	assert_eq "b events dropped" "${S[events.dropped]}" 0
+	# Two QPs at b (a's data to QP, its CNPs to CNP_QP), each made once,
+	# none lost to a full map.
+	assert_eq "b QP map entries" "${S[limits.qp_entries]}" 2
+	assert_eq "b QPs made" "${S[limits.qp_created]}" 2
+	assert_eq "b QPs evicted" "${S[limits.qp_evicted]}" 0
+	assert_eq "b rail map full" "${S[limits.rail_full]}" 0
 	no_bad_input vb
 
 	st "$a" va

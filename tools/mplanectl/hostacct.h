@@ -24,6 +24,7 @@
 #define HOSTACCT_PIN_QP		"mp_qp_acct"
 #define HOSTACCT_PIN_EVENTS	"mp_events"
 #define HOSTACCT_PIN_EV_STATS	"mp_event_stats"
+#define HOSTACCT_PIN_LIMITS	"mp_hacct_limits"
 
 /* 'bpf status --prog hostacct' (hostacct_status.c). */
 int hostacct_status(struct mpbpf_target *t);

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 
 #include "hostacct.h"
+#include "mp_hostacct_limits.h"
 #include "mp_out.h"
 #include "mp_pin.h"
 
@@ -32,6 +33,8 @@ struct ha_status {
 	struct qp_row *qps;
 	size_t nr_qps;
 	struct mplane_event_stats ev;
+	struct mp_hostacct_limits lim;
+	__u64 qp_entries;		/* the QP map's, every device's */
 };
 
 static int open_pin(const struct ha_status *st, const char *name)
@@ -91,6 +94,7 @@ static int read_qps(struct ha_status *st, int ifindex)
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
 		row.key = key;
 		prev = &row.key;
+		st->qp_entries++;
 		/* Evicted meanwhile (LRU), or of another device: skip it. */
 		if (key.ifindex != (__u32)ifindex ||
 		    bpf_map_lookup_elem(fd, &key, &row.acct))
@@ -104,6 +108,27 @@ static int read_qps(struct ha_status *st, int ifindex)
 	}
 	close(fd);
 	return 0;
+}
+
+/* Pins made before the limits were counted have none: zeros. */
+static int read_limits(struct ha_status *st)
+{
+	int fd = open_pin(st, HOSTACCT_PIN_LIMITS), err;
+	__u32 zero = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	err = percpu_sum(fd, &zero, (__u64 *)&st->lim,
+			 sizeof(st->lim) / sizeof(__u64));
+	close(fd);
+	return err;
+}
+
+/* The LRU's evictions: every QP made and no longer in the map. */
+static __u64 qp_evicted(const struct ha_status *st)
+{
+	return st->lim.qp_created > st->qp_entries ?
+	       st->lim.qp_created - st->qp_entries : 0;
 }
 
 static int read_events(struct ha_status *st)
@@ -141,6 +166,8 @@ static int read_all(struct mpbpf_target *t, struct ha_status *st)
 		err = read_qps(st, t->ifindex);
 	if (!err)
 		err = read_events(st);
+	if (!err)
+		err = read_limits(st);
 	return err;
 }
 
@@ -219,6 +246,14 @@ static void print_json(const struct mpbpf_target *t, const struct ha_status *st)
 	json_object_object_add(ev, "produced", json_object_new_uint64(st->ev.produced));
 	json_object_object_add(ev, "dropped", json_object_new_uint64(st->ev.dropped));
 	json_object_object_add(obj, "events", ev);
+	ev = json_object_new_object();
+	json_object_object_add(ev, "qp_entries", json_object_new_uint64(st->qp_entries));
+	json_object_object_add(ev, "qp_created", json_object_new_uint64(st->lim.qp_created));
+	json_object_object_add(ev, "qp_evicted", json_object_new_uint64(qp_evicted(st)));
+	json_object_object_add(ev, "qp_create_failed",
+			       json_object_new_uint64(st->lim.qp_create_failed));
+	json_object_object_add(ev, "rail_full", json_object_new_uint64(st->lim.rail_full));
+	json_object_object_add(obj, "limits", ev);
 	mp_json_print(obj);
 }
 
@@ -259,6 +294,9 @@ static void print_text(const struct mpbpf_target *t, const struct ha_status *st)
 	print_qps(st);
 	printf("  events: %llu produced, %llu dropped (ring full)\n",
 	       st->ev.produced, st->ev.dropped);
+	printf("  QP map: %llu entries, %llu made, %llu evicted (LRU full), %llu refused; rail map full for %llu packets\n",
+	       st->qp_entries, st->lim.qp_created, qp_evicted(st),
+	       st->lim.qp_create_failed, st->lim.rail_full);
 }
 
 int hostacct_status(struct mpbpf_target *t)
