@@ -244,6 +244,8 @@ static const char *mplane_peer_parse(const struct nlattr *attr,
 		ipv6_addr_set_v4mapped(nla_get_in_addr(attr), &peer->addr);
 	} else if (nla_len(attr) == sizeof(struct in6_addr)) {
 		peer->addr = nla_get_in6_addr(attr);
+		/* ::ffff:a.b.c.d is a.b.c.d: probed over IPv4, as given. */
+		peer->v4 = ipv6_addr_v4mapped(&peer->addr);
 	} else {
 		return "mplane: a peer is a 4-byte IPv4 or 16-byte IPv6 address";
 	}

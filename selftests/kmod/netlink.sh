@@ -85,6 +85,10 @@ test_settings_round_trip() {
 		'["spray",250,50000,5,20,9,300,"segment",["10.99.0.2","fd99::2"],40,"drain"]'
 	"$MPLANECTL" -n "$ha" link set mp0 peers none
 	assert_eq "peers cleared" "$(mp_json "$ha" | jq -c '.devices[0].peers')" '[]'
+	# A v4-mapped IPv6 peer is the IPv4 one: probed, and shown, as such.
+	"$MPLANECTL" -n "$ha" link set mp0 peers "::ffff:$MP_B4"
+	assert_eq "v4-mapped peer" "$(mp_json "$ha" | jq -c '.devices[0].peers')" "[\"$MP_B4\"]"
+	"$MPLANECTL" -n "$ha" link set mp0 peers none
 }
 
 test_rejections_name_the_attribute() {
