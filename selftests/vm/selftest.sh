@@ -31,13 +31,29 @@ test_vm_splat_fails_run() {
 	assert_eq "status on splat" "$rc" 125
 }
 
+# sleep_past LIMIT: a guest whose command sleeps 600 s, stopped at LIMIT
+# seconds; its exit status.
+sleep_past() {
+	local rc=0
+	rm -f "$out/slept"
+	"$vmrun" --quiet --timeout "$1" --out "$out" "$kernel" -- 'touch /tmp/results/slept; sleep 600' \
+		2>/dev/null || rc=$?
+	return $rc
+}
+
 test_vm_timeout() {
 	local rc=0 limit
-	rm -f "$out/slept"
 	# Twice what a boot took here stops the guest in its sleep.
 	limit=$(($(cat "$boot_secs" 2>/dev/null || echo 20) * 2 + 4))
-	"$vmrun" --quiet --timeout "$limit" --out "$out" "$kernel" -- 'touch /tmp/results/slept; sleep 600' \
-		2>/dev/null || rc=$?
+	sleep_past "$limit" || rc=$?
+	# A boot slower than twice the last (other guests on the cores) is
+	# stopped before the command: a stall, shown by the missing file,
+	# and the one case tried again, with four times the time.
+	if [ "$rc" = 124 ] && [ ! -e "$out/slept" ]; then
+		log "stopped at $limit s before the command ran: a slow boot; again at $((limit * 4)) s"
+		rc=0
+		sleep_past $((limit * 4)) || rc=$?
+	fi
 	assert_eq "status on timeout" "$rc" 124
 	[ -e "$out/slept" ] || fail "the guest was stopped before it ran the command"
 }
