@@ -17,6 +17,7 @@
 #include <linux/netlink.h>
 #include <net/netlink.h>
 #include <linux/rcupdate.h>
+#include <linux/siphash.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/types.h>
@@ -99,6 +100,9 @@ struct mplane_plane {
 	u32 weight;		/* as set by the operator; RTNL */
 	struct timer_list holddown_timer;
 	struct timer_list cong_timer;
+	/* Probe requests answered in the current window (probe.c). */
+	u64 reply_window;
+	atomic_t replies;
 	struct rcu_head rcu;
 };
 
@@ -150,7 +154,8 @@ struct mplane_dev {
 	unsigned long notify_pending;	/* planes whose change to announce */
 	struct delayed_work notify_work;
 	struct hrtimer probe_timer;
-	u64 probe_seq;
+	u64 probe_seq;		/* the timer writes, replies READ_ONCE */
+	siphash_key_t probe_key;	/* makes each request's nonce */
 	u32 sample_interval_us;	/* RTNL writes, the sampler READ_ONCE */
 	struct hrtimer sample_timer;
 	u32 cc_cfg[IFLA_MPLANE_CC_MAX + 1];	/* as set; RTNL */

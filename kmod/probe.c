@@ -7,12 +7,22 @@
  * plane that misses N answers from a peer is not used for that peer, and
  * is marked down when every peer has gone quiet on it.  The first answer
  * back brings it back.
+ *
+ * An answer counts only when it is one: it must echo a sequence number
+ * sent within the miss window, with the nonce this device made for that
+ * sequence and plane (SipHash under a key drawn when the device was
+ * made), so that nobody off the path can keep a dead plane in use.  And
+ * the probes cost what they may: a device answers at most
+ * MPLANE_PROBE_REPLY_BURST requests a plane per millisecond, and its
+ * timer waits at least MPLANE_PROBE_NS_PER_PROBE per probe it sent, so
+ * that 16 planes of 64 peers are not 1024 probes every 50 us.
  */
 #include <linux/hrtimer.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
@@ -23,6 +33,15 @@
 
 #include "compat.h"
 #include "mplane.h"
+
+#define MPLANE_PROBE_REPLY_WINDOW_NS	NSEC_PER_MSEC
+#define MPLANE_PROBE_REPLY_BURST	128	/* a plane, a window */
+#define MPLANE_PROBE_NS_PER_PROBE	(10 * NSEC_PER_USEC)
+
+static u64 mplane_probe_nonce(const struct mplane_dev *mp, u32 plane, u64 seq)
+{
+	return siphash_2u64(seq, plane, &mp->probe_key);
+}
 
 static void mplane_probe_send(struct mplane_plane *plane,
 			      const struct mplane_udp_addrs *a,
@@ -63,22 +82,25 @@ static bool mplane_peer_lost(struct mplane_peer *peer, u32 i, u32 misses)
 	return true;
 }
 
-static void mplane_probe_plane(struct mplane_dev *mp,
-			       struct mplane_plane *plane,
-			       struct mplane_peers *peers, u64 now)
+/* Probes it sent, for the tick's floor. */
+static u32 mplane_probe_plane(struct mplane_dev *mp,
+			      struct mplane_plane *plane,
+			      struct mplane_peers *peers, u64 now)
 {
 	u32 misses = READ_ONCE(mp->probe_misses);
 	struct mplane_probe_hdr msg = {
 		.magic = htonl(MPLANE_PROBE_MAGIC),
-		.version = 1,
+		.version = MPLANE_PROBE_VERSION,
 		.type = MPLANE_PROBE_REQUEST,
 		.plane = plane->index,
 		.seq = cpu_to_be64(mp->probe_seq),
 		.sent_ns = cpu_to_be64(now),
+		.nonce = cpu_to_be64(mplane_probe_nonce(mp, plane->index,
+							mp->probe_seq)),
 	};
 	struct mplane_udp_addrs a;
 	bool all_lost = true;
-	u32 i = plane->index, n, unanswered;
+	u32 i = plane->index, n, unanswered, sent = 0;
 
 	for (n = 0; n < peers->count; n++) {
 		struct mplane_peer *peer = &peers->peer[n];
@@ -96,8 +118,10 @@ static void mplane_probe_plane(struct mplane_dev *mp,
 		WRITE_ONCE(peer->unanswered[i], unanswered + 1);
 		mplane_probe_send(plane, &a, &msg);
 		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_PROBES_SENT, 1);
+		sent++;
 	}
 	mplane_state_set_probes_lost(plane, all_lost);
+	return sent;
 }
 
 static enum hrtimer_restart mplane_probe_tick(struct hrtimer *timer)
@@ -107,6 +131,7 @@ static enum hrtimer_restart mplane_probe_tick(struct hrtimer *timer)
 	u64 now = ktime_get_ns();
 	struct mplane_peers *peers;
 	struct mplane_plane *plane;
+	u64 interval, floor = 0;
 	u32 n;
 	int i;
 
@@ -116,13 +141,14 @@ static enum hrtimer_restart mplane_probe_tick(struct hrtimer *timer)
 		rcu_read_unlock();
 		return HRTIMER_NORESTART;
 	}
-	mp->probe_seq++;
+	WRITE_ONCE(mp->probe_seq, mp->probe_seq + 1);
 	for (i = 0; i < MPLANE_MAX_PLANES; i++) {
 		plane = rcu_dereference(mp->planes[i]);
 		if (!plane)
 			continue;
 		if (netif_carrier_ok(plane->rail)) {
-			mplane_probe_plane(mp, plane, peers, now);
+			floor += mplane_probe_plane(mp, plane, peers, now) *
+				 MPLANE_PROBE_NS_PER_PROBE;
 			continue;
 		}
 		/* Carrier covers it; start counting afresh when it is back. */
@@ -130,8 +156,8 @@ static enum hrtimer_restart mplane_probe_tick(struct hrtimer *timer)
 			WRITE_ONCE(peers->peer[n].unanswered[i], 0);
 	}
 	rcu_read_unlock();
-	hrtimer_forward_now(timer,
-			    ns_to_ktime(READ_ONCE(mp->probe_interval_us) * NSEC_PER_USEC));
+	interval = (u64)READ_ONCE(mp->probe_interval_us) * NSEC_PER_USEC;
+	hrtimer_forward_now(timer, ns_to_ktime(max(interval, floor)));
 	return HRTIMER_RESTART;
 }
 
@@ -146,6 +172,22 @@ static struct mplane_peer *mplane_peer_find(struct mplane_peers *peers,
 	return NULL;
 }
 
+/*
+ * Whether @plane may answer one more request in this window.  Racy
+ * across CPUs, by a few answers at a window's start, which is all a
+ * budget needs.
+ */
+static bool mplane_probe_reply_allowed(struct mplane_plane *plane)
+{
+	u64 window = ktime_get_ns() / MPLANE_PROBE_REPLY_WINDOW_NS;
+
+	if (READ_ONCE(plane->reply_window) != window) {
+		WRITE_ONCE(plane->reply_window, window);
+		atomic_set(&plane->replies, 0);
+	}
+	return atomic_inc_return(&plane->replies) <= MPLANE_PROBE_REPLY_BURST;
+}
+
 static void mplane_probe_reply(struct mplane_plane *plane,
 			       const struct mplane_udp_addrs *req,
 			       struct mplane_probe_hdr msg)
@@ -156,8 +198,29 @@ static void mplane_probe_reply(struct mplane_plane *plane,
 		.daddr = req->saddr,
 	};
 
+	if (!mplane_probe_reply_allowed(plane)) {
+		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_PROBES_THROTTLED, 1);
+		return;
+	}
 	msg.type = MPLANE_PROBE_REPLY;
 	mplane_probe_send(plane, &a, &msg);
+}
+
+/*
+ * Whether @msg answers a request of ours: a sequence sent within the
+ * miss window, and the nonce we made for it on @plane.
+ */
+static bool mplane_probe_reply_ours(struct mplane_plane *plane,
+				    const struct mplane_probe_hdr *msg)
+{
+	struct mplane_dev *mp = plane->mp;
+	u64 seq = be64_to_cpu(msg->seq);
+
+	if (msg->plane != plane->index ||
+	    READ_ONCE(mp->probe_seq) - seq > READ_ONCE(mp->probe_misses) + 1)
+		return false;
+	return be64_to_cpu(msg->nonce) ==
+	       mplane_probe_nonce(mp, plane->index, seq);
 }
 
 static void mplane_probe_answered(struct mplane_plane *plane,
@@ -213,13 +276,16 @@ bool mplane_probe_rx(struct mplane_plane *plane, struct sk_buff *skb)
 		a.daddr = ipv6_hdr(skb)->daddr;
 	}
 	if (skb_copy_bits(skb, off + sizeof(struct udphdr), &msg, sizeof(msg)) ||
-	    msg.magic != htonl(MPLANE_PROBE_MAGIC) || msg.version != 1)
+	    msg.magic != htonl(MPLANE_PROBE_MAGIC) ||
+	    msg.version != MPLANE_PROBE_VERSION)
 		return false;
 
 	if (msg.type == MPLANE_PROBE_REQUEST)
 		mplane_probe_reply(plane, &a, msg);
-	else if (msg.type == MPLANE_PROBE_REPLY && msg.plane == plane->index)
+	else if (msg.type == MPLANE_PROBE_REPLY && mplane_probe_reply_ours(plane, &msg))
 		mplane_probe_answered(plane, &a.saddr);
+	else if (msg.type == MPLANE_PROBE_REPLY)
+		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_PROBES_REFUSED, 1);
 	consume_skb(skb);
 	return true;
 }
@@ -342,6 +408,7 @@ int mplane_peers_fill(struct sk_buff *skb, struct mplane_dev *mp)
 
 void mplane_probe_init(struct mplane_dev *mp)
 {
+	get_random_bytes(&mp->probe_key, sizeof(mp->probe_key));
 	mplane_compat_hrtimer_setup(&mp->probe_timer, mplane_probe_tick,
 				    CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 }

@@ -15,7 +15,7 @@ static const char * const mplane_pstat_names[MPLANE_PSTAT_COUNT] = {
 	"tx_packets", "tx_bytes", "rx_packets", "rx_bytes", "selections",
 	"drop_no_route", "drop_xmit", "state_changes", "failovers",
 	"ecn_ce", "cnp", "probes_sent", "probes_lost", NULL /* pad */,
-	"cnp_sent", "rate_cuts",
+	"cnp_sent", "rate_cuts", "probes_refused", "probes_throttled",
 };
 
 /* The counters shown: every slot but IFLA_MPLANE_PSTAT_PAD's. */

@@ -187,6 +187,58 @@ test_silent_failure_probes() {
 	slowwait 5 mp_state_is "$ha" 1 up || fail "plane 1 did not recover"
 }
 
+# FORGE_PY COUNT: COUNT probe replies from hb to ha on plane 1, as b1
+# sends them but past its qdisc (PACKET_QDISC_BYPASS), so that b1's
+# egress filter, which drops hb's own replies, lets them through.  Each
+# has a sequence number of its own, 0 to COUNT - 1, so that those of
+# ha's window come too, and a nonce that is not ha's.
+# shellcheck disable=SC2016
+FORGE_PY='
+import os, socket, struct, sys, time
+count = int(sys.argv[1])
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    s = (s >> 16) + (s & 0xffff)
+    return ~(s + (s >> 16)) & 0xffff
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.setsockopt(263, 20, 1)          # SOL_PACKET, PACKET_QDISC_BYPASS
+s.bind(("b1", 0))
+for seq in range(count):
+    probe = struct.pack("!IBBBBQQQ", 0x4d505052, 2, 2, 1, 0, seq, 0,
+                        int.from_bytes(os.urandom(8), "big"))
+    udp = struct.pack("!HHHH", 4792, 4792, 8 + len(probe), 0) + probe
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), seq & 0xffff, 0,
+                     64, 17, 0, socket.inet_aton("10.99.0.2"),
+                     socket.inet_aton("10.99.0.1"))
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    eth = bytes.fromhex("02000000 0a01 02000000 0b01 0800".replace(" ", ""))
+    s.send(eth + ip + udp)
+    time.sleep(0.002)
+'
+
+# Forged answers do not bring a plane back: with hb's real replies on
+# plane 1 dropped, ha's plane 1 is down (probe_miss), and 200 replies
+# that carry no nonce of ha's, some with the sequence numbers ha just
+# sent, are all refused, and counted: the plane does not change state
+# while they come.  The real replies, let through again, bring it up.
+test_forged_replies_refused() {
+	local changes n=200
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 peers $MP_B4 probe-interval 20000 probe-misses 3
+	slowwait 5 mp_state_is "$ha" 1 up || fail "plane 1 never answered"
+	tc -n "$hb" qdisc add dev b1 clsact
+	tc -n "$hb" filter add dev b1 egress pref 1 matchall action drop
+	slowwait 5 mp_state_is "$ha" 1 down || fail "plane 1 stayed up without answers"
+	changes=$(mp_pstat "$ha" 1 state_changes)
+	ip netns exec "$hb" python3 -c "$FORGE_PY" $n || fail "forging the replies"
+	assert_eq "plane 1 after $n forged replies" "$(mp_state "$ha" 1)" down
+	assert_eq "plane 1's state changes meanwhile" "$(mp_pstat "$ha" 1 state_changes)" "$changes"
+	assert_eq "replies refused" "$(mp_pstat "$ha" 1 probes_refused)" $n
+	tc -n "$hb" filter del dev b1 egress pref 1
+	slowwait 5 mp_state_is "$ha" 1 up || fail "plane 1 did not come back on real replies"
+	assert_eq "real replies refused" "$(mp_pstat "$ha" 1 probes_refused)" $n
+}
+
 # The congestion half-life reaches 10 s: one past 2^32 ns (4.29 s) must
 # keep its length.  Cut to 32 bits, 4294968 us was 704 ns: a score fell
 # to nothing between two marks, and no plane was ever found congested.
@@ -272,6 +324,7 @@ test_state_changes_are_announced() {
 # that the release kernels run.
 QUICK_TESTS="test_silent_failure_probes"
 
-ktap_run test_carrier_failover test_holddown_then_readmit \
+# shellcheck disable=SC2086 # TESTS is a list of names
+ktap_run ${TESTS:-test_carrier_failover test_holddown_then_readmit \
 	test_silent_failure_probes test_congestion_long_halflife test_admin_drain_and_down \
-	test_state_changes_are_announced
+	test_state_changes_are_announced test_forged_replies_refused}

@@ -73,7 +73,8 @@ static void test_pstat_names(TEST_ARGS)
 		NULL, "tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
 		"selections", "drop_no_route", "drop_xmit", "state_changes",
 		"failovers", "ecn_ce", "cnp", "probes_sent", "probes_lost",
-		NULL, "cnp_sent", "rate_cuts",
+		NULL, "cnp_sent", "rate_cuts", "probes_refused",
+		"probes_throttled",
 	};
 	unsigned int i;
 

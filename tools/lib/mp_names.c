@@ -67,7 +67,9 @@ NAMES(mp_pstat_names, "plane counter",
 	[IFLA_MPLANE_PSTAT_PROBES_LOST]	= "probes_lost",
 	/* IFLA_MPLANE_PSTAT_PAD is a hole: padding, not a counter. */
 	[IFLA_MPLANE_PSTAT_CNP_SENT]	= "cnp_sent",
-	[IFLA_MPLANE_PSTAT_RATE_CUTS]	= "rate_cuts");
+	[IFLA_MPLANE_PSTAT_RATE_CUTS]	= "rate_cuts",
+	[IFLA_MPLANE_PSTAT_PROBES_REFUSED] = "probes_refused",
+	[IFLA_MPLANE_PSTAT_PROBES_THROTTLED] = "probes_throttled");
 
 NAMES(mp_operstate_names, "operstate",
 	[IF_OPER_UNKNOWN]		= "unknown",
@@ -112,7 +114,7 @@ _Static_assert(__MPLANE_FAULT_VIA_MAX == 5, "name the new fault mechanism");
 _Static_assert(__MPLANE_ADMIN_MAX == 3, "name the new admin state");
 _Static_assert(__MPLANE_PLANE_STATE_MAX == 5, "name the new plane state");
 _Static_assert(__MPLANE_REASON_MAX == 7, "name the new reason");
-_Static_assert(IFLA_MPLANE_PSTAT_MAX == IFLA_MPLANE_PSTAT_RATE_CUTS, "name the new counter");
+_Static_assert(IFLA_MPLANE_PSTAT_MAX == IFLA_MPLANE_PSTAT_PROBES_THROTTLED, "name the new counter");
 _Static_assert(IFLA_MPLANE_PSTAT_MAX < 32, "IFLA_MPLANE_PSTAT_* outgrew stats_present");
 _Static_assert(__MPLANE_CC_MAX == 2, "name the new congestion control");
 _Static_assert(IFLA_MPLANE_CC_MAX == IFLA_MPLANE_CC_PAD, "give the new cc attribute a keyword, or say it is read-only");

@@ -72,9 +72,14 @@ enum {
  * Liveness probes between mplane devices: UDP to MPLANE_PROBE_PORT of a
  * peer's mplane address, sent on each plane; the peer's mplane device
  * answers on the plane the request came in on.  Fields are big-endian.
+ * A reply echoes the request whole; the requester takes it only when it
+ * carries one of its recent sequence numbers with the nonce it sent for
+ * that sequence and plane (a keyed hash only it can make), so that no
+ * one off the path can bring a plane back with forged answers.
  */
 #define MPLANE_PROBE_PORT		4792
 #define MPLANE_PROBE_MAGIC		0x4d505052	/* "MPPR" */
+#define MPLANE_PROBE_VERSION		2
 
 enum {
 	MPLANE_PROBE_REQUEST = 1,
@@ -83,12 +88,13 @@ enum {
 
 struct mplane_probe_hdr {
 	__be32	magic;
-	__u8	version;	/* 1 */
+	__u8	version;	/* MPLANE_PROBE_VERSION */
 	__u8	type;		/* MPLANE_PROBE_REQUEST or _REPLY */
 	__u8	plane;		/* the sender's plane index, echoed back */
 	__u8	reserved;
 	__be64	seq;
 	__be64	sent_ns;	/* the requester's clock, echoed back */
+	__be64	nonce;		/* the requester's, for this seq and plane */
 };
 
 /*
@@ -260,6 +266,10 @@ enum {
 	IFLA_MPLANE_PSTAT_PAD,
 	IFLA_MPLANE_PSTAT_CNP_SENT,	/* CNPs mp0 sent for CE it received */
 	IFLA_MPLANE_PSTAT_RATE_CUTS,	/* QP rates cut by CNPs received here */
+	IFLA_MPLANE_PSTAT_PROBES_REFUSED,	/* replies without our nonce
+						 * and a recent sequence */
+	IFLA_MPLANE_PSTAT_PROBES_THROTTLED,	/* requests over the reply
+						 * budget, not answered */
 	__IFLA_MPLANE_PSTAT_MAX,
 };
 #define IFLA_MPLANE_PSTAT_MAX (__IFLA_MPLANE_PSTAT_MAX - 1)
