@@ -155,11 +155,16 @@ rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb)
 	if (!ip)
 		return RX_HANDLER_PASS;
 
-	mplane_rx_account(plane, &rx);
 	if (rx.probe && mplane_probe_rx(plane, skb))
 		return RX_HANDLER_CONSUMED;
+	/*
+	 * Only what is mp0's says how congested its plane is: CE on traffic
+	 * to the rail's own address, or to another host, is not mp0's path,
+	 * and anybody could send it.
+	 */
 	if (!rx.ours)
 		return RX_HANDLER_PASS;
+	mplane_rx_account(plane, &rx);
 	if (rx.roce && mplane_cc_rx(plane, skb, rx.ce))
 		return RX_HANDLER_CONSUMED;
 

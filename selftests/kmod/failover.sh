@@ -282,6 +282,35 @@ test_congestion_long_halflife() {
 	wait
 }
 
+# CE is mp0's signal only on mp0's traffic: 200 CE-marked packets to
+# the rail a0's own address (10.97.0.1, not mp0's) go up a0's stack, and
+# neither count as plane 0's CE nor feed its score; the same to mp0's
+# address do.
+test_ce_for_others_ignored() {
+	local ready=$TMPDIR/mp-ready.$$
+	mp_pair 2
+	ip -n "$ha" addr add 10.97.0.1/24 dev a0
+	ip -n "$hb" addr add 10.97.0.2/24 dev b0
+	rm -f "$ready"
+	ip netns exec "$ha" "$MPLANECTL" traffic recv --count 200 --idle 2 --timeout 60 \
+		--ready-file "$ready" >/dev/null &
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
+	ip netns exec "$hb" "$MPLANECTL" traffic send 10.97.0.1 --ecn ce --count 200 \
+		--rate 1000 >/dev/null || fail "sender to a0's address"
+	wait
+	# ecn_ce and the score are fed together (mplane_rx_account()).
+	assert_eq "plane 0 CE for a0's own address" "$(mp_pstat "$ha" 0 ecn_ce)" 0
+	rm -f "$ready"
+	ip netns exec "$ha" "$MPLANECTL" traffic recv --count 50 --idle 2 --timeout 60 \
+		--ready-file "$ready" >/dev/null &
+	busywait 30000 test -e "$ready" || fail "receiver not ready"
+	"$MPLANECTL" -n "$hb" link set mp0 policy rr
+	ip netns exec "$hb" "$MPLANECTL" traffic send $MP_A4 --ecn ce --count 50 \
+		--rate 1000 >/dev/null || fail "sender to mp0's address"
+	wait
+	assert_ge "plane 0 CE for mp0's address" "$(mp_pstat "$ha" 0 ecn_ce)" 20
+}
+
 test_admin_drain_and_down() {
 	local before
 	mp_pair 2
@@ -327,4 +356,5 @@ QUICK_TESTS="test_silent_failure_probes"
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_carrier_failover test_holddown_then_readmit \
 	test_silent_failure_probes test_congestion_long_halflife test_admin_drain_and_down \
-	test_state_changes_are_announced test_forged_replies_refused}
+	test_state_changes_are_announced test_forged_replies_refused \
+	test_ce_for_others_ignored}
