@@ -290,6 +290,21 @@ test_capture_private() {
 	printf 'h%.0s' $(seq 64) | dd of="$f" bs=1 seek=24 conv=notrunc status=none
 	assert_eq "an unterminated host" \
 		"$("$MPLANECTL" -j telemetry report "$f" | jq -r '.host | length')" 63
+	# A counter's id sizes dump's table: the last a poller can give is
+	# taken, one past it is a bad frame, not a table of 2^24 entries.
+	counter_name_frame() {
+		python3 -c 'import struct, sys
+name = b"x\0"
+p = struct.pack("=III", int(sys.argv[1]), 0, 0) + name
+sys.stdout.buffer.write(struct.pack("=IHH", len(p), 4, 0) + p + bytes(-len(p) % 8))' "$1"
+	}
+	{ head -c 88 "$f"; counter_name_frame 65535; } >"$TMPD/id-last.cap"
+	"$MPLANECTL" -j telemetry dump "$TMPD/id-last.cap" >/dev/null 2>"$TMPD/id.err" ||
+		fail "counter id 65535: $(cat "$TMPD/id.err")"
+	{ head -c 88 "$f"; counter_name_frame 65536; } >"$TMPD/id-over.cap"
+	! "$MPLANECTL" -j telemetry dump "$TMPD/id-over.cap" >/dev/null 2>"$TMPD/id.err" ||
+		fail "counter id 65536 taken"
+	grep -q "damaged after frame 1" "$TMPD/id.err" || fail "counter id 65536: $(cat "$TMPD/id.err")"
 }
 
 # (g) The kmod relay's events name devices of every namespace (hdr.flags

@@ -11,6 +11,14 @@
 #include <stdio.h>
 #include <linux/mplane.h>
 
+/*
+ * The counters one poller names (ids 0 to this less one): a host's
+ * links times their ethtool and RDMA counters stay far below it, and a
+ * reader that keeps a table by id never needs more than 64 K entries,
+ * whatever a file says.
+ */
+#define MP_CAPTURE_MAX_COUNTERS	(1U << 16)
+
 struct mp_capture_writer {
 	FILE *f;
 	uint64_t frames;

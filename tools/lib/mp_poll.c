@@ -19,6 +19,7 @@
 #include <linux/sockios.h>
 #include <libmnl/libmnl.h>
 
+#include "mp_capture.h"
 #include "mp_poll.h"
 #include "mp_rtnl.h"
 #include "mp_run.h"
@@ -79,6 +80,8 @@ struct mp_poller {
 static int add_counter(struct mp_poller *p, uint32_t kind, uint32_t ifindex,
 		       const char *name)
 {
+	if (p->n >= MP_CAPTURE_MAX_COUNTERS)
+		return -E2BIG;
 	if (p->n == p->cap) {
 		unsigned int cap = p->cap ? p->cap * 2 : 64;
 		struct counter *c = realloc(p->c, cap * sizeof(*c));

@@ -100,7 +100,7 @@ static int keep_counter_name(struct dump_source *s, const void *p, size_t len)
 	unsigned int cap;
 	char **ctr;
 
-	if (len < sizeof(*n) + 1 || n->id >= 1U << 24)
+	if (len < sizeof(*n) + 1 || n->id >= MP_CAPTURE_MAX_COUNTERS)
 		return -EBADMSG;
 	if (n->id >= s->nctr) {
 		cap = n->id + 64;
