@@ -71,6 +71,8 @@ static int parse_interval(const char *arg, unsigned long long *ns)
 	return interval_err(arg);
 }
 
+#define SAMPLER_START_TRIES	5
+
 /* Run @n's pinned sampler program with @interval_ns: 0 or a -errno. */
 static int run_sampler(const struct mp_fabric *f,
 		       const struct mp_fabric_node *n,
@@ -80,7 +82,7 @@ static int run_sampler(const struct mp_fabric *f,
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = &args,
 		    .data_size_in = sizeof(args));
 	char path[256];
-	int fd, err = 0;
+	int fd, i, err = 0;
 
 	if (!ar_switch_attached(f, n)) {
 		mp_err("%s: adaptive routing is not attached (run 'mplanectl bpf attach --fabric %s' first)",
@@ -97,10 +99,21 @@ static int run_sampler(const struct mp_fabric *f,
 		       n->name, path, strerror(-err), f->prefix);
 		return err;
 	}
-	if (bpf_prog_test_run_opts(fd, &opts))
-		err = -errno;
-	else
-		err = (int)opts.retval;
+	/*
+	 * bpf_timer_init() allocates without locks on newer kernels
+	 * (kmalloc_nolock), which fails now and then when another CPU holds
+	 * the slab (seen once in a make check on 6.18).  Nothing was armed
+	 * then, so trying again is safe.
+	 */
+	for (i = 0; i < SAMPLER_START_TRIES; i++) {
+		if (bpf_prog_test_run_opts(fd, &opts))
+			err = -errno;
+		else
+			err = (int)opts.retval;
+		if (err != -ENOMEM)
+			break;
+		usleep(10000);
+	}
 	close(fd);
 	if (err)
 		mp_err("%s: %s the sampler: %s", n->name,
