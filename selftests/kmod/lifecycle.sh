@@ -68,8 +68,11 @@ test_failed_enslave_with_timers_armed() {
 	printf '%s\n' "addr add 10.98.0.1/24 dev r0" "link set r0 up" \
 		"neigh replace 10.98.0.2 lladdr 02:00:00:00:0c:02 dev r0 nud permanent" |
 		ip -n "$ha" -batch -
+	# CE counts only for mp0's own traffic: hb sends to mp0's address,
+	# by r0, which is for a moment the would-be plane.
 	printf '%s\n' "addr add 10.98.0.2/24 dev r0p" "link set r0p up" \
-		"neigh replace 10.98.0.1 lladdr 02:00:00:00:0c:01 dev r0p nud permanent" |
+		"neigh replace 10.98.0.1 lladdr 02:00:00:00:0c:01 dev r0p nud permanent" \
+		"route add $MP_A4/32 via 10.98.0.1 dev r0p metric 5" |
 		ip -n "$hb" -batch -
 	insmod "$veto" rail=r0 delay_ms=200 || fail "insmod $veto"
 	# The would-be plane's state changes are traced like any other: they
@@ -80,7 +83,7 @@ test_failed_enslave_with_timers_armed() {
 	ip netns exec "$ha" "$MPLANECTL" traffic recv --idle 2 --timeout 30 \
 		--ready-file "$ready" >/dev/null 2>&1 &
 	busywait 30000 test -e "$ready" || { rmmod mplane_test_veto; fail "receiver not ready"; }
-	ip netns exec "$hb" "$MPLANECTL" traffic send 10.98.0.1 --ecn ce --rate 2000 \
+	ip netns exec "$hb" "$MPLANECTL" traffic send $MP_A4 --ecn ce --rate 2000 \
 		--duration 60 >/dev/null 2>&1 &
 	sender=$!
 	# The marks must be flowing before the first try (a debug guest
