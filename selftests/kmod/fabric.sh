@@ -317,6 +317,11 @@ test_host_bond() {
 	assert_ge "packets sent" "$sent" 304
 	assert_ge "packets on r1 with r0's carrier gone" $((a1 - r1)) "$sent"
 	"$MPLANECTL" fabric fault --prefix "$FAB" clear >/dev/null || fail "fault clear"
+	# Both ends down and up again: the bond's port comes back as a port,
+	# with no address of its own.
+	"$MPLANECTL" fabric fault --prefix "$FAB" h0:r0 down >/dev/null || fail "h0:r0 down"
+	"$MPLANECTL" fabric fault --prefix "$FAB" h0:r0 up >/dev/null || fail "h0:r0 up, a bond's port"
+	! ip -n "$ns" -o addr show dev r0 | grep -q "inet " || fail "r0, a bond's port, has an address"
 	"$MPLANECTL" fabric down --prefix "$FAB" >/dev/null
 }
 

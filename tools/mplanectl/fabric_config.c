@@ -140,6 +140,11 @@ void fabric_config_port(struct mp_nlbatch *nb, const struct mp_fabric *f,
 	const struct mp_fabric_port *q = &f->nodes[p->peer_node].ports[p->peer_port];
 
 	fabric_link_up(nb, p->ifindex, p->ifname);
+	/* A bond's port, a host's rail: bond0 has its addresses and its
+	 * neighbours (fabric_bond.c), the port none.  Hosts are the first
+	 * nodes, and q's peer is p's own node. */
+	if (f->host_bond && (unsigned int)q->peer_node < f->hosts)
+		return;
 	fabric_addr(nb, p, AF_INET);
 	fabric_addr(nb, p, AF_INET6);
 	fabric_neigh(nb, p, q, AF_INET);
