@@ -134,5 +134,6 @@ test_rmmod_under_traffic() {
 QUICK_TESTS="test_enslave_release_cycles test_failed_enslave_with_timers_armed
 	test_rmmod_under_traffic"
 
-ktap_run test_enslave_release_cycles test_failed_enslave_with_timers_armed test_delete_under_traffic \
-	test_rmmod_under_traffic
+# shellcheck disable=SC2086 # TESTS is a list of names
+ktap_run ${TESTS:-test_enslave_release_cycles test_failed_enslave_with_timers_armed \
+	test_delete_under_traffic test_rmmod_under_traffic}
