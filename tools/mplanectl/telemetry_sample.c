@@ -6,7 +6,10 @@
  * mp_ar_sampler program once; the pins live in bpffs, which every network
  * namespace shares, so no namespace needs entering.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +74,42 @@ static int parse_interval(const char *arg, unsigned long long *ns)
 	return interval_err(arg);
 }
 
-#define SAMPLER_START_TRIES	5
+#define SAMPLER_START_TRIES	10
+
+/*
+ * Run the sampler program @fd: its return, or a -errno.  bpf_timer_init()
+ * allocates without locks on newer kernels (kmalloc_nolock), which can
+ * fail with memory to spare: it did in make check on 6.18, on one switch
+ * of a fabric, however often it was tried on the same CPU.  Nothing is
+ * armed then, so it is tried again, on each CPU in turn and a little
+ * later each time, and the thread's CPUs are given back after.
+ */
+static int start_on_some_cpu(int fd, struct bpf_test_run_opts *opts)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t old, one;
+	bool pinned = false;
+	int i, err = 0;
+
+	for (i = 0; i < SAMPLER_START_TRIES; i++) {
+		if (bpf_prog_test_run_opts(fd, opts))
+			err = -errno;
+		else
+			err = (int)opts->retval;
+		if (err != -ENOMEM)
+			break;
+		if (!pinned && sched_getaffinity(0, sizeof(old), &old))
+			break;
+		pinned = true;
+		CPU_ZERO(&one);
+		CPU_SET(ncpus > 0 ? i % ncpus : 0, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		usleep(10000 * (i + 1));
+	}
+	if (pinned)
+		sched_setaffinity(0, sizeof(old), &old);
+	return err;
+}
 
 /* Run @n's pinned sampler program with @interval_ns: 0 or a -errno. */
 static int run_sampler(const struct mp_fabric *f,
@@ -82,7 +120,7 @@ static int run_sampler(const struct mp_fabric *f,
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = &args,
 		    .data_size_in = sizeof(args));
 	char path[256];
-	int fd, i, err = 0;
+	int fd, err = 0;
 
 	if (!ar_switch_attached(f, n)) {
 		mp_err("%s: adaptive routing is not attached (run 'mplanectl bpf attach --fabric %s' first)",
@@ -99,21 +137,7 @@ static int run_sampler(const struct mp_fabric *f,
 		       n->name, path, strerror(-err), f->prefix);
 		return err;
 	}
-	/*
-	 * bpf_timer_init() allocates without locks on newer kernels
-	 * (kmalloc_nolock), which fails now and then when another CPU holds
-	 * the slab (seen once in a make check on 6.18).  Nothing was armed
-	 * then, so trying again is safe.
-	 */
-	for (i = 0; i < SAMPLER_START_TRIES; i++) {
-		if (bpf_prog_test_run_opts(fd, &opts))
-			err = -errno;
-		else
-			err = (int)opts.retval;
-		if (err != -ENOMEM)
-			break;
-		usleep(10000);
-	}
+	err = start_on_some_cpu(fd, &opts);
 	close(fd);
 	if (err)
 		mp_err("%s: %s the sampler: %s", n->name,
