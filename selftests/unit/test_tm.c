@@ -22,6 +22,8 @@
  * the model's two other pieces come in here. */
 #include "mp_event.c"
 #include "mp_hist.c"
+#include "mp_hist_sparse.c"
+#include "mp_index.c"
 
 #define TEST_ARGS void **state __attribute__((unused))
 
@@ -151,11 +153,11 @@ static void test_bandwidth_symmetry(TEST_ARGS)
 	assert_true(mp_tm_bw(p0, MP_TM_BW_BEFORE) < 0);
 	assert_int_equal(p0->tx_bytes.total, 10000 * 1000);
 	/* Queue: 0, 10, .. 990 alike; the highest is 990. */
-	assert_int_equal(p0->queue->count, 10001);
-	assert_int_equal(p0->queue->max, 990);
-	assert_true(mp_hist_quantile(p0->queue, 0.5) >= 490);
-	assert_true(mp_hist_quantile(p0->queue, 0.5) <= 490 + 490 / 64);
-	assert_int_equal(s1->queue->max, 2000);
+	assert_int_equal(mp_tm_queue(&tm, p0)->count, 10001);
+	assert_int_equal(mp_tm_queue(&tm, p0)->max, 990);
+	assert_true(mp_hist_quantile(mp_tm_queue(&tm, p0), 0.5) >= 490);
+	assert_true(mp_hist_quantile(mp_tm_queue(&tm, p0), 0.5) <= 490 + 490 / 64);
+	assert_int_equal(mp_tm_queue(&tm, s1)->max, 2000);
 
 	mp_tm_symmetry(&tm, group_of("mp0"), MP_TM_BW_MEAN, &sym);
 	assert_int_equal(sym.members, 2);
@@ -856,6 +858,126 @@ static void test_plane_stats(TEST_ARGS)
 	mp_tm_free(&tm);
 }
 
+/*
+ * A copy reads as its original did, and shares no memory with it: the
+ * original takes more frames and is freed, and the copy (under ASan)
+ * still gives the same figures.
+ */
+static void test_copy(TEST_ARGS)
+{
+	const struct mp_tm_entity *p0;
+	struct mp_tm copy;
+	uint64_t i;
+	double bw;
+
+	setup_tm();
+	for (i = 0; i <= 1000; i++)
+		plane_sample(0, i * 100 * US, i % 100 * 10, i * 1000, 0);
+	mp_tm_finish(&tm);
+	bw = mp_tm_bw(find("mp0/plane0"), MP_TM_BW_MEAN);
+	assert_int_equal(mp_tm_copy(&copy, &tm), 0);
+	for (i = 0; i < 5000; i++)
+		port_sample(100 + i, 200 * MS + i, 5, i, 0);
+	mp_tm_finish(&tm);
+	assert_true(tm.nents > copy.nents);
+	mp_tm_free(&tm);
+	tm = copy;
+	p0 = find("mp0/plane0");
+	assert_near(mp_tm_bw(p0, MP_TM_BW_MEAN), bw, 1e-12);
+	assert_int_equal(mp_tm_queue(&tm, p0)->count, 1001);
+	/* The copy goes on as a model of its own. */
+	port_sample(3, 300 * MS, 7, 10, 0);
+	mp_tm_finish(&tm);
+	assert_int_equal(mp_tm_queue(&tm, find("l0/s1"))->max, 7);
+	mp_tm_free(&tm);
+}
+
+/*
+ * What a capture says cannot make the model keep more than its caps:
+ * entities, names (a name announced again replaces the old one) and
+ * listed anomalies, each counted past the cap.
+ */
+static void test_caps(TEST_ARGS)
+{
+	struct mplane_event e = {
+		.hdr = { .version = MPLANE_EVENT_VERSION,
+			 .type = MPLANE_EV_COUNTER, .len = sizeof(e),
+			 .plane = MPLANE_EVENT_NO_PLANE },
+	};
+	struct mplane_capture_counter_name *cn;
+	size_t len = sizeof(*cn) + 8;
+	unsigned int i;
+
+	cn = calloc(1, len);
+	assert_non_null(cn);
+	setup_tm();
+	for (i = 0; i < MP_TM_NAMES_MAX + 5; i++) {
+		cn->id = i % 3 ? i : 0;
+		cn->kind = MPLANE_COUNTER_NETDEV;
+		snprintf(cn->name, 8, "c%u", i % 10000);
+		assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_COUNTER_NAME,
+					     SRC_POLL, cn, len), 0);
+	}
+	/* One in three named counter 0 again. */
+	assert_int_equal(tm.nnames, 4 + MP_TM_NAMES_MAX + 5 -
+			 (MP_TM_NAMES_MAX + 5 + 2) / 3 + 1);
+	assert_int_equal(tm.names_refused, 0);
+	for (i = 0; i < MP_TM_NAMES_MAX; i++) {
+		cn->id = 1000000 + i;
+		mp_tm_frame(&tm, MPLANE_CF_COUNTER_NAME, SRC_POLL, cn, len);
+	}
+	assert_int_equal(tm.nnames, MP_TM_NAMES_MAX);
+	assert_true(tm.names_refused > 0);
+	for (i = 0; i < MP_TM_ANOMS_MAX + 9; i++)
+		ev(SRC_L0, MPLANE_EV_PORT_STATE, 3, MPLANE_EVENT_NO_PLANE,
+		   MS + i, 0, 1, 0, 0);
+	for (i = 0; i + 1 < MP_TM_ENTS_MAX + 7; i++) {
+		e.hdr.flags = i;	/* the counter's id */
+		e.hdr.ts_ns = MS + MP_TM_ANOMS_MAX + 9 + i;
+		assert_int_equal(mp_tm_frame(&tm, MPLANE_CF_EVENT, SRC_POLL,
+					     &e, sizeof(e)), 0);
+	}
+	mp_tm_finish(&tm);
+	/* The port and the counters. */
+	assert_int_equal(tm.nents, MP_TM_ENTS_MAX);
+	assert_int_equal(tm.ents_refused, 7);
+	assert_int_equal(tm.nanoms, MP_TM_ANOMS_MAX);
+	assert_int_equal(tm.anom_count[MP_TM_AN_PORT_DOWN],
+			 MP_TM_ANOMS_MAX + 9);
+	assert_int_equal(tm.fail_ts, MS);
+	free(cn);
+	mp_tm_free(&tm);
+}
+
+/*
+ * Many devices of one name, each its own source (the mp0 of every host):
+ * each plane gets its node in front, each device is a group, and a QP
+ * takes its device's name.  The old refresh compared every pair: this
+ * is the case that made it quadratic.
+ */
+static void test_many_devices(TEST_ARGS)
+{
+	char label[32];
+	unsigned int i, n = 20000;
+
+	assert_int_equal(mp_tm_init(&tm, NULL), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(label, sizeof(label), "fabric/f/h%u/mp0", i);
+		source_frame(i, label);
+		ifname_frame(i, 0, 5, "mp0",
+			     sizeof(struct mplane_capture_ifname));
+		ev(i, MPLANE_EV_PLANE_SAMPLE, 5, 0, MS + i, 1, i, 0, 0);
+	}
+	rate_ev(n - 1, 0, 5, 0, 2 * MS, 7, 1000, 2000, MPLANE_RATE_CUT);
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.nents, n);
+	assert_int_equal(tm.ngroups, n);
+	find("h0:mp0/plane0");
+	find("h19999:mp0/plane0");
+	find_qp("h19999:mp0/qp7");
+	mp_tm_free(&tm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -873,6 +995,9 @@ int main(void)
 		cmocka_unit_test(test_qp_rates),
 		cmocka_unit_test(test_qp_cap),
 		cmocka_unit_test(test_plane_stats),
+		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_many_devices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,9 +57,8 @@ int mp_tm_init(struct mp_tm *tm, const struct mp_tm_opts *opts)
 		tm->o.hold_ns = MP_TM_HOLD_NS;
 	if (!tm->o.qps_max)
 		tm->o.qps_max = MP_TM_QPS_MAX;
-	tm->hash_size = 256;
-	tm->hash = calloc(tm->hash_size, sizeof(*tm->hash));
-	return tm->hash ? 0 : -ENOMEM;
+	tm->scratch = malloc(sizeof(*tm->scratch));
+	return tm->scratch ? 0 : -ENOMEM;
 }
 
 void mp_tm_free(struct mp_tm *tm)
@@ -67,20 +66,131 @@ void mp_tm_free(struct mp_tm *tm)
 	unsigned int i;
 
 	for (i = 0; i < tm->nents; i++)
-		free(tm->ents[i].queue);
+		mp_hist_sparse_free(&tm->ents[i].queue);
+	free(tm->scratch);
 	free(tm->ents);
-	free(tm->hash);
+	mp_index_free(&tm->ent_index);
 	free(tm->groups);
+	mp_index_free(&tm->group_index);
 	free(tm->anoms);
 	free(tm->pids);
 	free(tm->ranks);
 	free(tm->names);
+	mp_index_free(&tm->name_index);
 	free(tm->netns);
+	mp_index_free(&tm->netns_index);
 	free(tm->qps);
-	free(tm->qp_hash);
+	mp_index_free(&tm->qp_index);
 	free(tm->sources);
+	mp_index_free(&tm->source_index);
 	mp_evq_free(&tm->evq);
 	memset(tm, 0, sizeof(*tm));
+}
+
+/* Copies */
+
+/* What grow() takes to be there for @n elements. */
+static size_t grown(unsigned int n)
+{
+	size_t cap = 4;
+
+	if (!n)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	return cap;
+}
+
+/* A copy of @n elements of @size that grow() can go on from. */
+static int dup_array(void *dst_p, const void *src, unsigned int n,
+		     size_t size)
+{
+	void **dst = dst_p;
+
+	*dst = NULL;
+	if (!n)
+		return 0;
+	*dst = malloc(grown(n) * size);
+	if (!*dst)
+		return -ENOMEM;
+	memcpy(*dst, src, (size_t)n * size);
+	return 0;
+}
+
+static int dup_index(struct mp_index *dst, const struct mp_index *src)
+{
+	*dst = *src;
+	dst->slot = NULL;
+	if (!src->size)
+		return 0;
+	dst->slot = malloc(src->size * sizeof(*dst->slot));
+	if (!dst->slot)
+		return -ENOMEM;
+	memcpy(dst->slot, src->slot, src->size * sizeof(*dst->slot));
+	return 0;
+}
+
+static int dup_queue(struct mp_hist_sparse *dst,
+		     const struct mp_hist_sparse *src)
+{
+	*dst = *src;
+	dst->b = NULL;
+	if (!src->n)
+		return 0;
+	dst->b = malloc(src->cap * sizeof(*dst->b));
+	if (!dst->b) {
+		memset(dst, 0, sizeof(*dst));
+		return -ENOMEM;
+	}
+	memcpy(dst->b, src->b, src->n * sizeof(*dst->b));
+	return 0;
+}
+
+int mp_tm_copy(struct mp_tm *dst, const struct mp_tm *src)
+{
+	unsigned int i;
+	int err = 0;
+
+	/* Every table is copied, even after one failed, so that none is
+	 * left pointing at @src's when @dst is freed. */
+	*dst = *src;
+	memset(&dst->evq, 0, sizeof(dst->evq));
+	dst->scratch = malloc(sizeof(*dst->scratch));
+	if (!dst->scratch)
+		err = -ENOMEM;
+	err |= dup_array(&dst->sources, src->sources, src->nsources,
+			 sizeof(*src->sources));
+	err |= dup_array(&dst->groups, src->groups, src->ngroups,
+			 sizeof(*src->groups));
+	err |= dup_array(&dst->anoms, src->anoms, src->nanoms,
+			 sizeof(*src->anoms));
+	err |= dup_array(&dst->pids, src->pids, src->npids, sizeof(*src->pids));
+	err |= dup_array(&dst->ranks, src->ranks, src->nranks,
+			 sizeof(*src->ranks));
+	err |= dup_array(&dst->names, src->names, src->nnames,
+			 sizeof(*src->names));
+	err |= dup_array(&dst->netns, src->netns, src->nnetns,
+			 sizeof(*src->netns));
+	err |= dup_array(&dst->qps, src->qps, src->nqps, sizeof(*src->qps));
+	err |= dup_index(&dst->source_index, &src->source_index);
+	err |= dup_index(&dst->ent_index, &src->ent_index);
+	err |= dup_index(&dst->group_index, &src->group_index);
+	err |= dup_index(&dst->name_index, &src->name_index);
+	err |= dup_index(&dst->netns_index, &src->netns_index);
+	err |= dup_index(&dst->qp_index, &src->qp_index);
+	err |= dup_array(&dst->ents, src->ents, src->nents, sizeof(*src->ents));
+	if (!dst->ents)
+		dst->nents = 0;
+	/* Each entity's queue depths are its own, or nobody's. */
+	for (i = 0; i < dst->nents; i++)
+		memset(&dst->ents[i].queue, 0, sizeof(dst->ents[i].queue));
+	for (i = 0; i < dst->nents; i++)
+		err |= dup_queue(&dst->ents[i].queue, &src->ents[i].queue);
+	if (err) {
+		mp_tm_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Entities */
@@ -122,35 +232,13 @@ static bool ent_is(const struct mp_tm_entity *e, const struct ent_key *k)
 	       ek.netns == k->netns && ek.id == k->id && ek.plane == k->plane;
 }
 
-static void hash_put(struct mp_tm *tm, unsigned int idx)
+static unsigned int ent_hash(unsigned int idx, const void *arg)
 {
+	const struct mp_tm *tm = arg;
 	struct ent_key k;
-	unsigned int h;
 
 	key_of(&tm->ents[idx], &k);
-	h = key_hash(&k);
-	while (tm->hash[h & (tm->hash_size - 1)])
-		h++;
-	tm->hash[h & (tm->hash_size - 1)] = idx + 1;
-}
-
-/* Keep the table at most half full. */
-static int hash_grow(struct mp_tm *tm)
-{
-	unsigned int *old = tm->hash, i;
-
-	if (tm->nents * 2 < tm->hash_size)
-		return 0;
-	tm->hash = calloc(tm->hash_size * 2, sizeof(*tm->hash));
-	if (!tm->hash) {
-		tm->hash = old;
-		return -ENOMEM;
-	}
-	tm->hash_size *= 2;
-	free(old);
-	for (i = 0; i < tm->nents; i++)
-		hash_put(tm, i);
-	return 0;
+	return key_hash(&k);
 }
 
 static const struct mp_tm_name *find_name(const struct mp_tm *tm,
@@ -174,25 +262,21 @@ static bool traffic_counter(const struct mp_tm *tm,
 
 static int lookup(const struct mp_tm *tm, const struct ent_key *k)
 {
-	unsigned int h = key_hash(k), slot;
+	unsigned int probe = key_hash(k);
+	int i;
 
-	while ((slot = tm->hash[h & (tm->hash_size - 1)])) {
-		if (ent_is(&tm->ents[slot - 1], k))
-			return slot - 1;
-		h++;
-	}
+	while ((i = mp_index_next(&tm->ent_index, &probe)) >= 0)
+		if (ent_is(&tm->ents[i], k))
+			return i;
 	return -1;
 }
 
 /* Whether @source named any namespace (CF_NETNS): the kmod relay does. */
 static bool names_netns(const struct mp_tm *tm, unsigned int source)
 {
-	unsigned int i;
+	const struct mp_tm_source *s = mp_tm_source(tm, source);
 
-	for (i = 0; i < tm->nnetns; i++)
-		if (tm->netns[i].source == source)
-			return true;
-	return false;
+	return s && s->names_netns;
 }
 
 /*
@@ -220,6 +304,15 @@ static void key_for(const struct mp_tm *tm, unsigned int source,
 	}
 }
 
+const struct mp_hist *mp_tm_queue(const struct mp_tm *tm,
+				  const struct mp_tm_entity *e)
+{
+	if (!e->queue.count)
+		return NULL;
+	mp_hist_sparse_expand(&e->queue, tm->scratch);
+	return tm->scratch;
+}
+
 int mp_tm_lookup(const struct mp_tm *tm, unsigned int source,
 		 const struct mplane_event_hdr *h)
 {
@@ -237,8 +330,10 @@ static int entity(struct mp_tm *tm, const struct ent_key *k)
 
 	if (found >= 0)
 		return found;
-	if (hash_grow(tm))
+	if (tm->nents >= MP_TM_ENTS_MAX) {
+		tm->ents_refused++;
 		return -1;
+	}
 	e = grow(&tm->ents, &tm->nents, sizeof(*e));
 	if (!e)
 		return -1;
@@ -253,7 +348,11 @@ static int entity(struct mp_tm *tm, const struct ent_key *k)
 	e->group = -1;
 	e->state = -1;
 	e->tx_bytes.gaps = k->kind != MP_TM_COUNTER || traffic_counter(tm, e);
-	hash_put(tm, tm->nents - 1);
+	if (mp_index_add(&tm->ent_index, key_hash(k), tm->nents - 1, ent_hash,
+			 tm)) {
+		tm->nents--;
+		return -1;
+	}
 	tm->dirty = true;
 	return tm->nents - 1;
 }
@@ -378,19 +477,24 @@ static struct mp_tm_anomaly *anomaly(struct mp_tm *tm, uint64_t ts,
 				     enum mp_tm_anomaly_type type, int ent,
 				     uint64_t value)
 {
-	struct mp_tm_anomaly *a = grow(&tm->anoms, &tm->nanoms, sizeof(*a));
+	struct mp_tm_anomaly *a = NULL;
 
+	tm->anom_count[type]++;
+	if (ent >= 0)
+		tm->ents[ent].anomalies++;
+	if (type != MP_TM_AN_ECN_STORM && type != MP_TM_AN_FAULT &&
+	    !tm->fail_ts) {
+		tm->fail_ts = ts ? ts : 1;
+		split_all(tm);
+	}
+	if (tm->nanoms < MP_TM_ANOMS_MAX)
+		a = grow(&tm->anoms, &tm->nanoms, sizeof(*a));
 	if (!a)
 		return NULL;
 	a->ts_ns = ts;
 	a->type = type;
 	a->entity = ent;
 	a->value = value;
-	if (type != MP_TM_AN_ECN_STORM && type != MP_TM_AN_FAULT &&
-	    !tm->fail_ts) {
-		tm->fail_ts = ts ? ts : 1;
-		split_all(tm);
-	}
 	return a;
 }
 
@@ -423,12 +527,8 @@ static void queue_sample(struct mp_tm *tm, int ent, uint64_t q)
 {
 	struct mp_tm_entity *e = &tm->ents[ent];
 
-	if (!e->queue) {
-		e->queue = calloc(1, sizeof(*e->queue));
-		if (!e->queue)
-			return;
-	}
-	mp_hist_add(e->queue, q);
+	if (mp_hist_sparse_add(&e->queue, q))
+		return;
 	mp_hist_add(&tm->queue, q);
 	e->q_last = q;
 }
@@ -538,27 +638,25 @@ static bool qp_is(const struct mp_tm_qp *q, unsigned int source,
 static int qp_lookup(const struct mp_tm *tm, unsigned int source,
 		     uint32_t netns, uint32_t ifindex, uint32_t qpn)
 {
-	unsigned int h, slot;
+	unsigned int probe = qp_hash_of(source, netns, ifindex, qpn);
+	int i;
 
-	if (!tm->qp_hash)
-		return -1;
-	h = qp_hash_of(source, netns, ifindex, qpn);
-	while ((slot = tm->qp_hash[h & (tm->qp_hash_size - 1)])) {
-		if (qp_is(&tm->qps[slot - 1], source, netns, ifindex, qpn))
-			return slot - 1;
-		h++;
-	}
+	while ((i = mp_index_next(&tm->qp_index, &probe)) >= 0)
+		if (qp_is(&tm->qps[i], source, netns, ifindex, qpn))
+			return i;
 	return -1;
 }
 
-static void qp_hash_put(struct mp_tm *tm, unsigned int idx)
+static unsigned int qp_hash(unsigned int idx, const void *arg)
 {
-	const struct mp_tm_qp *q = &tm->qps[idx];
-	unsigned int h = qp_hash_of(q->source, q->netns, q->ifindex, q->qpn);
+	const struct mp_tm_qp *q = &((const struct mp_tm *)arg)->qps[idx];
 
-	while (tm->qp_hash[h & (tm->qp_hash_size - 1)])
-		h++;
-	tm->qp_hash[h & (tm->qp_hash_size - 1)] = idx + 1;
+	return qp_hash_of(q->source, q->netns, q->ifindex, q->qpn);
+}
+
+static int qp_index_add(struct mp_tm *tm, unsigned int idx)
+{
+	return mp_index_add(&tm->qp_index, qp_hash(idx, tm), idx, qp_hash, tm);
 }
 
 const struct mp_tm_qp *mp_tm_qp_find(const struct mp_tm *tm,
@@ -587,15 +685,6 @@ static struct mp_tm_qp *qp_get(struct mp_tm *tm, unsigned int source,
 
 	if (found >= 0)
 		return &tm->qps[found];
-	if (!tm->qp_hash) {
-		/* At most half full: a power of two above twice the cap. */
-		tm->qp_hash_size = 4;
-		while (tm->qp_hash_size < 2 * tm->o.qps_max)
-			tm->qp_hash_size *= 2;
-		tm->qp_hash = calloc(tm->qp_hash_size, sizeof(*tm->qp_hash));
-		if (!tm->qp_hash)
-			return NULL;
-	}
 	if (!evict) {
 		q = grow(&tm->qps, &tm->nqps, sizeof(*q));
 		if (!q)
@@ -614,12 +703,14 @@ static struct mp_tm_qp *qp_get(struct mp_tm *tm, unsigned int source,
 	q->qpn = qpn;
 	q->cut_plane = MPLANE_EVENT_NO_PLANE;
 	if (evict) {
-		/* Its old key leaves the hash: put every QP in anew. */
-		memset(tm->qp_hash, 0, tm->qp_hash_size * sizeof(*tm->qp_hash));
+		/* Its old key leaves the index: every QP goes in anew, into
+		 * a table already the size it needs. */
+		mp_index_clear(&tm->qp_index);
 		for (i = 0; i < tm->nqps; i++)
-			qp_hash_put(tm, i);
-	} else {
-		qp_hash_put(tm, q - tm->qps);
+			qp_index_add(tm, i);
+	} else if (qp_index_add(tm, q - tm->qps)) {
+		tm->nqps--;
+		return NULL;
 	}
 	tm->dirty = true;
 	return q;
@@ -751,16 +842,47 @@ static void release_cb(const struct mp_event_item *it, void *data)
 
 /* Frames */
 
+static unsigned int source_key_hash(unsigned int id)
+{
+	return (id * 0x9e3779b97f4a7c15ULL) >> 32;
+}
+
+static unsigned int source_hash(unsigned int idx, const void *arg)
+{
+	return source_key_hash(((const struct mp_tm *)arg)->sources[idx].id);
+}
+
+const struct mp_tm_source *mp_tm_source(const struct mp_tm *tm,
+					unsigned int id)
+{
+	unsigned int probe = source_key_hash(id);
+	int i;
+
+	while ((i = mp_index_next(&tm->source_index, &probe)) >= 0)
+		if (tm->sources[i].id == id)
+			return &tm->sources[i];
+	return NULL;
+}
+
+/* Sources are kept as they come, not by id: a frame of source 65535
+ * costs one entry, not 65536. */
 static struct mp_tm_source *source_get(struct mp_tm *tm, unsigned int id)
 {
+	const struct mp_tm_source *found = mp_tm_source(tm, id);
 	struct mp_tm_source *s;
 
-	while (tm->nsources <= id) {
-		s = grow(&tm->sources, &tm->nsources, sizeof(*s));
-		if (!s)
-			return NULL;
+	if (found)
+		return &tm->sources[found - tm->sources];
+	s = grow(&tm->sources, &tm->nsources, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->id = id;
+	if (mp_index_add(&tm->source_index, source_key_hash(id),
+			 tm->nsources - 1, source_hash, tm)) {
+		tm->nsources--;
+		return NULL;
 	}
-	return &tm->sources[id];
+	return s;
 }
 
 static int event_frame(struct mp_tm *tm, struct mp_tm_source *src,
@@ -795,53 +917,155 @@ static int event_frame(struct mp_tm *tm, struct mp_tm_source *src,
 	return 0;
 }
 
+/* Names, keyed by (source, counter, id): an interface's id is its
+ * ifindex, and interfaces of several namespaces share one. */
+
+static uint32_t name_id(const struct mp_tm_name *n)
+{
+	return n->counter ? n->id : n->ifindex;
+}
+
+static unsigned int name_key_hash(unsigned int source, bool counter,
+				  uint32_t id)
+{
+	uint64_t h = ((uint64_t)source << 33) ^ ((uint64_t)counter << 32) ^ id;
+
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h >> 32;
+}
+
+static unsigned int name_hash(unsigned int idx, const void *arg)
+{
+	const struct mp_tm_name *n = &((const struct mp_tm *)arg)->names[idx];
+
+	return name_key_hash(n->source, n->counter, name_id(n));
+}
+
+/*
+ * Where the name of @key goes: the one announced before under the same
+ * key and namespace, which the newest replaces, or a new one.  NULL: no
+ * memory, or past the cap (counted).
+ */
+static struct mp_tm_name *name_slot(struct mp_tm *tm,
+				    const struct mp_tm_name *key)
+{
+	unsigned int hash = name_key_hash(key->source, key->counter,
+					  name_id(key)), probe = hash;
+	struct mp_tm_name *n;
+	int i;
+
+	while ((i = mp_index_next(&tm->name_index, &probe)) >= 0) {
+		n = &tm->names[i];
+		if (n->source == key->source && n->counter == key->counter &&
+		    name_id(n) == name_id(key) && n->netns == key->netns)
+			return n;
+	}
+	if (tm->nnames >= MP_TM_NAMES_MAX) {
+		tm->names_refused++;
+		return NULL;
+	}
+	n = grow(&tm->names, &tm->nnames, sizeof(*n));
+	if (!n)
+		return NULL;
+	if (mp_index_add(&tm->name_index, hash, tm->nnames - 1, name_hash,
+			 tm)) {
+		tm->nnames--;
+		return NULL;
+	}
+	return n;
+}
+
 static int name_frame(struct mp_tm *tm, unsigned int kind,
 		      unsigned int source, const void *payload, size_t len)
 {
 	const struct mplane_capture_counter_name *cn = payload;
 	const struct mplane_capture_ifname *ifn = payload;
-	struct mp_tm_name *n;
+	struct mp_tm_name key = { .source = source }, *n;
 
 	/* An ifname without netns (20 bytes, older captures) is netns 0. */
 	if (kind == MPLANE_CF_IFNAME ?
 	    len < offsetof(struct mplane_capture_ifname, netns) :
 	    len <= sizeof(*cn))
 		return 0;
-	n = grow(&tm->names, &tm->nnames, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	n->source = source;
 	if (kind == MPLANE_CF_IFNAME) {
-		n->ifindex = ifn->ifindex;
+		key.ifindex = ifn->ifindex;
 		if (len >= sizeof(*ifn))
-			n->netns = ifn->netns;
-		snprintf(n->name, sizeof(n->name), "%.*s",
+			key.netns = ifn->netns;
+		snprintf(key.name, sizeof(key.name), "%.*s",
 			 (int)sizeof(ifn->name), ifn->name);
 	} else {
-		n->counter = true;
-		n->id = cn->id;
-		n->counter_kind = cn->kind;
-		n->ifindex = cn->ifindex;
-		snprintf(n->name, sizeof(n->name), "%.*s",
+		key.counter = true;
+		key.id = cn->id;
+		key.counter_kind = cn->kind;
+		key.ifindex = cn->ifindex;
+		snprintf(key.name, sizeof(key.name), "%.*s",
 			 (int)(len - sizeof(*cn)), cn->name);
 	}
+	n = name_slot(tm, &key);
+	if (!n)
+		return tm->nnames >= MP_TM_NAMES_MAX ? 0 : -ENOMEM;
+	*n = key;
 	tm->dirty = true;
 	return 0;
 }
 
-static int netns_frame(struct mp_tm *tm, unsigned int source,
-		       const void *payload, size_t len)
+static unsigned int netns_key_hash(unsigned int source, uint32_t inode)
+{
+	uint64_t h = ((uint64_t)source << 32) ^ inode;
+
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h >> 32;
+}
+
+static unsigned int netns_hash(unsigned int idx, const void *arg)
+{
+	const struct mp_tm_netns *n = &((const struct mp_tm *)arg)->netns[idx];
+
+	return netns_key_hash(n->source, n->inode);
+}
+
+static int netns_lookup(const struct mp_tm *tm, unsigned int source,
+			uint32_t inode)
+{
+	unsigned int probe = netns_key_hash(source, inode);
+	int i;
+
+	while ((i = mp_index_next(&tm->netns_index, &probe)) >= 0)
+		if (tm->netns[i].source == source &&
+		    tm->netns[i].inode == inode)
+			return i;
+	return -1;
+}
+
+static int netns_frame(struct mp_tm *tm, struct mp_tm_source *src,
+		       unsigned int source, const void *payload, size_t len)
 {
 	const struct mplane_capture_netns *cn = payload;
 	struct mp_tm_netns *n;
+	int i;
 
 	if (len < sizeof(*cn))
 		return 0;
-	n = grow(&tm->netns, &tm->nnetns, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	n->source = source;
-	n->inode = cn->inode;
+	src->names_netns = true;
+	i = netns_lookup(tm, source, cn->inode);
+	if (i >= 0) {
+		n = &tm->netns[i];
+	} else if (tm->nnetns >= MP_TM_NAMES_MAX) {
+		tm->names_refused++;
+		return 0;
+	} else {
+		n = grow(&tm->netns, &tm->nnetns, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		n->source = source;
+		n->inode = cn->inode;
+		if (mp_index_add(&tm->netns_index,
+				 netns_key_hash(source, cn->inode),
+				 tm->nnetns - 1, netns_hash, tm)) {
+			tm->nnetns--;
+			return -ENOMEM;
+		}
+	}
 	snprintf(n->name, sizeof(n->name), "%.*s", (int)(len - sizeof(*cn)),
 		 cn->name);
 	tm->dirty = true;
@@ -867,7 +1091,7 @@ int mp_tm_frame(struct mp_tm *tm, unsigned int kind, unsigned int source,
 	case MPLANE_CF_COUNTER_NAME:
 		return name_frame(tm, kind, source, payload, len);
 	case MPLANE_CF_NETNS:
-		return netns_frame(tm, source, payload, len);
+		return netns_frame(tm, src, source, payload, len);
 	case MPLANE_CF_STATS:
 		if (len >= sizeof(src->stats)) {
 			memcpy(&src->stats, payload, sizeof(src->stats));
@@ -884,8 +1108,8 @@ int mp_tm_frame(struct mp_tm *tm, unsigned int kind, unsigned int source,
 const char *mp_tm_node(const struct mp_tm *tm, unsigned int source,
 		       char *buf, size_t size)
 {
-	const char *label = source < tm->nsources ?
-			    tm->sources[source].label : "";
+	const struct mp_tm_source *s = mp_tm_source(tm, source);
+	const char *label = s ? s->label : "";
 	const char *p, *end;
 
 	if (!*label) {
@@ -913,34 +1137,31 @@ const char *mp_tm_node(const struct mp_tm *tm, unsigned int source,
 	return buf;
 }
 
+/* The newest name of (@source, @counter, @id), of any namespace. */
 static const struct mp_tm_name *find_name(const struct mp_tm *tm,
 					  unsigned int source, bool counter,
 					  uint32_t id)
 {
-	const struct mp_tm_name *n;
-	unsigned int i;
+	unsigned int probe = name_key_hash(source, counter, id);
+	const struct mp_tm_name *n, *found = NULL;
+	int i;
 
-	/* The newest announcement wins: an ifindex may be reused. */
-	for (i = tm->nnames; i--; ) {
+	while ((i = mp_index_next(&tm->name_index, &probe)) >= 0) {
 		n = &tm->names[i];
 		if (n->source == source && n->counter == counter &&
-		    (counter ? n->id : n->ifindex) == id)
-			return n;
+		    name_id(n) == id && (!found || n > found))
+			found = n;
 	}
-	return NULL;
+	return found;
 }
 
 /* The newest name @source gave namespace @inode, or NULL. */
 static const char *netns_name(const struct mp_tm *tm, unsigned int source,
 			      uint32_t inode)
 {
-	unsigned int i;
+	int i = netns_lookup(tm, source, inode);
 
-	for (i = tm->nnetns; i--; )
-		if (tm->netns[i].source == source &&
-		    tm->netns[i].inode == inode)
-			return tm->netns[i].name;
-	return NULL;
+	return i < 0 ? NULL : tm->netns[i].name;
 }
 
 /* A namespace as CF_IFNAME says it: 0 for the source's own (named ""). */
@@ -960,18 +1181,19 @@ static const struct mp_tm_name *find_ifname(const struct mp_tm *tm,
 					    unsigned int source,
 					    uint32_t netns, uint32_t ifindex)
 {
+	unsigned int probe = name_key_hash(source, false, ifindex);
 	uint32_t want = canon_netns(tm, source, netns);
-	const struct mp_tm_name *n;
-	unsigned int i;
+	const struct mp_tm_name *n, *found = NULL;
+	int i;
 
-	for (i = tm->nnames; i--; ) {
+	while ((i = mp_index_next(&tm->name_index, &probe)) >= 0) {
 		n = &tm->names[i];
 		if (n->source == source && !n->counter &&
-		    n->ifindex == ifindex &&
+		    n->ifindex == ifindex && (!found || n > found) &&
 		    canon_netns(tm, source, n->netns) == want)
-			return n;
+			found = n;
 	}
-	return NULL;
+	return found;
 }
 
 static void ifname(const struct mp_tm *tm, unsigned int source,
@@ -1036,8 +1258,85 @@ static int dev_len(const struct mp_tm_entity *e)
 	return slash ? slash - e->name : (int)strlen(e->name);
 }
 
-static bool same_dev(const struct mp_tm_entity *a,
-		     const struct mp_tm_entity *b)
+/*
+ * Renaming and grouping sort the entities instead of comparing each with
+ * every other, so that a capture of many loads in O(E log E).  What the
+ * sorts order: an entity's index and a name (part of one) to compare.
+ */
+struct ent_ref {
+	unsigned int idx;
+	const char *name;
+	int len;
+	unsigned int source;
+	uint32_t netns, ifindex;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ent_ref *x = a, *y = b;
+	int len = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->name, y->name, len);
+
+	if (c || x->len != y->len)
+		return c ? c : x->len - y->len;
+	if (x->source != y->source)
+		return x->source < y->source ? -1 : 1;
+	if (x->netns != y->netns)
+		return x->netns < y->netns ? -1 : 1;
+	if (x->ifindex != y->ifindex)
+		return x->ifindex < y->ifindex ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The entities of @kind (all: __MP_TM_KIND_MAX), sorted by @len_of's part
+ * of their names (NULL: none), then device and index; *@n of them.  NULL:
+ * no memory. */
+static struct ent_ref *sorted_refs(const struct mp_tm *tm,
+				   enum mp_tm_kind kind,
+				   int (*len_of)(const struct mp_tm_entity *),
+				   unsigned int *n)
+{
+	struct ent_ref *refs = malloc((tm->nents ? tm->nents : 1) *
+				      sizeof(*refs));
+	const struct mp_tm_entity *e;
+	unsigned int i;
+
+	*n = 0;
+	if (!refs)
+		return NULL;
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (kind != __MP_TM_KIND_MAX && e->kind != kind)
+			continue;
+		refs[(*n)++] = (struct ent_ref) {
+			.idx = i, .name = e->name,
+			.len = len_of ? len_of(e) : 0,
+			.source = e->source, .netns = e->netns,
+			.ifindex = e->ifindex,
+		};
+	}
+	qsort(refs, *n, sizeof(*refs), ref_cmp);
+	return refs;
+}
+
+static int name_len(const struct mp_tm_entity *e)
+{
+	return strlen(e->name);
+}
+
+/* The end of the run of names equal to refs[from]'s. */
+static unsigned int run_end(const struct ent_ref *refs, unsigned int n,
+			    unsigned int from)
+{
+	unsigned int to = from + 1;
+
+	while (to < n && refs[to].len == refs[from].len &&
+	       !memcmp(refs[to].name, refs[from].name, refs[from].len))
+		to++;
+	return to;
+}
+
+static bool ref_same_dev(const struct ent_ref *a, const struct ent_ref *b)
 {
 	return a->source == b->source && a->netns == b->netns &&
 	       a->ifindex == b->ifindex;
@@ -1045,21 +1344,27 @@ static bool same_dev(const struct mp_tm_entity *a,
 
 enum { BY_NODE = 1, BY_NETNS = 2 };
 
-/* Why plane @i needs more in its name: another device has its name. */
-static int plane_clash(const struct mp_tm *tm, unsigned int i)
+/*
+ * Why the planes of one run of device names need more in their names:
+ * another source has a device of that name (BY_NODE), or another device
+ * of their own source has (BY_NETNS).  The run is sorted by source, then
+ * device.
+ */
+static void plane_clash(const struct ent_ref *refs, unsigned int from,
+			unsigned int to, int *why)
 {
-	const struct mp_tm_entity *e = &tm->ents[i], *o;
-	int len = dev_len(e), why = 0;
-	unsigned int j;
+	unsigned int i, s, devs;
+	bool sources = refs[from].source != refs[to - 1].source;
 
-	for (j = 0; j < tm->nents; j++) {
-		o = &tm->ents[j];
-		if (o->kind != MP_TM_PLANE || same_dev(e, o) ||
-		    dev_len(o) != len || strncmp(e->name, o->name, len))
-			continue;
-		why |= o->source != e->source ? BY_NODE : BY_NETNS;
+	for (s = from; s < to; s = i) {
+		devs = 1;
+		for (i = s + 1; i < to && refs[i].source == refs[s].source;
+		     i++)
+			devs += !ref_same_dev(&refs[i], &refs[i - 1]);
+		while (s < i)
+			why[refs[s++].idx] = (sources ? BY_NODE : 0) |
+					     (devs > 1 ? BY_NETNS : 0);
 	}
-	return why;
 }
 
 /*
@@ -1073,14 +1378,19 @@ static void disambiguate_planes(struct mp_tm *tm)
 {
 	int *why = calloc(tm->nents ? tm->nents : 1, sizeof(*why));
 	char node[64], ns[32], old[96];
+	unsigned int i, n, to;
 	struct mp_tm_entity *e;
-	unsigned int i;
+	struct ent_ref *refs;
 
-	if (!why)
+	refs = why ? sorted_refs(tm, MP_TM_PLANE, dev_len, &n) : NULL;
+	if (!refs) {
+		free(why);
 		return;
-	for (i = 0; i < tm->nents; i++)
-		if (tm->ents[i].kind == MP_TM_PLANE)
-			why[i] = plane_clash(tm, i);
+	}
+	for (i = 0; i < n; i = to) {
+		to = run_end(refs, n, i);
+		plane_clash(refs, i, to, why);
+	}
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
 		if (!why[i])
@@ -1094,46 +1404,94 @@ static void disambiguate_planes(struct mp_tm *tm)
 		snprintf(e->name, sizeof(e->name), "%.15s%s%.15s%s%.60s", node,
 			 *node ? ":" : "", ns, *ns ? ":" : "", old);
 	}
+	free(refs);
 	free(why);
+}
+
+/*
+ * A counter whose name another source's entity has too: each entity of
+ * that name from the counter on (in index order) gets its node in front.
+ */
+static void disambiguate_run(struct mp_tm *tm, const struct ent_ref *refs,
+			     unsigned int from, unsigned int to)
+{
+	unsigned int i, first = UINT32_MAX;
+	char node[64], old[96];
+	struct mp_tm_entity *e;
+
+	if (refs[from].source == refs[to - 1].source)
+		return;
+	for (i = from; i < to; i++)
+		if (tm->ents[refs[i].idx].kind == MP_TM_COUNTER &&
+		    refs[i].idx < first)
+			first = refs[i].idx;
+	for (i = from; i < to && first != UINT32_MAX; i++) {
+		e = &tm->ents[refs[i].idx];
+		if (refs[i].idx < first)
+			continue;
+		snprintf(old, sizeof(old), "%s", e->name);
+		mp_tm_node(tm, e->source, node, sizeof(node));
+		snprintf(e->name, sizeof(e->name), "%.15s:%.79s", node, old);
+	}
 }
 
 /* The same name for two entities: put each one's node in front. */
 static void disambiguate(struct mp_tm *tm)
 {
-	char node[64], old[96];
-	unsigned int i, j;
-	bool dup;
+	unsigned int i, n, to;
+	struct ent_ref *refs;
 
 	disambiguate_planes(tm);
-	for (i = 0; i < tm->nents; i++) {
-		if (tm->ents[i].kind != MP_TM_COUNTER)
-			continue;
-		for (dup = false, j = 0; j < tm->nents && !dup; j++)
-			dup = j != i && !strcmp(tm->ents[i].name,
-						tm->ents[j].name) &&
-			      tm->ents[i].source != tm->ents[j].source;
-		if (!dup)
-			continue;
-		/* Every copy is renamed in its turn: compare old names. */
-		snprintf(old, sizeof(old), "%s", tm->ents[i].name);
-		for (j = i; j < tm->nents; j++) {
-			if (strcmp(tm->ents[j].name, old))
-				continue;
-			mp_tm_node(tm, tm->ents[j].source, node, sizeof(node));
-			snprintf(tm->ents[j].name, sizeof(tm->ents[j].name),
-				 "%.15s:%.79s", node, old);
-		}
+	refs = sorted_refs(tm, __MP_TM_KIND_MAX, name_len, &n);
+	if (!refs)
+		return;
+	/* A run is found before it is renamed, and renaming it changes
+	 * none of the names the next runs are found by. */
+	for (i = 0; i < n; i = to) {
+		to = run_end(refs, n, i);
+		disambiguate_run(tm, refs, i, to);
 	}
+	free(refs);
+}
+
+/* The device names of the planes in the recorder's namespace, sorted:
+ * what rail_tx() leaves out.  NULL: none, or no memory. */
+struct dev_names {
+	char (*name)[80];
+	unsigned int n;
+};
+
+static int dev_name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static void plane_devs(const struct mp_tm *tm, struct dev_names *d)
+{
+	const struct mp_tm_entity *p;
+	unsigned int i;
+
+	d->n = 0;
+	d->name = malloc((tm->nents ? tm->nents : 1) * sizeof(*d->name));
+	for (i = 0; d->name && i < tm->nents; i++) {
+		p = &tm->ents[i];
+		if (p->kind == MP_TM_PLANE &&
+		    !canon_netns(tm, p->source, p->netns))
+			ifname(tm, p->source, p->netns, p->ifindex,
+			       d->name[d->n++], sizeof(d->name[0]));
+	}
+	if (d->name)
+		qsort(d->name, d->n, sizeof(d->name[0]), dev_name_cmp);
 }
 
 /* "rail0/tx_bytes" of a netdev counter: the rail's name, or false. */
 static bool rail_tx(const struct mp_tm *tm, const struct mp_tm_entity *e,
-		    char *dev, size_t size)
+		    const struct dev_names *planes, char *dev, size_t size)
 {
 	const struct mp_tm_name *n = find_name(tm, e->source, true,
 					       e->counter_id);
+	char key[80];
 	const char *slash;
-	unsigned int i;
 
 	if (!n || n->counter_kind != MPLANE_COUNTER_NETDEV)
 		return false;
@@ -1143,27 +1501,35 @@ static bool rail_tx(const struct mp_tm *tm, const struct mp_tm_entity *e,
 	snprintf(dev, size, "%.*s", (int)(slash - n->name), n->name);
 	/* An mplane device is the sum of its rails, not one of them; the
 	 * pollers read the recorder's namespace only. */
-	for (i = 0; i < tm->nents; i++) {
-		const struct mp_tm_entity *p = &tm->ents[i];
-		char pdev[80];
+	snprintf(key, sizeof(key), "%s", dev);
+	return !planes->name || !bsearch(key, planes->name, planes->n,
+					 sizeof(planes->name[0]),
+					 dev_name_cmp);
+}
 
-		if (p->kind != MP_TM_PLANE ||
-		    canon_netns(tm, p->source, p->netns))
-			continue;
-		ifname(tm, p->source, p->netns, p->ifindex, pdev,
-		       sizeof(pdev));
-		if (!strcmp(pdev, dev))
-			return false;
-	}
-	return true;
+static unsigned int group_key_hash(enum mp_tm_kind kind, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ kind;
+
+	while (*name)
+		h = (h ^ (unsigned char)*name++) * 0x100000001b3ULL;
+	return h ^ (h >> 32);
+}
+
+static unsigned int group_hash(unsigned int idx, const void *arg)
+{
+	const struct mp_tm_group *g = &((const struct mp_tm *)arg)->groups[idx];
+
+	return group_key_hash(g->kind, g->name);
 }
 
 static int group(struct mp_tm *tm, enum mp_tm_kind kind, const char *name)
 {
+	unsigned int hash = group_key_hash(kind, name), probe = hash;
 	struct mp_tm_group *g;
-	unsigned int i;
+	int i;
 
-	for (i = 0; i < tm->ngroups; i++)
+	while ((i = mp_index_next(&tm->group_index, &probe)) >= 0)
 		if (tm->groups[i].kind == kind &&
 		    !strcmp(tm->groups[i].name, name))
 			return i;
@@ -1172,17 +1538,25 @@ static int group(struct mp_tm *tm, enum mp_tm_kind kind, const char *name)
 		return -1;
 	g->kind = kind;
 	snprintf(g->name, sizeof(g->name), "%s", name);
+	if (mp_index_add(&tm->group_index, hash, tm->ngroups - 1, group_hash,
+			 tm)) {
+		tm->ngroups--;
+		return -1;
+	}
 	return tm->ngroups - 1;
 }
 
 static void group_entities(struct mp_tm *tm)
 {
 	char gname[96], dev[80], node[64];
+	struct dev_names planes;
 	struct mp_tm_entity *e;
 	const char *slash;
 	unsigned int i;
 
 	tm->ngroups = 0;
+	mp_index_clear(&tm->group_index);
+	plane_devs(tm, &planes);
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
 		e->group = -1;
@@ -1204,13 +1578,14 @@ static void group_entities(struct mp_tm *tm)
 				 (int)strcspn(slash, "0123456789"), slash);
 			break;
 		default:
-			if (!rail_tx(tm, e, dev, sizeof(dev)))
+			if (!rail_tx(tm, e, &planes, dev, sizeof(dev)))
 				continue;
 			snprintf(gname, sizeof(gname), "%s rails", node);
 			break;
 		}
 		e->group = group(tm, e->kind, gname);
 	}
+	free(planes.name);
 }
 
 static int by_ts(const void *a, const void *b)
@@ -1240,18 +1615,32 @@ void mp_tm_finish(struct mp_tm *tm)
  * part of a plane's name ("h1:mp0" of "h1:mp0/plane0"), or, before any
  * plane of it is seen, what a plane of it would be named.
  */
-static void name_qp(const struct mp_tm *tm, struct mp_tm_qp *q)
+static int dev_cmp(const void *a, const void *b)
 {
+	const struct ent_ref *x = a, *y = b;
+
+	if (x->source != y->source)
+		return x->source < y->source ? -1 : 1;
+	if (x->netns != y->netns)
+		return x->netns < y->netns ? -1 : 1;
+	return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+static void name_qp(const struct mp_tm *tm, const struct ent_ref *planes,
+		    unsigned int nplanes, struct mp_tm_qp *q)
+{
+	struct ent_ref key = {
+		.source = q->source, .netns = q->netns, .ifindex = q->ifindex,
+	};
+	const struct ent_ref *found = NULL;
 	const struct mp_tm_entity *o = NULL;
 	struct mp_tm_entity tmp;
-	unsigned int i;
 
-	for (i = 0; i < tm->nents && !o; i++)
-		if (tm->ents[i].kind == MP_TM_PLANE &&
-		    tm->ents[i].source == q->source &&
-		    tm->ents[i].netns == q->netns &&
-		    tm->ents[i].ifindex == q->ifindex)
-			o = &tm->ents[i];
+	if (planes)
+		found = bsearch(&key, planes, nplanes, sizeof(*planes),
+				dev_cmp);
+	if (found)
+		o = &tm->ents[found->idx];
 	if (!o) {
 		memset(&tmp, 0, sizeof(tmp));
 		tmp.kind = MP_TM_PLANE;
@@ -1269,7 +1658,8 @@ static void name_qp(const struct mp_tm *tm, struct mp_tm_qp *q)
 
 void mp_tm_refresh(struct mp_tm *tm)
 {
-	unsigned int i;
+	struct ent_ref *planes;
+	unsigned int i, n = 0;
 
 	if (!tm->dirty)
 		return;
@@ -1277,8 +1667,11 @@ void mp_tm_refresh(struct mp_tm *tm)
 		name_entity(tm, &tm->ents[i]);
 	disambiguate(tm);
 	group_entities(tm);
+	/* Any plane of a device names it: they share its part. */
+	planes = tm->nqps ? sorted_refs(tm, MP_TM_PLANE, NULL, &n) : NULL;
 	for (i = 0; i < tm->nqps; i++)
-		name_qp(tm, &tm->qps[i]);
+		name_qp(tm, planes, n, &tm->qps[i]);
+	free(planes);
 	tm->dirty = false;
 }
 

@@ -57,6 +57,8 @@
 
 #include "mp_event.h"
 #include "mp_hist.h"
+#include "mp_hist_sparse.h"
+#include "mp_index.h"
 
 #define MP_TM_SYM_THRESHOLD	1.25		/* max/mean that flags a group */
 #define MP_TM_ECN_STORM_PER_S	100000		/* CE marks a second ... */
@@ -64,6 +66,16 @@
 #define MP_TM_WINDOW_NS		1000000000ULL	/* the "now" bandwidth */
 #define MP_TM_HOLD_NS		50000000ULL	/* reorder hold */
 #define MP_TM_QPS_MAX		1024		/* QPs with a rate kept */
+/*
+ * What a capture can make the model keep, whatever it says: far above
+ * any fabric's (a host's planes, a switch's ports, a poller's counters),
+ * and below what would let a long-running exporter or a forged file take
+ * the machine's memory.  What comes past a cap is counted, not kept.
+ */
+#define MP_TM_ENTS_MAX		(1U << 18)
+#define MP_TM_NAMES_MAX		(1U << 18)	/* interface and counter names;
+						 * namespaces: as many */
+#define MP_TM_ANOMS_MAX		(1U << 16)	/* anomalies listed */
 
 struct mp_tm_opts {
 	double sym_threshold;		/* 0: MP_TM_SYM_THRESHOLD */
@@ -118,7 +130,7 @@ struct mp_tm_entity {
 	int group;			/* index in mp_tm.groups, or -1 */
 	/* Planes and ports: tx_bytes; counters: their value. */
 	struct mp_tm_series tx_bytes, tx_packets, ecn, cnp;
-	struct mp_hist *queue;		/* q_bytes of samples; NULL: none */
+	struct mp_hist_sparse queue;	/* q_bytes of samples (mp_tm_queue) */
 	uint64_t q_last;
 	uint64_t ecn_events, cnp_events;
 	uint64_t rate_cuts;		/* planes: RATE_UPDATE cuts by CNPs
@@ -126,6 +138,7 @@ struct mp_tm_entity {
 	int state;			/* -1 unknown; planes: enum
 					 * mplane_plane_state; ports: 1 up */
 	unsigned int state_changes;
+	uint64_t anomalies;		/* of it, listed or not */
 	uint64_t storm_ts, storm_count;	/* the current 10 ms ECN window */
 	bool storming;
 };
@@ -156,8 +169,10 @@ struct mp_tm_anomaly {
 };
 
 struct mp_tm_source {
+	unsigned int id;		/* the frames' source */
 	char label[128];
 	bool has_stats;
+	bool names_netns;		/* it named a namespace (CF_NETNS) */
 	struct mplane_capture_stats stats;
 	uint64_t events;
 	uint64_t by_type[__MPLANE_EV_MAX];
@@ -205,30 +220,40 @@ struct mp_tm {
 	uint64_t first_ts, last_ts;	/* of the events released */
 	uint64_t events, undecodable;
 	uint64_t fail_ts;		/* the first failure; 0: none */
-	struct mp_tm_source *sources;
+	struct mp_tm_source *sources;	/* as they first came, by id */
 	unsigned int nsources;
+	struct mp_index source_index;
 	struct mp_tm_entity *ents;
 	unsigned int nents;
-	unsigned int *hash;		/* entity index + 1; 0 empty */
-	unsigned int hash_size;
+	struct mp_index ent_index;
+	uint64_t ents_refused;		/* new entities past MP_TM_ENTS_MAX */
 	struct mp_tm_group *groups;
 	unsigned int ngroups;
+	struct mp_index group_index;
+	/* The first MP_TM_ANOMS_MAX anomalies, and how many of each type
+	 * there were in all. */
 	struct mp_tm_anomaly *anoms;
 	unsigned int nanoms;
+	uint64_t anom_count[__MP_TM_AN_MAX];
 	struct mp_tm_step_pid *pids;
 	unsigned int npids;
 	struct mp_tm_step_rank *ranks;
 	unsigned int nranks;
+	/* One of each (source, kind, id, netns), the newest announcement
+	 * of it; at most MP_TM_NAMES_MAX, and as many namespaces. */
 	struct mp_tm_name *names;
 	unsigned int nnames;
+	struct mp_index name_index;
 	struct mp_tm_netns *netns;
 	unsigned int nnetns;
+	struct mp_index netns_index;
+	uint64_t names_refused;		/* names and namespaces past the cap */
 	struct mp_tm_qp *qps;		/* at most o.qps_max */
 	unsigned int nqps;
-	unsigned int *qp_hash;		/* qps index + 1; 0 empty */
-	unsigned int qp_hash_size;	/* a power of two, > 2 * o.qps_max */
+	struct mp_index qp_index;
 	uint64_t qps_evicted;		/* QPs a full table pushed out */
 	struct mp_hist queue;		/* every entity's q_bytes */
+	struct mp_hist *scratch;	/* mp_tm_queue()'s */
 	struct mp_hist gaps;		/* delivery gaps, ns */
 	/* Step times, ns: from one STEP_MARK of a pid to its next, and from
 	 * a collective iteration's begin to its end (the same iteration of
@@ -240,6 +265,14 @@ struct mp_tm {
 /* @opts may be NULL for the defaults.  0 or -ENOMEM. */
 int mp_tm_init(struct mp_tm *tm, const struct mp_tm_opts *opts);
 void mp_tm_free(struct mp_tm *tm);
+
+/*
+ * A copy of @src that shares no memory with it, but for the events it
+ * holds back, which stay with @src: a view reads it while @src goes on
+ * taking frames (the exporter renders a scrape so, without the feed
+ * waiting).  0, or -ENOMEM with nothing kept; mp_tm_free() it.
+ */
+int mp_tm_copy(struct mp_tm *dst, const struct mp_tm *src);
 
 /* One capture frame (an mp_frame_cb's arguments): 0 or -ENOMEM; frames
  * the model does not know and records it cannot decode are skipped. */
@@ -261,6 +294,15 @@ void mp_tm_finish(struct mp_tm *tm);
 /* Name the entities and group them anew if names or entities came in
  * since the last time: before reading a live model. */
 void mp_tm_refresh(struct mp_tm *tm);
+
+/* The queue depths @e was sampled at, expanded into the model's scratch
+ * histogram (valid until the next call), or NULL when it has none. */
+const struct mp_hist *mp_tm_queue(const struct mp_tm *tm,
+				  const struct mp_tm_entity *e);
+
+/* The source of id @id (a frame's), or NULL when none came. */
+const struct mp_tm_source *mp_tm_source(const struct mp_tm *tm,
+					unsigned int id);
 
 /* The entity an event of @source belongs to, or -1 (none, or not seen). */
 int mp_tm_lookup(const struct mp_tm *tm, unsigned int source,

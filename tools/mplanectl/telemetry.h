@@ -20,8 +20,8 @@ int telemetry_top_main(int argc, char **argv);
 int telemetry_export_main(int argc, char **argv);
 
 /* telemetry_export.c's exposition, and the QP tables it adds at a live
- * scrape (telemetry_export_qps.c): read without the model's lock (NULL
- * when out of memory), then printed under it. */
+ * scrape (telemetry_export_qps.c): read (NULL when out of memory), then
+ * printed with the copy of the model the scrape renders. */
 #include <stdbool.h>
 #include <stdio.h>
 struct mp_tm;

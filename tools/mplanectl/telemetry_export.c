@@ -4,8 +4,10 @@
  * text exposition format 0.0.4, served by libmicrohttpd on /metrics.
  *
  * libmicrohttpd runs its own polling thread and renders a scrape there;
- * the feed runs in the main thread and feeds the model; one mutex around
- * the model keeps a scrape from seeing it half-updated.  The listening
+ * the feed runs in the main thread (and its pollers in one of their own)
+ * and feeds the model.  A scrape holds the model's mutex only to copy
+ * it, and renders the copy: the feed never waits for a scrape's
+ * formatting, so the rings do not fill while a big model is rendered.  The listening
  * socket is made here rather than by libmicrohttpd, so that a port that
  * is taken or an address that is not this host's is reported as such.
  */
@@ -49,7 +51,6 @@ struct exporter {
 	pthread_mutex_t lock;
 	struct mp_tm tm;
 	bool from_file;		/* a capture's final state, not live */
-	uint64_t scrapes;
 };
 
 static void help(void)
@@ -371,7 +372,7 @@ static void gauges(FILE *f, const struct mp_tm *tm)
 	       "Queue depth at the last sample (qdisc and BQL for planes, the virtual queue for ports).");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
-		if (!e->queue)
+		if (!e->queue.count)
 			continue;
 		fprintf(f, "mplane_queue_depth_bytes");
 		entity_labels(f, e, false);
@@ -447,7 +448,7 @@ static void symmetry(FILE *f, const struct mp_tm *tm, bool from_file)
 static void events(FILE *f, const struct mp_tm *tm)
 {
 	const struct mp_tm_source *s;
-	unsigned int i, t, n;
+	unsigned int i, t;
 	const char *type;
 
 	export_family(f, "mplane_events_total", "counter",
@@ -475,12 +476,16 @@ static void events(FILE *f, const struct mp_tm *tm)
 	export_family(f, "mplane_anomalies_total", "counter",
 	       "Failovers, planes and ports going down, ECN storms, and injected faults.");
 	for (t = 0; t < __MP_TM_AN_MAX; t++) {
-		for (i = 0, n = 0; i < tm->nanoms; i++)
-			n += tm->anoms[i].type == t;
 		fprintf(f, "mplane_anomalies_total{");
 		export_label(f, "type", mp_tm_anomaly_name(t), true);
-		fprintf(f, "} %u\n", n);
+		fprintf(f, "} %" PRIu64 "\n", tm->anom_count[t]);
 	}
+	export_family(f, "mplane_model_refused_total", "counter",
+	       "What the model did not keep, past its caps: new entities (ports, planes, counters) and names.");
+	fprintf(f, "mplane_model_refused_total{what=\"entities\"} %" PRIu64 "\n",
+		tm->ents_refused);
+	fprintf(f, "mplane_model_refused_total{what=\"names\"} %" PRIu64 "\n",
+		tm->names_refused);
 }
 
 /* Bucket bounds: queue bytes in packets of 1500 doubling, times in ns. */
@@ -512,10 +517,9 @@ static void histogram(FILE *f, const char *name, const char *helptext,
 	fprintf(f, "%s_count %" PRIu64 "\n", name, h->count);
 }
 
-static void render(FILE *f, struct exporter *x, const struct qp_tables *qps)
+static void render(FILE *f, struct mp_tm *tm, bool from_file,
+		   const struct qp_tables *qps)
 {
-	struct mp_tm *tm = &x->tm;
-
 	mp_tm_refresh(tm);
 	tx_bytes(f, tm, MP_TM_PLANE);
 	tx_bytes(f, tm, MP_TM_PORT);
@@ -523,9 +527,9 @@ static void render(FILE *f, struct exporter *x, const struct qp_tables *qps)
 	cc_planes(f, tm);
 	gauges(f, tm);
 	cc_qps(f, tm);
-	if (!x->from_file)
+	if (!from_file)
 		export_qp_tables(f, tm, qps);
-	symmetry(f, tm, x->from_file);
+	symmetry(f, tm, from_file);
 	events(f, tm);
 	histogram(f, "mplane_queue_bytes",
 		  "Queue depth of every plane and port sample, in bytes.",
@@ -566,9 +570,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 {
 	struct exporter *x = cls;
 	struct qp_tables *qps;
+	struct mp_tm view;
 	size_t len = 0;
 	char *body = NULL;
 	FILE *f;
+	int err;
 
 	(void)version;
 	(void)upload;
@@ -583,16 +589,25 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			     MHD_HTTP_OK, body, body ? strlen(body) : 0,
 			     "text/plain");
 	}
-	f = open_memstream(&body, &len);
-	if (!f)
-		return MHD_NO;
-	/* The namespaces are read first: the feed waits for none of them. */
-	qps = x->from_file ? NULL : export_qp_tables_read();
+	/* Neither the namespaces' QP tables nor the rendering hold up the
+	 * feed: the model is only copied under its lock. */
 	pthread_mutex_lock(&x->lock);
-	x->scrapes++;
-	render(f, x, qps);
+	err = mp_tm_copy(&view, &x->tm);
 	pthread_mutex_unlock(&x->lock);
+	if (err) {
+		body = strdup("mplane telemetry: out of memory copying the model\n");
+		return reply(x->http, c, MHD_HTTP_SERVICE_UNAVAILABLE, body,
+			     body ? strlen(body) : 0, "text/plain");
+	}
+	f = open_memstream(&body, &len);
+	if (!f) {
+		mp_tm_free(&view);
+		return MHD_NO;
+	}
+	qps = x->from_file ? NULL : export_qp_tables_read();
+	render(f, &view, x->from_file, qps);
 	export_qp_tables_free(qps);
+	mp_tm_free(&view);
 	if (fclose(f)) {
 		free(body);
 		return MHD_NO;

@@ -165,9 +165,9 @@ static void print_json(const struct hist_args *a, const struct mp_tm *tm)
 		arr = json_object_new_array();
 		for (i = 0; i < tm->nents; i++) {
 			e = &tm->ents[i];
-			if (!e->queue)
+			if (!e->queue.count)
 				continue;
-			o = tv_hist_json(e->queue, 1);
+			o = tv_hist_json(mp_tm_queue(tm, e), 1);
 			json_object_object_add(o, "name",
 					       json_object_new_string(e->name));
 			json_object_array_add(arr, o);
@@ -221,8 +221,9 @@ static void print_bars(const struct mp_hist *h, fmt_fn fmt)
 		n = most ? (per[k] * BAR_WIDTH + most - 1) / most : 0;
 		printf("    %9s .. %-9s %8" PRIu64 " %.*s\n",
 		       fmt(k ? 1ULL << (k - 1) : 0, x, sizeof(x)),
-		       fmt(k ? (k < 64 ? (1ULL << k) - 1 : UINT64_MAX) : 0, y,
-			   sizeof(y)), per[k], n,
+		       fmt(k ? (k < 64 ? (1ULL << k) - 1 :
+				(double)UINT64_MAX) : 0, y, sizeof(y)),
+		       per[k], n,
 		       "########################################");
 	}
 }
@@ -247,8 +248,9 @@ static void print_text(const struct hist_args *a, const struct mp_tm *tm)
 		print_line("all", &tm->queue, tv_bytes);
 		for (i = 0; i < tm->nents; i++) {
 			e = &tm->ents[i];
-			if (e->queue)
-				print_line(e->name, e->queue, tv_bytes);
+			if (e->queue.count)
+				print_line(e->name, mp_tm_queue(tm, e),
+					   tv_bytes);
 		}
 		if (a->bars)
 			print_bars(&tm->queue, tv_bytes);

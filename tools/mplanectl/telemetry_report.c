@@ -174,6 +174,7 @@ static struct json_object *event_json(const struct report *r,
 	struct json_object *o = json_object_new_object(), *vals;
 	const char *type = mp_event_type_name(ev->hdr.type), *vn;
 	int ent = mp_tm_lookup(&r->tm, it->source, &ev->hdr);
+	const struct mp_tm_source *src;
 	unsigned int i;
 
 	json_object_object_add(o, "dt_us", json_object_new_double(
@@ -182,9 +183,9 @@ static struct json_object *event_json(const struct report *r,
 		rel_ms(r, ev->hdr.ts_ns)));
 	json_object_object_add(o, "type", json_object_new_string(
 		type ? type : "unknown"));
+	src = mp_tm_source(&r->tm, it->source);
 	json_object_object_add(o, "source", json_object_new_string(
-		it->source < r->tm.nsources ?
-		r->tm.sources[it->source].label : ""));
+		src ? src->label : ""));
 	if (ent >= 0)
 		json_object_object_add(o, "entity", json_object_new_string(
 			r->tm.ents[ent].name));
@@ -260,6 +261,45 @@ static int fill_timelines(struct report *r)
 
 /* JSON */
 
+static uint64_t anomalies(const struct mp_tm *tm)
+{
+	uint64_t n = 0;
+	unsigned int t;
+
+	for (t = 0; t < __MP_TM_AN_MAX; t++)
+		n += tm->anom_count[t];
+	return n;
+}
+
+/* What the capture held past the model's caps (mp_tm.h), or nothing. */
+static void print_limits(const struct mp_tm *tm)
+{
+	if (!tm->ents_refused && !tm->names_refused &&
+	    anomalies(tm) == tm->nanoms)
+		return;
+	printf("past the model's limits, not kept: %" PRIu64
+	       " entities (of %u), %" PRIu64 " names (of %u), %" PRIu64
+	       " anomalies (of %u listed)\n", tm->ents_refused,
+	       MP_TM_ENTS_MAX, tm->names_refused, MP_TM_NAMES_MAX,
+	       anomalies(tm) - tm->nanoms, MP_TM_ANOMS_MAX);
+}
+
+static struct json_object *limits_json(const struct mp_tm *tm)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "entities_refused",
+			       json_object_new_uint64(tm->ents_refused));
+	json_object_object_add(o, "names_refused",
+			       json_object_new_uint64(tm->names_refused));
+	json_object_object_add(o, "anomalies_unlisted",
+			       json_object_new_uint64(anomalies(tm) -
+						      tm->nanoms));
+	json_object_object_add(o, "qps_evicted",
+			       json_object_new_uint64(tm->qps_evicted));
+	return o;
+}
+
 static struct json_object *sources_json(const struct report *r)
 {
 	struct json_object *arr = json_object_new_array(), *o;
@@ -269,7 +309,7 @@ static struct json_object *sources_json(const struct report *r)
 	for (i = 0; i < r->tm.nsources; i++) {
 		s = &r->tm.sources[i];
 		o = json_object_new_object();
-		json_object_object_add(o, "id", json_object_new_int(i));
+		json_object_object_add(o, "id", json_object_new_int(s->id));
 		json_object_object_add(o, "label",
 				       json_object_new_string(s->label));
 		json_object_object_add(o, "events",
@@ -305,6 +345,7 @@ static uint64_t dropped(const struct mp_tm *tm, unsigned int *nsrc)
 static struct json_object *entity_json(const struct report *r,
 				       const struct mp_tm_entity *e)
 {
+	const struct mp_hist *queue = mp_tm_queue(&r->tm, e);
 	struct json_object *o = json_object_new_object();
 	static const struct mp_hist empty;
 
@@ -323,7 +364,7 @@ static struct json_object *entity_json(const struct report *r,
 	json_object_object_add(o, "bw_after_bps",
 			       tv_json_rate(mp_tm_bw(e, MP_TM_BW_AFTER)));
 	json_object_object_add(o, "queue_bytes",
-			       tv_hist_json(e->queue ? e->queue : &empty, 1));
+			       tv_hist_json(queue ? queue : &empty, 1));
 	json_object_object_add(o, "ecn_ce", json_object_new_uint64(e->ecn.total));
 	json_object_object_add(o, "ecn_mark_events",
 			       json_object_new_uint64(e->ecn_events));
@@ -440,6 +481,7 @@ static void print_json(struct report *r)
 	json_object_object_add(o, "sources", sources_json(r));
 	json_object_object_add(o, "dropped",
 			       json_object_new_uint64(dropped(tm, &n)));
+	json_object_object_add(o, "limits", limits_json(tm));
 	arr = json_object_new_array();
 	for (i = 0; i < tm->nents; i++)
 		json_object_array_add(arr, entity_json(r, &tm->ents[i]));
@@ -506,7 +548,6 @@ static bool worth_a_row(const struct report *r, unsigned int i,
 			const bool *flagged)
 {
 	const struct mp_tm_entity *e = &r->tm.ents[i];
-	unsigned int a;
 
 	if (e->kind == MP_TM_PLANE || r->all)
 		return e->kind != MP_TM_COUNTER || e->group >= 0;
@@ -515,10 +556,7 @@ static bool worth_a_row(const struct report *r, unsigned int i,
 	if (flagged[e->group] || e->ecn.total || e->ecn_events ||
 	    e->cnp.total || e->cnp_events || e->state_changes)
 		return true;
-	for (a = 0; a < r->tm.nanoms; a++)
-		if (r->tm.anoms[a].entity == (int)i)
-			return true;
-	return false;
+	return e->anomalies;
 }
 
 static void print_entities(const struct report *r)
@@ -527,6 +565,7 @@ static void print_entities(const struct report *r)
 	unsigned int i, quiet = 0;
 	char b[4][24], q[3][24];
 	const struct mp_tm_entity *e;
+	const struct mp_hist *queue;
 	struct mp_tm_symmetry sym;
 	bool any = false;
 
@@ -546,17 +585,18 @@ static void print_entities(const struct report *r)
 			       "AFTER", "Q_P50", "Q_P99", "Q_MAX", "ECN",
 			       "CNP", "STATE", "CHG");
 		any = true;
+		queue = mp_tm_queue(&r->tm, e);
 		printf("%-18s %9s %12s %12s %12s %8s %8s %8s %6" PRIu64
 		       " %5" PRIu64 " %-6s %3u\n", e->name,
 		       tv_bytes(e->tx_bytes.total, b[0], 24),
 		       tv_bps(mp_tm_bw(e, MP_TM_BW_MEAN), b[1], 24),
 		       tv_bps(mp_tm_bw(e, MP_TM_BW_BEFORE), b[2], 24),
 		       tv_bps(mp_tm_bw(e, MP_TM_BW_AFTER), b[3], 24),
-		       e->queue ? tv_bytes(mp_hist_quantile(e->queue, 0.5),
-					   q[0], 24) : "-",
-		       e->queue ? tv_bytes(mp_hist_quantile(e->queue, 0.99),
-					   q[1], 24) : "-",
-		       e->queue ? tv_bytes(e->queue->max, q[2], 24) : "-",
+		       queue ? tv_bytes(mp_hist_quantile(queue, 0.5),
+					q[0], 24) : "-",
+		       queue ? tv_bytes(mp_hist_quantile(queue, 0.99),
+					q[1], 24) : "-",
+		       queue ? tv_bytes(queue->max, q[2], 24) : "-",
 		       e->ecn.total + e->ecn_events,
 		       e->cnp.total + e->cnp_events, mp_tm_state_name(e),
 		       e->state_changes);
@@ -716,11 +756,16 @@ static void print_text(struct report *r)
 		       tv_bytes(mp_hist_quantile(&tm->queue, 0.99), p[0], 24),
 		       tv_bytes(tm->queue.max, p[1], 24));
 	}
+	print_limits(tm);
 	if (!tm->nanoms) {
 		printf("no anomalies (failovers, links down, ECN storms, faults)\n");
 		return;
 	}
-	printf("anomalies: %u\n", tm->nanoms);
+	if (anomalies(tm) > tm->nanoms)
+		printf("anomalies: %" PRIu64 ", the first %u listed\n",
+		       anomalies(tm), tm->nanoms);
+	else
+		printf("anomalies: %u\n", tm->nanoms);
 	for (i = 0; i < tm->nanoms; i++) {
 		a = &tm->anoms[i];
 		printf("  %+10.3f ms  %-10s %s", rel_ms(r, a->ts_ns),

@@ -80,16 +80,18 @@ static const char *q_text(const struct mp_hist *h, uint32_t ppm, char *buf,
 			size);
 }
 
-static void row_text(const struct mp_tm_entity *e, bool slow)
+static void row_text(const struct mp_tm *tm, const struct mp_tm_entity *e,
+		     bool slow)
 {
+	const struct mp_hist *queue = mp_tm_queue(tm, e);
 	char bw[32], p50[32], p99[32], max[32];
 
 	printf("%-26s %-10s %12s %10s %10s %10s %9.0f %9.0f%s\n", e->name,
 	       mp_tm_state_name(e),
 	       tv_bps(mp_tm_bw(e, MP_TM_BW_WINDOW), bw, sizeof(bw)),
-	       q_text(e->queue, 500000, p50, sizeof(p50)),
-	       q_text(e->queue, 990000, p99, sizeof(p99)),
-	       q_text(e->queue, 0, max, sizeof(max)),
+	       q_text(queue, 500000, p50, sizeof(p50)),
+	       q_text(queue, 990000, p99, sizeof(p99)),
+	       q_text(queue, 0, max, sizeof(max)),
 	       e->ecn.win_rate, e->cnp.win_rate, slow ? "  SLOW" : "");
 }
 
@@ -210,7 +212,7 @@ static void show_text(const struct top *t, double interval_s)
 	       "CNP/S");
 	for (i = 0; i < tm->nents; i++)
 		if (shown(t, &tm->ents[i]))
-			row_text(&tm->ents[i], entity_slow(tm, &tm->ents[i]));
+			row_text(tm, &tm->ents[i], entity_slow(tm, &tm->ents[i]));
 	printf("\n%-26s %7s %8s %6s  %s\n", "SYMMETRY", "MEMBERS",
 	       "MAX/MEAN", "CV", "SLOW");
 	for (i = 0; i < tm->ngroups; i++) {
@@ -238,8 +240,8 @@ static struct json_object *entity_json(const struct mp_tm *tm,
 			       json_object_new_string(mp_tm_state_name(e)));
 	json_object_object_add(o, "bps",
 			       tv_json_rate(mp_tm_bw(e, MP_TM_BW_WINDOW)));
-	json_object_object_add(o, "queue_bytes", e->queue ?
-			       tv_hist_json(e->queue, 1) : NULL);
+	json_object_object_add(o, "queue_bytes", e->queue.count ?
+			       tv_hist_json(mp_tm_queue(tm, e), 1) : NULL);
 	json_object_object_add(o, "ecn_per_s",
 			       json_object_new_double(e->ecn.win_rate));
 	json_object_object_add(o, "cnp_per_s",
