@@ -20,7 +20,7 @@ PKG_CONFIG	?= pkg-config
 export MPLANE_BUILD := $(BUILD)
 
 .PHONY: accept
-.PHONY: all help deps kmod check unit-check bpf-check kmod-check check-cc-fabric check-rxe-guests demo demo-device bench bench-collective clean distclean
+.PHONY: all help deps kmod check unit-check fuzz-check bpf-check kmod-check check-cc-fabric check-rxe-guests demo demo-device bench bench-collective clean distclean
 all: tools kmod
 
 help:
@@ -32,8 +32,9 @@ help:
 	@echo "  fixtures    the BPF_PROG_TEST_RUN fixture runner (tools builds it too)"
 	@echo "  kmod        build mplane.ko for each of KERNELS (W=1, no warnings)"
 	@echo "  unit        build the cmocka unit tests"
+	@echo "  fuzz        build the fuzzers (libFuzzer, ASan, UBSan) into .build/fuzz/"
 	@echo "  check       run every suite; ends with 'N passed, N failed, N skipped'"
-	@echo "  unit-check bpf-check kmod-check   one kind of suite"
+	@echo "  unit-check fuzz-check bpf-check kmod-check   one kind of suite"
 	@echo "  check-cc-fabric  DCQCN end to end: 4:1 incasts, CC off and on (VMs)"
 	@echo "  check-rxe-guests Soft-RoCE over mp0 between two guests (6.1, 6.12)"
 	@echo "  demo        a 2-plane fabric, mp0 on every host, a link fails under"
@@ -68,6 +69,7 @@ include tools/tools.mk
 include selftests/bpf/fixtures.mk
 include selftests/kmod/helpers.mk
 include selftests/unit/unit.mk
+include tools/fuzz/fuzz.mk
 
 # Every set at once; each entry point below installs only its own.
 deps:
@@ -89,12 +91,15 @@ deps-demo:
 # The build runs one job per core (half of make check's build time on 2
 # cores); the kernel builds each take every core themselves, in turn.
 check: deps-test
-	$(Q)$(MAKE) --no-print-directory -j$(NPROC) tools unit
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) tools unit fuzz
 	$(Q)$(MAKE) --no-print-directory kmod
 	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)"
 
 unit-check: unit
 	$(Q)$(ROOT)/selftests/run unit
+
+fuzz-check: fuzz
+	$(Q)$(ROOT)/selftests/run fuzz
 
 bpf-check: tools
 	$(Q)$(ROOT)/selftests/run bpf
@@ -159,6 +164,8 @@ bench: deps-test
 	$(Q)bash $(ROOT)/bench/ar.sh | tee $(BUILD)/bench/ar.txt
 	$(Q)bash $(ROOT)/bench/record.sh
 	$(Q)bash $(ROOT)/bench/sampler_bpf.sh | tee $(BUILD)/bench/sampler_bpf.txt
+	$(Q)$(MAKE) --no-print-directory fuzz
+	$(Q)MPLANE_FUZZ_RUNS=100000 bash $(ROOT)/selftests/fuzz/capture.sh | tee $(BUILD)/bench/fuzz_capture.txt
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
 		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh; \
 		 bash $(ROOT)/bench/telemetry.sh; bash $(ROOT)/bench/sampler_kmod.sh; \

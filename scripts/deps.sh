@@ -26,9 +26,12 @@
 # installed, installing nothing.
 set -euo pipefail
 
+# libclang-rt-dev: libFuzzer and the sanitizers' runtimes for clang, which
+# 'make fuzz' links (clang only recommends it).
 # shellcheck disable=SC2034
-BUILD_SET=(build-essential pkg-config clang llvm bpftool libbpf-dev libmnl-dev
-	libjson-c-dev libmicrohttpd-dev libcmocka-dev perl bc)
+BUILD_SET=(build-essential pkg-config clang llvm libclang-rt-dev bpftool
+	libbpf-dev libmnl-dev libjson-c-dev libmicrohttpd-dev libcmocka-dev
+	perl bc)
 # shellcheck disable=SC2034
 BUILDROOT_SET=(debootstrap)
 # The VM (qemu, a static busybox for its initramfs, the compressors of

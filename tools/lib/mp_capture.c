@@ -218,13 +218,14 @@ int mp_capture_next(struct mp_capture_reader *r,
 	if (got < sizeof(*fr) || fr->len > MAX_FRAME)
 		return -EBADMSG;
 	padded = PAD8(fr->len);
-	if (padded > r->cap) {
-		void *p = realloc(r->buf, padded);
+	/* An empty frame's payload is a buffer too, never NULL. */
+	if (padded > r->cap || !r->buf) {
+		void *p = realloc(r->buf, padded ? padded : 8);
 
 		if (!p)
 			return -ENOMEM;
 		r->buf = p;
-		r->cap = padded;
+		r->cap = padded ? padded : 8;
 	}
 	if (fread(r->buf, 1, padded, r->f) != padded)
 		return -EBADMSG;

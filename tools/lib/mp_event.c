@@ -157,6 +157,8 @@ size_t mp_evq_release(struct mp_evq *q, uint64_t upto, mp_evq_cb cb,
 {
 	size_t i, done;
 
+	if (!q->n)
+		return 0;	/* and no qsort() of NULL */
 	qsort(q->items, q->n, sizeof(*q->items), by_ts);
 	for (done = 0; done < q->n; done++) {
 		const struct mp_event_item *it = &q->items[done];

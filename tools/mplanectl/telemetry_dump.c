@@ -17,7 +17,12 @@
 #include "mp_out.h"
 #include "telemetry.h"
 
-#define MAX_SOURCES	65536	/* the frames' source is 16 bits */
+/*
+ * The counter names one dump keeps, over every source: a table by id per
+ * source, and a forged file could otherwise name id 65535 in each of
+ * 65536 sources (32 GB of table).  A host's pollers name a few thousand.
+ */
+#define MAX_COUNTER_SLOTS	(4 * MP_CAPTURE_MAX_COUNTERS)
 
 struct dump_source {
 	char *label;
@@ -26,7 +31,9 @@ struct dump_source {
 };
 
 struct dumper {
-	struct dump_source *src;
+	struct dump_source *src;	/* by the frames' source */
+	unsigned int nsrc;
+	unsigned int ctr_slots;		/* of every source's ctr */
 	bool sorted;
 	struct mp_evq q;
 	uint64_t bad;
@@ -45,7 +52,7 @@ static struct json_object *frame_obj(const char *frame, unsigned int source,
 
 	json_object_object_add(o, "frame", json_object_new_string(frame));
 	json_object_object_add(o, "source", json_object_new_int(source));
-	if (d->src[source].label)
+	if (source < d->nsrc && d->src[source].label)
 		json_object_object_add(o, "label",
 				       json_object_new_string(d->src[source].label));
 	return o;
@@ -59,8 +66,10 @@ static void add_u64(struct json_object *o, const char *key, uint64_t v)
 static void print_event(const struct mp_event_item *it, void *data)
 {
 	const struct dumper *d = data;
+	static const struct dump_source none;
 	const struct mplane_event *e = &it->ev;
-	const struct dump_source *s = &d->src[it->source];
+	const struct dump_source *s = it->source < d->nsrc ?
+				      &d->src[it->source] : &none;
 	const char *type = mp_event_type_name(e->hdr.type), *vn;
 	struct json_object *o = frame_obj("event", it->source, d);
 	unsigned int i;
@@ -94,7 +103,8 @@ static void print_event(const struct mp_event_item *it, void *data)
 	mp_json_print(o);
 }
 
-static int keep_counter_name(struct dump_source *s, const void *p, size_t len)
+static int keep_counter_name(struct dumper *d, struct dump_source *s,
+			     const void *p, size_t len)
 {
 	const struct mplane_capture_counter_name *n = p;
 	unsigned int cap;
@@ -104,6 +114,9 @@ static int keep_counter_name(struct dump_source *s, const void *p, size_t len)
 		return -EBADMSG;
 	if (n->id >= s->nctr) {
 		cap = n->id + 64;
+		if (d->ctr_slots - s->nctr + cap > MAX_COUNTER_SLOTS)
+			return -E2BIG;
+		d->ctr_slots += cap - s->nctr;
 		ctr = realloc(s->ctr, cap * sizeof(*ctr));
 		if (!ctr)
 			return -ENOMEM;
@@ -168,10 +181,11 @@ static void print_stats(const struct dumper *d, unsigned int source,
 			const void *p, size_t len)
 {
 	const struct mplane_capture_stats *st = p;
-	struct json_object *o = frame_obj("stats", source, d);
+	struct json_object *o;
 
 	if (len < sizeof(*st))
 		return;
+	o = frame_obj("stats", source, d);
 	add_u64(o, "produced", st->produced);
 	add_u64(o, "dropped", st->dropped);
 	add_u64(o, "recorded", st->recorded);
@@ -194,11 +208,30 @@ static int on_event(struct dumper *d, unsigned int source, const void *p,
 	return 0;
 }
 
+/* The source @id, the table grown to hold it: NULL when out of memory. */
+static struct dump_source *source_of(struct dumper *d, unsigned int id)
+{
+	struct dump_source *src;
+
+	if (id < d->nsrc)
+		return &d->src[id];
+	src = realloc(d->src, (id + 1) * sizeof(*src));
+	if (!src)
+		return NULL;
+	memset(src + d->nsrc, 0, (id + 1 - d->nsrc) * sizeof(*src));
+	d->src = src;
+	d->nsrc = id + 1;
+	return &src[id];
+}
+
 static int on_frame(struct dumper *d, const struct mplane_capture_frame *fr,
 		    const void *p)
 {
-	struct dump_source *s = &d->src[fr->source];
+	struct dump_source *s = source_of(d, fr->source);
+	int err;
 
+	if (!s)
+		return -ENOMEM;
 	switch (fr->kind) {
 	case MPLANE_CF_SOURCE:
 		free(s->label);
@@ -212,8 +245,9 @@ static int on_frame(struct dumper *d, const struct mplane_capture_frame *fr,
 		print_netns(d, fr->source, p, fr->len);
 		break;
 	case MPLANE_CF_COUNTER_NAME:
-		if (keep_counter_name(s, p, fr->len))
-			return -EBADMSG;
+		err = keep_counter_name(d, s, p, fr->len);
+		if (err)
+			return err;
 		print_counter_name(d, fr->source, p);
 		break;
 	case MPLANE_CF_EVENT:
@@ -301,6 +335,9 @@ static int dump_file(struct dumper *d, const char *path)
 	if (err == -EBADMSG)
 		mp_err("%s: cut short or damaged after frame %llu", path,
 		       (unsigned long long)r.frames);
+	else if (err == -E2BIG)
+		mp_err("%s: frame %llu names more counters than %u, more than any poller does",
+		       path, (unsigned long long)r.frames, MAX_COUNTER_SLOTS);
 	else if (err)
 		mp_err("%s: %s", path, strerror(-err));
 	if (d->bad)
@@ -332,11 +369,8 @@ int telemetry_dump_main(int argc, char **argv)
 	path = mp_single_arg(argc, argv, "FILE");
 	if (!path)
 		return MP_EXIT_USAGE;
-	d.src = calloc(MAX_SOURCES, sizeof(*d.src));
-	if (!d.src)
-		return MP_EXIT_ERR;
 	err = dump_file(&d, path);
-	for (i = 0; i < MAX_SOURCES; i++) {
+	for (i = 0; i < d.nsrc; i++) {
 		while (d.src[i].nctr)
 			free(d.src[i].ctr[--d.src[i].nctr]);
 		free(d.src[i].ctr);
