@@ -161,6 +161,7 @@ bench: deps-test
 	$(Q)bash $(ROOT)/bench/permutation_host.sh | tee $(BUILD)/bench/permutation_host.txt
 	$(Q)bash $(ROOT)/bench/torch.sh
 	$(Q)$(ROOT)/bench/bpf_progs.sh
+	$(Q)MPLANE_FUZZ_PACKETS=1000000 $(BUILD)/fixtures | grep fuzz | tee $(BUILD)/bench/fuzz_bpf.txt
 	$(Q)bash $(ROOT)/bench/ar.sh | tee $(BUILD)/bench/ar.txt
 	$(Q)bash $(ROOT)/bench/record.sh
 	$(Q)bash $(ROOT)/bench/sampler_bpf.sh | tee $(BUILD)/bench/sampler_bpf.txt
