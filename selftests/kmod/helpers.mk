@@ -10,6 +10,9 @@ KMOD_HELPERS	:= mpnl mppkt
 KMOD_HELPER_BINS := $(KMOD_HELPERS:%=$(BUILD)/%)
 KMOD_HELPER_OBJS := $(KMOD_HELPERS:%=$(TOOLS_OUT)/selftests/%.o)
 
+# mpnl's generated netlink cases are a file of their own.
+$(BUILD)/mpnl: $(TOOLS_OUT)/selftests/mpnl_cases.o
+
 # Built with the tools, so that the VM runs that use them find them.
 tools: $(KMOD_HELPER_BINS)
 
@@ -22,4 +25,4 @@ $(BUILD)/%: $(TOOLS_OUT)/selftests/%.o $(LIBMP)
 	$(Q)echo "  LD      $(@F)"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(TOOLS_LDLIBS)
 
--include $(KMOD_HELPER_OBJS:.o=.d)
+-include $(KMOD_HELPER_OBJS:.o=.d) $(TOOLS_OUT)/selftests/mpnl_cases.d

@@ -12,6 +12,7 @@
  *   mpnl NS setlink DEV ATTR N   IFLA_INFO_DATA { ATTR: u32 N } for DEV
  *   mpnl NS newlink DEV ATTR N   the same, creating DEV
  *   mpnl NS setslave DEV ATTR N  IFLA_INFO_SLAVE_DATA { ATTR: u32 N }
+ *   mpnl NS cases DEV RAIL       the generated cases of mpnl_cases.c
  *
  * ATTR is count or flowlet-gap (IFLA_MPLANE_*), plane-id or plane-load
  * (IFLA_MPLANE_PLANE_*); each is sent as a u32, whatever its policy says,
@@ -33,6 +34,7 @@
 #include "mp_linkmsg.h"
 #include "mp_netns.h"
 #include "mp_rtnl.h"
+#include "mpnl.h"
 
 struct raw_attr {
 	const char *name;
@@ -50,6 +52,7 @@ static void __attribute__((noreturn)) usage(void)
 {
 	fputs("usage: mpnl NS info DEV...\n"
 	      "       mpnl NS setlink|newlink|setslave DEV ATTR N\n"
+	      "       mpnl NS cases DEV RAIL\n"
 	      "ATTR: count, flowlet-gap, plane-id, plane-load\n", stderr);
 	exit(2);
 }
@@ -81,7 +84,7 @@ static void info(struct mp_rtnl *r, const char *dev)
 		[IFLA_MPLANE_PLANE_STATE] = "plane_state",
 		[IFLA_MPLANE_PLANE_REASON] = "plane_reason",
 	};
-	struct mp_nlerr e = { "" };
+	struct mp_nlerr e = { .offs = -1 };
 	struct mp_link l;
 	unsigned int i;
 	int err;
@@ -116,7 +119,7 @@ static void set(struct mp_rtnl *r, const char *dev, unsigned int nest,
 {
 	unsigned int type = raw_attr(name);
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mp_nlerr e = { "" };
+	struct mp_nlerr e = { .offs = -1 };
 	struct nlattr *linkinfo, *data;
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;
@@ -165,6 +168,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "info")) {
 		for (i = 3; i < argc; i++)
 			info(&r, argv[i]);
+	} else if (!strcmp(cmd, "cases") && argc == 5) {
+		err = mpnl_cases(&r, argv[3], argv[4]);
 	} else if (argc != 6) {
 		usage();
 	} else if (!strcmp(cmd, "setlink")) {
@@ -177,5 +182,5 @@ int main(int argc, char **argv)
 		usage();
 	}
 	mp_rtnl_close(&r);
-	return 0;
+	return err;
 }

@@ -5,9 +5,14 @@
 # every out-of-range or wrong-type value is refused with an extack message
 # that names the attribute (and, for ranges, the range), pointing at the
 # offending attribute.  Raw messages come from one small python helper,
-# since no tool sends wrong types on purpose.
+# since no tool sends wrong types on purpose, and from mpnl's cases,
+# generated from the uapi's attributes (selftests/kmod/mpnl_cases.c).
+# TESTS="test_a test_b" runs only those.
 source "$(dirname "$0")/../lib/lib.sh"
 source "$(dirname "$0")/../lib/mplane.sh"
+
+# mpnl: raw rtnetlink requests (selftests/kmod/mpnl.c).
+MPNL=$MPLANE_BUILD/mpnl
 
 # Sends RTM_NEWLINK changes to a device and prints, per case,
 # "name|errno|extack message|offset given".  Attribute numbers are those
@@ -140,11 +145,30 @@ test_failed_register_frees_settings() {
 	return 0
 }
 
-# The debug kernel's share: the path that allocates and frees (a failed
-# register after the settings were applied); the round trip and the
-# rejections (the policy's, before anything is allocated) are the
-# release kernels'.
-QUICK_TESTS="test_failed_register_frees_settings"
+# Every attribute of the device, its CC nest and its rails, generated
+# from the uapi (selftests/kmod/mpnl_cases.c): wrong lengths, values out
+# of range, read-only ones, unknown types and misused nests, each with
+# its answer and extack; the edges of each range accepted; nothing
+# refused applied.  On the debug kernel kmemleak checks what the refused
+# and the accepted ones (a CC table, say) allocated.
+test_generated_cases() {
+	local out n failed
+	mp_pair 1
+	out=$("$MPNL" "$ha" cases mp0 a0) || true
+	grep '^FAIL' <<<"$out" | sed 's/^/# /'
+	read -r n failed < <(sed -n 's/^cases \([0-9]*\) failed \([0-9]*\)$/\1 \2/p' <<<"$out")
+	log "${n:-0} cases, ${failed:-?} failed"
+	assert_ge "cases" "${n:-0}" 200
+	assert_eq "failed cases" "${failed:-none}" 0
+}
 
-ktap_run test_settings_round_trip test_rejections_name_the_attribute \
-	test_mplanectl_shows_extack test_failed_register_frees_settings
+# The debug kernel's share: the path that allocates and frees (a failed
+# register after the settings were applied), and the generated cases for
+# kmemleak; the round trip and the hand-written rejections are the
+# release kernels'.
+QUICK_TESTS="test_failed_register_frees_settings test_generated_cases"
+
+# shellcheck disable=SC2086 # TESTS is a list of names
+ktap_run ${TESTS:-test_settings_round_trip test_rejections_name_the_attribute \
+	test_mplanectl_shows_extack test_failed_register_frees_settings \
+	test_generated_cases}

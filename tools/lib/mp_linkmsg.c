@@ -365,11 +365,19 @@ int mp_link_put_plane_settings(struct nlmsghdr *nlh, size_t size,
 
 int mp_nlerr_parse(const struct nlmsghdr *nlh, int *error, const char **msg)
 {
+	return mp_nlerr_parse_offs(nlh, error, msg, NULL);
+}
+
+int mp_nlerr_parse_offs(const struct nlmsghdr *nlh, int *error,
+			const char **msg, int *offs)
+{
 	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
 	size_t off, orig;
 
 	*msg = NULL;
+	if (offs)
+		*offs = -1;
 	if (nlh->nlmsg_type == NLMSG_ERROR) {
 		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
 			return -EINVAL;
@@ -404,6 +412,9 @@ int mp_nlerr_parse(const struct nlmsghdr *nlh, int *error, const char **msg)
 		if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
 		    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
 			*msg = mnl_attr_get_str(a);
+		if (offs && mnl_attr_get_type(a) == NLMSGERR_ATTR_OFFS &&
+		    !mnl_attr_validate(a, MNL_TYPE_U32))
+			*offs = mnl_attr_get_u32(a);
 	}
 	return 0;
 }

@@ -105,5 +105,9 @@ int mp_link_put_plane_settings(struct nlmsghdr *nlh, size_t size,
  * (NLM_F_CAPPED).  0, or -EINVAL when @nlh is neither or truncated.
  */
 int mp_nlerr_parse(const struct nlmsghdr *nlh, int *error, const char **msg);
+/* The same, and in @offs where in the request the attribute it refused
+ * begins (NLMSGERR_ATTR_OFFS), or -1 when it names none. */
+int mp_nlerr_parse_offs(const struct nlmsghdr *nlh, int *error,
+			const char **msg, int *offs);
 
 #endif /* MP_LINKMSG_H */

@@ -71,7 +71,7 @@ static void read_end(const struct nlmsghdr *nlh, struct answer *ans,
 	int error;
 
 	ans->done = true;
-	if (mp_nlerr_parse(nlh, &error, &msg)) {
+	if (mp_nlerr_parse_offs(nlh, &error, &msg, &e->offs)) {
 		ans->kernel_err = -EBADMSG;
 		return;
 	}
@@ -89,6 +89,7 @@ int mp_rtnl_request(struct mp_rtnl *r, struct nlmsghdr *nlh, mp_rtnl_cb cb,
 	int len;
 
 	e->msg[0] = '\0';
+	e->offs = -1;
 	nlh->nlmsg_seq = ++r->seq;
 	/* NLM_F_DUMP is two bits, one of which is NLM_F_REPLACE. */
 	if ((nlh->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP)

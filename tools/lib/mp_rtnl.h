@@ -25,6 +25,8 @@ struct mp_rtnl {
 /* How a request failed, as the kernel told it. */
 struct mp_nlerr {
 	char msg[512];			/* the extack message; "" for none */
+	int offs;			/* of the attribute refused in the
+					 * request (NLMSGERR_ATTR_OFFS); -1 */
 };
 
 /*
