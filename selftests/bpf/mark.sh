@@ -150,14 +150,57 @@ print(full, gone, k.dropped, k.sent > 0, time.monotonic() - t0 < 5)' "$TMPD/py/p
 		"1 False 2 True True"
 }
 
+# Each user may send --rate marks a second through serve, a second's
+# worth at once: nobody's flood is throttled to that, and root's marks,
+# sent after it, all still get through.
+test_rate_limit_per_user() {
+	local sent t0 t1 t2 relayed throttled allowed
+	"$MPLANECTL" mark serve --socket "$SOCK" --rate 50 2>"$TMPD/serve-rl.err" &
+	serve_pid=$!
+	trap 'kill $serve_pid 2>/dev/null || true' EXIT
+	busywait 5000 test -S "$SOCK" || fail "no socket"
+	t0=$(mono_ns)
+	# A full socket queue drops at the client: what it sent reached serve.
+	sent=$(as_nobody_py 'import sys, time, mplane_mark as m
+with m.connect(sys.argv[1]) as k:
+    for i in range(2000):
+        if not k.mark(m.STEP, i):
+            time.sleep(0.0005)
+    print(k.sent)' "$SOCK")
+	t1=$(mono_ns)
+	events_until 5 "$TMPD/ev-rl.json"
+	for s in 9001 9002 9003 9004 9005; do
+		"$MPLANECTL" mark step --socket "$SOCK" $s || fail "root's mark $s"
+	done
+	wait $reader_pid || true
+	# serve reads what is queued after the flood: its allowance grew
+	# until then.
+	t2=$(mono_ns)
+	kill "$serve_pid"
+	wait "$serve_pid"
+	read -r relayed throttled < <(sed -n \
+		's/.* \([0-9]*\) marks relayed, [0-9]* datagrams refused, \([0-9]*\) marks throttled$/\1 \2/p' \
+		"$TMPD/serve-rl.err")
+	log "nobody sent $sent in $(((t1 - t0) / 1000000)) ms: $relayed relayed, $throttled throttled"
+	assert_eq "every mark counted" "$((relayed + throttled))" "$((sent + 5))"
+	# 50 at once, then 50 a second, and root's 5.
+	allowed=$((50 + 50 * (t2 - t0) / 1000000000 + 1 + 5))
+	assert_le "relayed" "$relayed" "$allowed"
+	assert_ge "relayed" "$relayed" 55
+	assert_eq "root's marks" "$(jq -s -c '[.[].step | select(. > 9000)]' "$TMPD/ev-rl.json")" \
+		"[9001,9002,9003,9004,9005]"
+}
+
 test_refusals() {
 	expect_fail_msg "bad kind" "bad --kind 'often'" "$MPLANECTL" mark step --kind often 1
 	expect_fail_msg "no server" "is 'mplanectl mark serve' running" \
 		"$MPLANECTL" mark step --socket "$TMPD/none.sock" 1
 	expect_fail_msg "bad step" "bad N" "$MPLANECTL" mark step x
+	expect_fail_msg "bad rate" "bad --rate 'fast'" \
+		"$MPLANECTL" mark serve --socket "$TMPD/x.sock" --rate fast
 }
 
 [ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
 ktap_run test_marks_in_order_on_the_events_clock \
 	test_unprivileged_marks_through_serve test_python_client_through_serve \
-	test_python_client_never_blocks test_refusals
+	test_python_client_never_blocks test_rate_limit_per_user test_refusals

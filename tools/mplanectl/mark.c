@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -248,6 +249,70 @@ static int mark_step_main(int argc, char **argv)
 
 /* mark serve */
 
+/*
+ * Marks a second one user may send through 'mark serve': a training
+ * step marks a few times a rank, and a host's ranks step at most some
+ * hundreds of times a second.
+ */
+#define MARK_RATE	10000
+#define MARK_RATE_STR	"10000"
+#define MARK_USERS	64	/* users with an allowance kept */
+
+/*
+ * One user's allowance, as a generic cell rate: each mark moves @tat
+ * (the time the user's marks so far are "paid" until) on by one
+ * interval, and a mark is refused when that would put it more than a
+ * second ahead of now.
+ */
+struct mark_user {
+	uid_t uid;
+	bool used;
+	uint64_t tat_ns;
+};
+
+struct mark_limit {
+	uint64_t interval_ns;	/* 1 s / --rate; 0: no limit */
+	struct mark_user users[MARK_USERS];
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* @uid's entry; a new user takes the place of the one idle longest. */
+static struct mark_user *mark_user(struct mark_limit *l, uid_t uid)
+{
+	struct mark_user *u, *old = &l->users[0];
+
+	for (u = l->users; u < l->users + MARK_USERS; u++) {
+		if (u->used && u->uid == uid)
+			return u;
+		if (!u->used || (old->used && u->tat_ns < old->tat_ns))
+			old = u;
+	}
+	*old = (struct mark_user){ .uid = uid, .used = true };
+	return old;
+}
+
+static bool mark_allowed(struct mark_limit *l, uid_t uid, uint64_t now)
+{
+	struct mark_user *u;
+
+	if (!l->interval_ns)
+		return true;
+	u = mark_user(l, uid);
+	if (u->tat_ns < now)
+		u->tat_ns = now;
+	if (u->tat_ns + l->interval_ns > now + 1000000000ULL)
+		return false;
+	u->tat_ns += l->interval_ns;
+	return true;
+}
+
 static void serve_help(void)
 {
 	printf(
@@ -258,18 +323,27 @@ static void serve_help(void)
 "tools/include/mplane_mark.h sends them) into a step_mark event, with the\n"
 "sender's pid (from the kernel, not the message) and the sender's own\n"
 "timestamp.  Runs in the foreground until SIGINT or SIGTERM, then prints\n"
-"how many marks it relayed and how many datagrams it refused.\n"
+"how many marks it relayed, how many datagrams it refused and how many\n"
+"marks it throttled.\n"
+"\n"
+"Any local user may mark (the socket is 0666), so each user (the uid the\n"
+"kernel gives, not the message) may send --rate marks a second, and a\n"
+"second's worth at once: one user's flood cannot fill the event ring that\n"
+"every other program's marks and the fabric's events share.\n"
 "\n"
 "Options:\n"
 "  -s, --socket PATH   where to listen (default " MPLANE_MARK_SOCKET ")\n"
 "  -m, --mode MODE     the socket's permissions, octal (default 0666: any\n"
 "                      local program may mark)\n"
+"  -r, --rate N        marks a second each user may send (default\n"
+"                      " MARK_RATE_STR "; 0: no limit)\n"
 "  -h, --help          show this help\n");
 }
 
 static const struct option serve_opts[] = {
 	{ "socket",	required_argument,	NULL, 's' },
 	{ "mode",	required_argument,	NULL, 'm' },
+	{ "rate",	required_argument,	NULL, 'r' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{}
 };
@@ -301,7 +375,8 @@ static int serve_socket(const char *path, mode_t mode)
  * One datagram: the message and who sent it.  1 for a mark, 0 for a
  * datagram that is none, -1 when nothing was read (a signal came).
  */
-static int read_mark(int fd, struct mplane_mark_msg *m, pid_t *pid)
+static int read_mark(int fd, struct mplane_mark_msg *m, pid_t *pid,
+		     uid_t *uid)
 {
 	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
@@ -313,13 +388,16 @@ static int read_mark(int fd, struct mplane_mark_msg *m, pid_t *pid)
 	ssize_t n;
 
 	*pid = 0;
+	*uid = (uid_t)-1;
 	n = recvmsg(fd, &mh, 0);
 	if (n < 0)
 		return -1;
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
 		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_CREDENTIALS)
+		    cm->cmsg_type == SCM_CREDENTIALS) {
 			*pid = ((struct ucred *)CMSG_DATA(cm))->pid;
+			*uid = ((struct ucred *)CMSG_DATA(cm))->uid;
+		}
 	return n == sizeof(*m) && !(mh.msg_flags & MSG_TRUNC) &&
 	       m->magic == MPLANE_MARK_MAGIC &&
 	       m->version == MPLANE_MARK_VERSION && m->kind < __MPLANE_MARK_MAX;
@@ -328,14 +406,16 @@ static int read_mark(int fd, struct mplane_mark_msg *m, pid_t *pid)
 static int mark_serve_main(int argc, char **argv)
 {
 	const char *path = MPLANE_MARK_SOCKET;
-	uint64_t relayed = 0, refused = 0;
-	unsigned long mode = 0666;
+	uint64_t relayed = 0, refused = 0, throttled = 0;
+	struct mark_limit limit = { .interval_ns = 1000000000ULL / MARK_RATE };
+	unsigned long mode = 0666, rate;
 	struct mplane_mark_msg m;
 	int c, prog, sock, got;
 	char *end;
 	pid_t pid;
+	uid_t uid;
 
-	while ((c = mp_getopt(argc, argv, ":s:m:h", serve_opts)) != -1) {
+	while ((c = mp_getopt(argc, argv, ":s:m:r:h", serve_opts)) != -1) {
 		switch (c) {
 		case 's':
 			path = optarg;
@@ -345,6 +425,13 @@ static int mark_serve_main(int argc, char **argv)
 			if (!*optarg || *end || mode > 0777)
 				return mp_usage_err("bad --mode '%s': want octal permissions such as 0660",
 						    optarg);
+			break;
+		case 'r':
+			rate = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || rate > 1000000000)
+				return mp_usage_err("bad --rate '%s': want marks a second, 0 (no limit) to 1000000000",
+						    optarg);
+			limit.interval_ns = rate ? 1000000000ULL / rate : 0;
 			break;
 		case 'h':
 			serve_help();
@@ -370,18 +457,21 @@ static int mark_serve_main(int argc, char **argv)
 	mp_run_stop_on_signals();
 	fprintf(stderr, "mark serve: listening on %s\n", path);
 	while (!mp_run_stopping) {
-		got = read_mark(sock, &m, &pid);
+		got = read_mark(sock, &m, &pid, &uid);
 		if (got <= 0) {
 			refused += !got;
 			continue;
 		}
-		if (emit(prog, m.kind, m.step, pid, m.app_ts_ns))
+		if (!mark_allowed(&limit, uid, mono_ns()))
+			throttled++;
+		else if (emit(prog, m.kind, m.step, pid, m.app_ts_ns))
 			refused++;
 		else
 			relayed++;
 	}
-	fprintf(stderr, "mark serve: %llu marks relayed, %llu datagrams refused\n",
-		(unsigned long long)relayed, (unsigned long long)refused);
+	fprintf(stderr, "mark serve: %llu marks relayed, %llu datagrams refused, %llu marks throttled\n",
+		(unsigned long long)relayed, (unsigned long long)refused,
+		(unsigned long long)throttled);
 	unlink(path);
 	close(sock);
 	close(prog);
