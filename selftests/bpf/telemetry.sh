@@ -252,6 +252,61 @@ overflow_counted_exactly() {
 test_drops_exact() { overflow_counted_exactly stopped; }
 test_drops_exact_throttled() { overflow_counted_exactly throttled; }
 
+# A reader killed mid-stream (SIGKILL: nothing flushed, nothing closed)
+# harms neither the producers nor the next reader: every mark of the
+# burst it died in is still made, its file reads up to where it was cut,
+# and the next recorder accounts exactly for what it finds: the marks
+# left in the ring are in flight, and every mark of its own window is
+# recorded or dropped.
+test_reader_killed() {
+	local a=$TMPD/killed.cap b=$TMPD/after.cap n=5000 st burst_pid mine
+	drain_marks
+	record "$a" --pin "$MARKS" --poll-hz 0
+	"$MPLANECTL" mark step --repeat 20000 2 &
+	burst_pid=$!
+	sleep 0.1
+	kill -KILL "$rec_pid"
+	wait "$rec_pid" 2>/dev/null || true
+	wait "$burst_pid" || fail "the marks of the burst the reader died in"
+	# Cut anywhere: what precedes the cut still reads.
+	"$MPLANECTL" -j telemetry report "$a" >"$a.report" 2>"$a.report.err" ||
+		fail "report of the killed reader's file: $(cat "$a.report.err")"
+	log "the killed reader's file: $(stat -c %s "$a") bytes, $(jq .events "$a.report") events"
+	assert_eq "its mode" "$(stat -c %a "$a")" 600
+	record "$b" --pin "$MARKS" --poll-hz 0
+	"$MPLANECTL" mark step --repeat $n 3 || fail "the burst after"
+	sleep 0.3
+	rec_stop "$b"
+	dump "$b"
+	st=$(jq -c 'select(.frame == "stats")' "$b.jsonl")
+	log "the next reader: $st"
+	mine=$(jq -s '[.[] | select(.frame == "event" and .step == 3)] | length' "$b.jsonl")
+	assert_eq "produced in its window" "$(jq .produced <<<"$st")" $n
+	assert_eq "its marks recorded or dropped" "$((mine + $(jq .dropped <<<"$st")))" $n
+	assert_eq "left by the dead reader: in flight" \
+		"$(jq -s '[.[] | select(.frame == "event" and .step == 2)] | length' "$b.jsonl")" \
+		"$(jq .in_flight <<<"$st")"
+	exporter_killed
+}
+
+# The live exporter killed mid-stream: the marks go on, and another
+# takes its port at once and serves the marks that came since.
+exporter_killed() {
+	local port=$((20000 + RANDOM % 20000)) x i
+	for i in 1 2; do
+		"$MPLANECTL" telemetry export --listen "127.0.0.1:$port" \
+			>"$TMPD/export-$i.out" 2>&1 &
+		x=$!
+		slowwait 20 curl -sf "http://127.0.0.1:$port/metrics" -o /dev/null ||
+			fail "exporter $i does not serve: $(cat "$TMPD/export-$i.out")"
+		"$MPLANECTL" mark step --repeat 100 7 || fail "marks with exporter $i"
+		slowwait 20 sh -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^mplane_step_seconds_count [1-9]'" ||
+			fail "exporter $i saw no steps"
+		kill -KILL "$x"
+		wait "$x" 2>/dev/null || true
+	done
+}
+
 # (f) RDMA hw_counters, named as the kernel names them.
 test_rdma_counters() {
 	local f=$TMPD/rdma.cap n
@@ -375,4 +430,4 @@ QUICK_TESTS="test_drops_exact"
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_step_mark_recorded test_record_report_round_trip test_poller_series test_ethtool_counters \
 	test_sources_merge test_drops_exact test_drops_exact_throttled test_rdma_counters \
-	test_kmod_netns_names test_capture_private test_refusals}
+	test_reader_killed test_kmod_netns_names test_capture_private test_refusals}
