@@ -238,6 +238,14 @@ struct mp_rtnl;
  * nodad) to it (fabric_config.c).
  */
 void fabric_link_up(struct mp_nlbatch *nb, int ifindex, const char *name);
+/* Queue an RTM_NEWLINK for @ifindex (0: a new link), reported as
+ * @fmt with @arg if it fails; the caller adds its attributes. */
+struct nlmsghdr *fabric_link_msg(struct mp_nlbatch *nb, uint16_t flags,
+				 int ifindex, const char *fmt, const char *arg)
+	__attribute__((format(printf, 4, 0)));
+/* Send what @nb holds: 0, or the error, with which request of node @n
+ * failed said on stderr (fabric_config.c). */
+int fabric_flush(struct mp_nlbatch *nb, const struct mp_fabric_node *n);
 void fabric_addr(struct mp_nlbatch *nb, const struct mp_fabric_port *p,
 		 int family);
 /*

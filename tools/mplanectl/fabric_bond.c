@@ -39,28 +39,6 @@ bool fabric_bond_available(void)
 	return !access("/sys/module/bonding", F_OK);
 }
 
-static struct nlmsghdr *link_msg(struct mp_nlbatch *nb, uint16_t flags,
-				 int ifindex, const char *what,
-				 const char *name)
-{
-	struct nlmsghdr *nlh = mp_nlbatch_new(nb, RTM_NEWLINK, flags, "%s: %s",
-					      name, what);
-	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	return nlh;
-}
-
-static int flush(struct mp_nlbatch *nb, const struct mp_fabric_node *n)
-{
-	int err = nb->err ? nb->err : mp_nlbatch_flush(nb);
-
-	if (err)
-		mp_nlbatch_report(nb, n->netns);
-	return err;
-}
-
 static int make_bond(struct mp_rtnl *r, const struct mp_fabric_node *n,
 		     int *ifindex)
 {
@@ -74,8 +52,8 @@ static int make_bond(struct mp_rtnl *r, const struct mp_fabric_node *n,
 	err = mp_nlbatch_init(&nb, r);
 	if (err)
 		return err;
-	nlh = link_msg(&nb, NLM_F_CREATE | NLM_F_EXCL, 0, "made",
-		       FABRIC_BOND_NAME);
+	nlh = fabric_link_msg(&nb, NLM_F_CREATE | NLM_F_EXCL, 0, "%s: made",
+			      FABRIC_BOND_NAME);
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, FABRIC_BOND_NAME);
 	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(n->ports[0].mac),
 		     n->ports[0].mac);
@@ -88,7 +66,7 @@ static int make_bond(struct mp_rtnl *r, const struct mp_fabric_node *n,
 	mnl_attr_put_u32(nlh, IFLA_BOND_MIIMON, BOND_MIIMON_MS);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
-	err = flush(&nb, n);
+	err = fabric_flush(&nb, n);
 	mp_nlbatch_free(&nb);
 	if (err)
 		return err;
@@ -110,11 +88,11 @@ static void enslave(struct mp_nlbatch *nb, const struct mp_fabric_port *rail,
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;
 
-	nlh = link_msg(nb, 0, rail->ifindex, "down", rail->ifname);
+	nlh = fabric_link_msg(nb, 0, rail->ifindex, "%s: down", rail->ifname);
 	ifi = mnl_nlmsg_get_payload(nlh);
 	ifi->ifi_change = IFF_UP;
-	nlh = link_msg(nb, 0, rail->ifindex, "master " FABRIC_BOND_NAME,
-		       rail->ifname);
+	nlh = fabric_link_msg(nb, 0, rail->ifindex,
+			      "%s: master " FABRIC_BOND_NAME, rail->ifname);
 	mnl_attr_put_u32(nlh, IFLA_MASTER, bond);
 }
 
@@ -142,7 +120,7 @@ static int config_bond(struct mp_rtnl *r, const struct mp_fabric *f,
 	fabric_addr(&nb, &bond, AF_INET6);
 	fabric_link_up(&nb, ifindex, bond.ifname);
 	fabric_bond_routes(&nb, f, n, ifindex);
-	err = flush(&nb, n);
+	err = fabric_flush(&nb, n);
 	mp_nlbatch_free(&nb);
 	return err;
 }

@@ -72,14 +72,31 @@ static int read_ifindexes(struct mp_rtnl *r, struct mp_fabric_node *n)
 	return 0;
 }
 
-void fabric_link_up(struct mp_nlbatch *nb, int ifindex, const char *name)
+struct nlmsghdr *fabric_link_msg(struct mp_nlbatch *nb, uint16_t flags,
+				 int ifindex, const char *fmt, const char *arg)
 {
-	struct nlmsghdr *nlh = mp_nlbatch_new(nb, RTM_NEWLINK, 0, "%s up",
-					      name);
+	struct nlmsghdr *nlh = mp_nlbatch_new(nb, RTM_NEWLINK, flags, fmt, arg);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
+	return nlh;
+}
+
+int fabric_flush(struct mp_nlbatch *nb, const struct mp_fabric_node *n)
+{
+	int err = nb->err ? nb->err : mp_nlbatch_flush(nb);
+
+	if (err)
+		mp_nlbatch_report(nb, n->netns);
+	return err;
+}
+
+void fabric_link_up(struct mp_nlbatch *nb, int ifindex, const char *name)
+{
+	struct nlmsghdr *nlh = fabric_link_msg(nb, 0, ifindex, "%s up", name);
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
 	ifi->ifi_flags = IFF_UP;
 	ifi->ifi_change = IFF_UP;
 }

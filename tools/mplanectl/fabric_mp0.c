@@ -42,27 +42,6 @@ static void setting(struct mp_settings *s, unsigned int attr,
 	s->val[attr] = val;
 }
 
-static struct nlmsghdr *link_msg(struct mp_nlbatch *nb, uint16_t flags,
-				 int ifindex, const char *fmt, const char *arg)
-{
-	struct nlmsghdr *nlh = mp_nlbatch_new(nb, RTM_NEWLINK, flags, fmt, arg);
-	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	return nlh;
-}
-
-/* Send what @nb holds, and say which request of host @n failed. */
-static int flush(struct mp_nlbatch *nb, const struct mp_fabric_node *n)
-{
-	int err = nb->err ? nb->err : mp_nlbatch_flush(nb);
-
-	if (err)
-		mp_nlbatch_report(nb, n->netns);
-	return err;
-}
-
 /* The kernel's answer about mp0: its ifindex, and the policy it has. */
 static int read_mp0(struct mp_rtnl *r, struct mp_fabric_node *n)
 {
@@ -109,11 +88,12 @@ static int make_mp0(const struct fabric_build *b, struct mp_rtnl *r,
 	err = mp_nlbatch_init(&nb, r);
 	if (err)
 		return err;
-	nlh = link_msg(&nb, NLM_F_CREATE | NLM_F_EXCL, 0, "%s", FABRIC_MP0_NAME);
+	nlh = fabric_link_msg(&nb, NLM_F_CREATE | NLM_F_EXCL, 0, "%s",
+			      FABRIC_MP0_NAME);
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, FABRIC_MP0_NAME);
 	if (mp_link_put_settings(nlh, MP_NLBATCH_MSG, s))
 		nb.err = -EMSGSIZE;
-	err = flush(&nb, n);
+	err = fabric_flush(&nb, n);
 	mp_nlbatch_free(&nb);
 	return err ? err : read_mp0(r, n);
 }
@@ -135,12 +115,14 @@ static void enslave(struct mp_nlbatch *nb, const struct mp_fabric_port *rail,
 {
 	struct nlmsghdr *nlh;
 
-	nlh = link_msg(nb, 0, rail->ifindex, "%s: master mp0", rail->ifname);
+	nlh = fabric_link_msg(nb, 0, rail->ifindex, "%s: master mp0",
+			      rail->ifname);
 	mnl_attr_put_u32(nlh, IFLA_MASTER, mp0);
 	/* Plane settings only once the rail has its master. */
 	memset(s, 0, sizeof(*s));
 	setting(s, IFLA_MPLANE_PLANE_WEIGHT, 4, rail_weight(rail));
-	nlh = link_msg(nb, 0, rail->ifindex, "%s: plane weight", rail->ifname);
+	nlh = fabric_link_msg(nb, 0, rail->ifindex, "%s: plane weight",
+			      rail->ifname);
 	if (mp_link_put_plane_settings(nlh, MP_NLBATCH_MSG, s))
 		nb->err = -EMSGSIZE;
 }
@@ -209,10 +191,11 @@ static int set_peers(const struct fabric_build *b, struct mp_rtnl *r,
 	err = mp_nlbatch_init(&nb, r);
 	if (err)
 		return err;
-	nlh = link_msg(&nb, 0, n->mp0_ifindex, "%s: peers", FABRIC_MP0_NAME);
+	nlh = fabric_link_msg(&nb, 0, n->mp0_ifindex, "%s: peers",
+			      FABRIC_MP0_NAME);
 	if (mp_link_put_settings(nlh, MP_NLBATCH_MSG, s))
 		nb.err = -EMSGSIZE;
-	err = flush(&nb, n);
+	err = fabric_flush(&nb, n);
 	mp_nlbatch_free(&nb);
 	return err;
 }
