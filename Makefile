@@ -167,6 +167,7 @@ bench: deps-test
 	$(Q)bash $(ROOT)/bench/sampler_bpf.sh | tee $(BUILD)/bench/sampler_bpf.txt
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)MPLANE_FUZZ_RUNS=100000 bash $(ROOT)/selftests/fuzz/capture.sh | tee $(BUILD)/bench/fuzz_capture.txt
+	$(Q)bash $(ROOT)/bench/soak.sh
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
 		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh; \
 		 bash $(ROOT)/bench/telemetry.sh; bash $(ROOT)/bench/sampler_kmod.sh; \
