@@ -26,14 +26,25 @@ SOAK_S=${SOAK_S:-3600}
 FAB=mps$$
 PORT=$((30000 + RANDOM % 20000))
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-bench-soak.XXXXXX")
-pids=()
+
+# The long runners read the rings every test shares (the marks'): one
+# left behind would take other programs' events.  Their pids are in
+# $TMPD/pids, as the test runs in a subshell of its own.
+stop_long_runners() {
+	local p
+	[ -f "$TMPD/pids" ] || return 0
+	while read -r p; do
+		kill -INT "$p" 2>/dev/null || true
+	done <"$TMPD/pids"
+	while read -r p; do
+		busywait 10000 sh -c "! kill -0 $p 2>/dev/null" ||
+			kill -KILL "$p" 2>/dev/null || true
+	done <"$TMPD/pids"
+	rm -f "$TMPD/pids"
+}
 
 cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -INT "$p" 2>/dev/null || true
-	done
-	wait 2>/dev/null
+	stop_long_runners
 	"$MPLANECTL" fabric down --prefix $FAB >/dev/null 2>&1
 	rm -rf "$TMPD"
 	_lib_exit
@@ -80,16 +91,16 @@ scraper() {
 start_long_runners() {
 	"$MPLANECTL" telemetry export --listen "127.0.0.1:$PORT" \
 		>"$TMPD/export.out" 2>&1 &
-	pids+=($!)
 	export_pid=$!
+	echo $export_pid >>"$TMPD/pids"
 	"$MPLANECTL" telemetry record -o "$TMPD/soak.cap" --poll-hz 10 \
 		>"$TMPD/record.out" 2>&1 &
-	pids+=($!)
 	record_pid=$!
+	echo $record_pid >>"$TMPD/pids"
 	"$MPLANECTL" mark serve --socket "$TMPD/mark.sock" \
 		>"$TMPD/serve.out" 2>&1 &
-	pids+=($!)
 	serve_pid=$!
+	echo $serve_pid >>"$TMPD/pids"
 	slowwait 30 curl -sf "http://127.0.0.1:$PORT/metrics" -o /dev/null ||
 		fail "the exporter does not serve: $(cat "$TMPD/export.out")"
 	busywait 10000 test -S "$TMPD/mark.sock" || fail "mark serve has no socket"
@@ -121,6 +132,7 @@ test_soak() {
 		fail "fabric up"
 	"$MPLANECTL" bpf attach --fabric $FAB --policy ar >/dev/null ||
 		fail "ar on the fabric"
+	trap 'touch "$TMPD/stop"; stop_long_runners; cleanup_all_ns' EXIT
 	start_long_runners
 	: >"$TMPD/backwards"
 	scraper &
@@ -139,6 +151,7 @@ test_soak() {
 	end_e=$(rss $export_pid) end_r=$(rss $record_pid) end_s=$(rss $serve_pid)
 	touch "$TMPD/stop"
 	wait $scraper_pid
+	stop_long_runners
 	n=$(cat "$TMPD/scrapes")
 	{
 		echo "soak of $SOAK_S s: $turn turns ($failed failed), $n scrapes"
