@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -275,14 +274,6 @@ struct mark_limit {
 	struct mark_user users[MARK_USERS];
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* @uid's entry; a new user takes the place of the one idle longest. */
 static struct mark_user *mark_user(struct mark_limit *l, uid_t uid)
 {
@@ -462,7 +453,7 @@ static int mark_serve_main(int argc, char **argv)
 			refused += !got;
 			continue;
 		}
-		if (!mark_allowed(&limit, uid, mono_ns()))
+		if (!mark_allowed(&limit, uid, mp_mono_ns()))
 			throttled++;
 		else if (emit(prog, m.kind, m.step, pid, m.app_ts_ns))
 			refused++;
