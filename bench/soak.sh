@@ -12,7 +12,7 @@
 #     a step through it);
 #   - the goals: every collective verified; the resident set of each
 #     long-running process, from the end of the first tenth of the run
-#     to its end, within 10 % (GNU-style: VmRSS of /proc); no counter of
+#     to its end, within 10 % (VmRSS in /proc/PID/status); no counter of
 #     any scrape (a *_total series) lower than in the scrape before.
 #
 # SOAK_S sets the length (default 3600).  Prints KTAP; the figures go to
