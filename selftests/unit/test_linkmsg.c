@@ -455,6 +455,43 @@ static void test_put_cc(TEST_ARGS)
 	assert_int_equal(lk.cc_val[IFLA_MPLANE_CC_RATE_MIN_KBPS], 1000);
 }
 
+/*
+ * What ip's plugin appends inside the nest ip opened: the attributes
+ * alone, which read back one by one (as ip hands them over) to what
+ * the whole message gives.
+ */
+static void test_put_data_alone(TEST_ARGS)
+{
+	struct nlmsghdr *nlh = newlink(0, 0);
+	unsigned int start = nlh->nlmsg_len, n = 0;
+	const struct nlattr *a;
+	static struct mp_link one;
+
+	memset(&settings, 0, sizeof(settings));
+	set(IFLA_MPLANE_POLICY, 1, MPLANE_POLICY_SPRAY);
+	set(IFLA_MPLANE_FLOWLET_GAP_US, 4, 50);
+	set_peer(v6, 16);
+	mp_settings_set_cc(&settings, IFLA_MPLANE_CC_CNP_INTERVAL_US, 4, 60);
+	assert_int_equal(mp_link_put_data(nlh, BUF_SIZE, &settings), 0);
+	memset(&one, 0, sizeof(one));
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
+		assert_true((const char *)a >= (const char *)nlh + start);
+		assert_int_not_equal(mnl_attr_get_type(a), IFLA_LINKINFO);
+		mp_link_parse_device_attr(a, &one);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	assert_int_equal(one.present, settings.set);
+	assert_int_equal(one.val[IFLA_MPLANE_POLICY], MPLANE_POLICY_SPRAY);
+	assert_int_equal(one.val[IFLA_MPLANE_FLOWLET_GAP_US], 50);
+	assert_int_equal(one.npeers, 1);
+	assert_int_equal(one.cc_val[IFLA_MPLANE_CC_CNP_INTERVAL_US], 60);
+	/* Too small a buffer is said, not overrun. */
+	nlh = newlink(0, 0);
+	assert_int_equal(mp_link_put_data(nlh, nlh->nlmsg_len + 8, &settings),
+			 -EMSGSIZE);
+}
+
 /* No congestion control setting: no nest, not even an empty one. */
 static void test_put_no_cc(TEST_ARGS)
 {
@@ -704,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_put_settings),
 		cmocka_unit_test(test_put_cc),
 		cmocka_unit_test(test_put_no_cc),
+		cmocka_unit_test(test_put_data_alone),
 		cmocka_unit_test(test_put_peers_none),
 		cmocka_unit_test(test_put_no_settings),
 		cmocka_unit_test(test_put_plane_settings),

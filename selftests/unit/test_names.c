@@ -331,6 +331,25 @@ static void test_settings_empty(TEST_ARGS)
 	assert_int_equal(s.npeers, 0);
 }
 
+/* "US|off": off is 0, which turns the sampler off. */
+static void test_settings_off(TEST_ARGS)
+{
+	static char *words[] = { "sample-interval", "off" };
+	static struct mp_settings s;
+	char err[256];
+
+	memset(&s, 0xff, sizeof(s));
+	assert_int_equal(parse(mp_link_settings, 2, words, &s, err), 0);
+	assert_int_equal(s.set, 1u << IFLA_MPLANE_SAMPLE_INTERVAL_US);
+	assert_int_equal(s.val[IFLA_MPLANE_SAMPLE_INTERVAL_US], 0);
+	assert_int_equal(s.width[IFLA_MPLANE_SAMPLE_INTERVAL_US], 4);
+	/* Only where the syntax says so. */
+	words[0] = "flowlet-gap";
+	assert_int_equal(parse(mp_link_settings, 2, words, &s, err), -EINVAL);
+	assert_string_equal(err, "bad flowlet-gap 'off': want a decimal integer");
+	words[0] = "sample-interval";
+}
+
 static void test_settings_peers_none(TEST_ARGS)
 {
 	char *argv[] = { "peers", "none" };
@@ -392,6 +411,8 @@ static void test_settings_errors(TEST_ARGS)
 		  "bad peer 'none': want an IPv4 or IPv6 address, or none" },
 		{ { "peers", "peer.example" },
 		  "bad peer 'peer.example': want an IPv4 or IPv6 address, or none" },
+		{ { "sample-interval", "soon" },
+		  "bad sample-interval 'soon': want a decimal integer or off" },
 		/* Plane settings are not device settings. */
 		{ { "weight", "1" }, "unknown setting 'weight'" },
 	};
@@ -578,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_settings_all),
 		cmocka_unit_test(test_settings_no_local_range),
 		cmocka_unit_test(test_settings_empty),
+		cmocka_unit_test(test_settings_off),
 		cmocka_unit_test(test_settings_peers_none),
 		cmocka_unit_test(test_settings_peers_many),
 		cmocka_unit_test(test_settings_errors),

@@ -48,25 +48,20 @@ static void get_str(const struct nlattr *a, char *buf, size_t size)
 }
 
 /*
- * The numbers of a nest into @present and @val; @nested are the
- * attributes (a bit each) that are nests, whose length may look like a
- * number's.
+ * A number of a nest into @present and @val; @nested are the attributes
+ * (a bit each) that are nests, whose length may look like a number's.
  */
-static void get_uints(const struct nlattr *nest, uint32_t nested,
-		      uint32_t *present, uint32_t *val)
+static void get_number(const struct nlattr *a, uint32_t nested,
+		       uint32_t *present, uint32_t *val)
 {
-	const struct nlattr *a;
-	unsigned int type;
+	unsigned int type = mnl_attr_get_type(a);
 	uint64_t v;
 
-	mnl_attr_for_each_nested(a, nest) {
-		type = mnl_attr_get_type(a);
-		if (type >= MP_ATTR_SLOTS || (nested & (1u << type)) ||
-		    !get_uint(a, &v))
-			continue;
-		*present |= 1u << type;
-		val[type] = v;
-	}
+	if (type >= MP_ATTR_SLOTS || (nested & (1u << type)) ||
+	    !get_uint(a, &v))
+		return;
+	*present |= 1u << type;
+	val[type] = v;
 }
 
 static void get_peers(const struct nlattr *nest, struct mp_link *l)
@@ -144,50 +139,60 @@ static void get_qps(const struct nlattr *nest, struct mp_link *l)
 #define DEVICE_NESTS	((1u << IFLA_MPLANE_PEERS) | (1u << IFLA_MPLANE_CC) | \
 			 (1u << IFLA_MPLANE_QPS))
 
+void mp_link_parse_device_attr(const struct nlattr *a, struct mp_link *l)
+{
+	get_number(a, DEVICE_NESTS, &l->present, l->val);
+	switch (mnl_attr_get_type(a)) {
+	case IFLA_MPLANE_PEERS:
+		l->present |= 1u << IFLA_MPLANE_PEERS;
+		get_peers(a, l);
+		break;
+	case IFLA_MPLANE_CC:
+		l->present |= 1u << IFLA_MPLANE_CC;
+		get_cc(a, l);
+		break;
+	case IFLA_MPLANE_QPS:
+		l->present |= 1u << IFLA_MPLANE_QPS;
+		get_qps(a, l);
+		break;
+	}
+}
+
+void mp_link_parse_plane_attr(const struct nlattr *a, struct mp_plane_info *p)
+{
+	const struct nlattr *s;
+	unsigned int type;
+	uint64_t v;
+
+	get_number(a, 1u << IFLA_MPLANE_PLANE_STATS, &p->present, p->val);
+	if (mnl_attr_get_type(a) != IFLA_MPLANE_PLANE_STATS)
+		return;
+	p->present |= 1u << IFLA_MPLANE_PLANE_STATS;
+	mnl_attr_for_each_nested(s, a) {
+		type = mnl_attr_get_type(s);
+		/* PAD sits among the counters, not after them. */
+		if (!type || type == IFLA_MPLANE_PSTAT_PAD ||
+		    type > IFLA_MPLANE_PSTAT_MAX || !get_uint(s, &v))
+			continue;
+		p->stats_present |= 1u << type;
+		p->stats[type] = v;
+	}
+}
+
 static void get_device_data(const struct nlattr *data, struct mp_link *l)
 {
 	const struct nlattr *a;
 
-	get_uints(data, DEVICE_NESTS, &l->present, l->val);
-	mnl_attr_for_each_nested(a, data) {
-		switch (mnl_attr_get_type(a)) {
-		case IFLA_MPLANE_PEERS:
-			l->present |= 1u << IFLA_MPLANE_PEERS;
-			get_peers(a, l);
-			break;
-		case IFLA_MPLANE_CC:
-			l->present |= 1u << IFLA_MPLANE_CC;
-			get_cc(a, l);
-			break;
-		case IFLA_MPLANE_QPS:
-			l->present |= 1u << IFLA_MPLANE_QPS;
-			get_qps(a, l);
-			break;
-		}
-	}
+	mnl_attr_for_each_nested(a, data)
+		mp_link_parse_device_attr(a, l);
 }
 
 static void get_plane_data(const struct nlattr *data, struct mp_plane_info *p)
 {
-	const struct nlattr *a, *s;
-	unsigned int type;
-	uint64_t v;
+	const struct nlattr *a;
 
-	get_uints(data, 1u << IFLA_MPLANE_PLANE_STATS, &p->present, p->val);
-	mnl_attr_for_each_nested(a, data) {
-		if (mnl_attr_get_type(a) != IFLA_MPLANE_PLANE_STATS)
-			continue;
-		p->present |= 1u << IFLA_MPLANE_PLANE_STATS;
-		mnl_attr_for_each_nested(s, a) {
-			type = mnl_attr_get_type(s);
-			/* PAD sits among the counters, not after them. */
-			if (!type || type == IFLA_MPLANE_PSTAT_PAD ||
-			    type > IFLA_MPLANE_PSTAT_MAX || !get_uint(s, &v))
-				continue;
-			p->stats_present |= 1u << type;
-			p->stats[type] = v;
-		}
-	}
+	mnl_attr_for_each_nested(a, data)
+		mp_link_parse_plane_attr(a, p);
 }
 
 static void get_linkinfo(const struct nlattr *info, struct mp_link *l)
@@ -330,20 +335,39 @@ static int put_peers(struct nlmsghdr *nlh, size_t size,
 	return 0;
 }
 
+int mp_link_put_data(struct nlmsghdr *nlh, size_t size,
+		     const struct mp_settings *s)
+{
+	if (put_attrs(nlh, size, s) || put_peers(nlh, size, s) ||
+	    put_cc(nlh, size, s))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int mp_link_put_plane_data(struct nlmsghdr *nlh, size_t size,
+			   const struct mp_settings *s)
+{
+	return put_attrs(nlh, size, s) ? -EMSGSIZE : 0;
+}
+
 static int put_linkinfo(struct nlmsghdr *nlh, size_t size, uint16_t kind,
 			uint16_t data_type, const struct mp_settings *s)
 {
 	struct nlattr *info, *data;
+	int err;
 
 	info = mnl_attr_nest_start_check(nlh, size, IFLA_LINKINFO);
 	if (!info || !mnl_attr_put_strz_check(nlh, size, kind, MPLANE_LINK_KIND))
 		return -EMSGSIZE;
 	if (s->set) {
 		data = mnl_attr_nest_start_check(nlh, size, data_type);
-		if (!data || put_attrs(nlh, size, s) ||
-		    (data_type == IFLA_INFO_DATA &&
-		     (put_peers(nlh, size, s) || put_cc(nlh, size, s))))
+		if (!data)
 			return -EMSGSIZE;
+		err = data_type == IFLA_INFO_DATA ?
+		      mp_link_put_data(nlh, size, s) :
+		      mp_link_put_plane_data(nlh, size, s);
+		if (err)
+			return err;
 		mnl_attr_nest_end(nlh, data);
 	}
 	mnl_attr_nest_end(nlh, info);

@@ -86,6 +86,15 @@ bool mp_link_is_plane(const struct mp_link *l);
 int mp_link_parse(const struct nlmsghdr *nlh, struct mp_link *l);
 
 /*
+ * Decode one attribute of an IFLA_INFO_DATA (IFLA_MPLANE_*) into @l, or
+ * of an IFLA_INFO_SLAVE_DATA (IFLA_MPLANE_PLANE_*) into @p, for callers
+ * that split the nest themselves (iproute2 hands its plugins a table).
+ * Unknown and malformed attributes are skipped.
+ */
+void mp_link_parse_device_attr(const struct nlattr *a, struct mp_link *l);
+void mp_link_parse_plane_attr(const struct nlattr *a, struct mp_plane_info *p);
+
+/*
  * Append to @nlh (in a buffer of @size bytes) the IFLA_LINKINFO that
  * carries @s: for a device IFLA_INFO_KIND "mplane" and IFLA_INFO_DATA
  * (none when @s is empty); for a plane IFLA_INFO_SLAVE_KIND "mplane" and
@@ -97,6 +106,12 @@ int mp_link_put_settings(struct nlmsghdr *nlh, size_t size,
 			 const struct mp_settings *s);
 int mp_link_put_plane_settings(struct nlmsghdr *nlh, size_t size,
 			       const struct mp_settings *s);
+/* Only what goes inside IFLA_INFO_DATA or IFLA_INFO_SLAVE_DATA, for a
+ * caller that opened the nest (iproute2).  0, or -EMSGSIZE. */
+int mp_link_put_data(struct nlmsghdr *nlh, size_t size,
+		     const struct mp_settings *s);
+int mp_link_put_plane_data(struct nlmsghdr *nlh, size_t size,
+			   const struct mp_settings *s);
 
 /*
  * The error (0 or a negative errno) of an NLMSG_ERROR or NLMSG_DONE @nlh

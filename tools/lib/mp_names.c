@@ -364,7 +364,17 @@ static int parse_value(const struct mp_setting *st, const char *arg,
 			 mp_names_join(st->names, "|", names, sizeof(names)));
 		return -EINVAL;
 	}
+	/* "US|off": off is 0, which the kernel takes for none. */
+	if (st->arg && strstr(st->arg, "|off") && !strcmp(arg, "off")) {
+		v = 0;
+		goto done;
+	}
 	ret = mp_parse_u32(arg, &v);
+	if (ret && st->arg && strstr(st->arg, "|off")) {
+		snprintf(err, errlen, "bad %s '%s': want a decimal integer or off",
+			 st->keyword, arg);
+		return -EINVAL;
+	}
 	if (ret == -ERANGE) {
 		snprintf(err, errlen, "bad %s '%s': more than %u", st->keyword,
 			 arg, UINT32_MAX);
@@ -441,3 +451,67 @@ void mp_setting_help(const struct mp_setting *st, char *syntax,
 	snprintf(limits, limits_len, "%s%s%s", range,
 		 range[0] && def[0] ? ", " : "", def);
 }
+
+/*
+ * The JSON keys of the attributes of an mplane device and its planes:
+ * one name for each, whichever tool prints it (mplanectl, ip).
+ */
+const struct mp_field mp_device_fields[] = {
+	{ IFLA_MPLANE_PLANE_COUNT,	"plane_count", NULL },
+	{ IFLA_MPLANE_POLICY,		"policy", &mp_policy_names },
+	{ IFLA_MPLANE_FLOWLET_GAP_US,	"flowlet_gap_us", NULL },
+	{ IFLA_MPLANE_PROBE_INTERVAL_US, "probe_interval_us", NULL },
+	{ IFLA_MPLANE_PROBE_MISSES,	"probe_misses", NULL },
+	{ IFLA_MPLANE_HOLDDOWN_MS,	"holddown_ms", NULL },
+	{ IFLA_MPLANE_CONG_THRESHOLD,	"cong_threshold", NULL },
+	{ IFLA_MPLANE_CONG_HALFLIFE_US,	"cong_halflife_us", NULL },
+	{ IFLA_MPLANE_GSO_MODE,		"gso_mode", &mp_gso_names },
+	{ IFLA_MPLANE_SAMPLE_INTERVAL_US, "sample_interval_us", NULL },
+	{}
+};
+
+/* IFLA_MPLANE_CC_*: the settings, then the read-only counters. */
+const struct mp_field mp_cc_fields[] = {
+	{ IFLA_MPLANE_CC_ALGO,		"algo", &mp_cc_names },
+	{ IFLA_MPLANE_CC_CNP_INTERVAL_US, "cnp_interval_us", NULL },
+	{ IFLA_MPLANE_CC_RATE_MAX_KBPS,	"rate_max_kbps", NULL },
+	{ IFLA_MPLANE_CC_RATE_MIN_KBPS,	"rate_min_kbps", NULL },
+	{ IFLA_MPLANE_CC_RATE_AI_KBPS,	"rate_ai_kbps", NULL },
+	{ IFLA_MPLANE_CC_RATE_HAI_KBPS,	"rate_hai_kbps", NULL },
+	{ IFLA_MPLANE_CC_TIME_RESET_US,	"time_reset_us", NULL },
+	{ IFLA_MPLANE_CC_BYTE_RESET,	"byte_reset", NULL },
+	{ IFLA_MPLANE_CC_THRESHOLD,	"threshold", NULL },
+	{ IFLA_MPLANE_CC_ALPHA_G,	"alpha_g", NULL },
+	{ IFLA_MPLANE_CC_ALPHA_PERIOD_US, "alpha_period_us", NULL },
+	{ IFLA_MPLANE_CC_ALPHA_INITIAL,	"alpha_initial", NULL },
+	{ IFLA_MPLANE_CC_REDUCE_PERIOD_US, "reduce_period_us", NULL },
+	{ IFLA_MPLANE_CC_MIN_DEC_FAC,	"min_dec_fac", NULL },
+	{ IFLA_MPLANE_CC_QP_MAX,	"qp_max", NULL },
+	{ IFLA_MPLANE_CC_QP_COUNT,	"qp_count", NULL },
+	{ IFLA_MPLANE_CC_QP_EVICTIONS,	"qp_evictions", NULL },
+	{ IFLA_MPLANE_CC_CNP_UNKNOWN,	"cnp_unknown", NULL },
+	{ IFLA_MPLANE_CC_BAD_BTH,	"bad_bth", NULL },
+	{}
+};
+
+/* IFLA_MPLANE_QP_*, but the peer and alpha, which are shown otherwise. */
+const struct mp_field mp_qp_fields[] = {
+	{ IFLA_MPLANE_QP_QPN,		"qpn", NULL },
+	{ IFLA_MPLANE_QP_RATE_KBPS,	"rate_kbps", NULL },
+	{ IFLA_MPLANE_QP_TARGET_KBPS,	"target_kbps", NULL },
+	{ IFLA_MPLANE_QP_CNP_RX,	"cnp_rx", NULL },
+	{ IFLA_MPLANE_QP_CNP_TX,	"cnp_tx", NULL },
+	{ IFLA_MPLANE_QP_RATE_CUTS,	"rate_cuts", NULL },
+	{ IFLA_MPLANE_QP_TX_BYTES,	"tx_bytes", NULL },
+	{}
+};
+
+const struct mp_field mp_plane_fields[] = {
+	{ IFLA_MPLANE_PLANE_STATE,	"state", &mp_state_names },
+	{ IFLA_MPLANE_PLANE_REASON,	"reason", &mp_reason_names },
+	{ IFLA_MPLANE_PLANE_ADMIN,	"admin", &mp_admin_names },
+	{ IFLA_MPLANE_PLANE_WEIGHT,	"weight", NULL },
+	{ IFLA_MPLANE_PLANE_LOAD,	"load", NULL },
+	{ IFLA_MPLANE_PLANE_CONG_SCORE,	"cong_score", NULL },
+	{}
+};

@@ -154,4 +154,20 @@ int mp_settings_parse(const struct mp_setting *table, int argc,
 void mp_setting_help(const struct mp_setting *st, char *syntax,
 		     size_t syntax_len, char *limits, size_t limits_len);
 
+/*
+ * An attribute under its JSON key ("flowlet_gap_us": the uapi's name,
+ * its unit as a suffix) and, for an enum, its names.  The tables end
+ * with an entry without key.
+ */
+struct mp_field {
+	uint8_t attr;
+	const char *key;
+	const struct mp_names *names;	/* for an enum, else NULL */
+};
+
+extern const struct mp_field mp_device_fields[];	/* IFLA_MPLANE_* */
+extern const struct mp_field mp_cc_fields[];		/* IFLA_MPLANE_CC_* */
+extern const struct mp_field mp_qp_fields[];		/* IFLA_MPLANE_QP_* */
+extern const struct mp_field mp_plane_fields[];	/* IFLA_MPLANE_PLANE_* */
+
 #endif /* MP_NAMES_H */

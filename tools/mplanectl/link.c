@@ -73,39 +73,11 @@ const struct mp_setting *link_dev_settings(void)
 	return mp_link_settings;
 }
 
-/*
- * "sample-interval off" is "sample-interval 0": @words is a copy of
- * @argv that says so.  A value that is neither gets its own message,
- * which names "off" too.  0, or -EINVAL with @err set.
- */
-static int settings_words(int argc, char **argv, char **words, char *err,
-			  size_t errlen)
-{
-	uint32_t v;
-	int i;
-
-	for (i = 0; i < argc; i++) {
-		words[i] = argv[i];
-		if (!(i % 2) || strcmp(argv[i - 1], "sample-interval"))
-			continue;
-		if (!strcmp(argv[i], "off")) {
-			words[i] = "0";
-		} else if (mp_parse_u32(argv[i], &v)) {
-			snprintf(err, errlen,
-				 "bad sample-interval '%s': want microseconds (%u to %u) or off",
-				 argv[i], MPLANE_SAMPLE_INTERVAL_US_MIN,
-				 MPLANE_SAMPLE_INTERVAL_US_MAX);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 int link_settings_args(int argc, char **argv, const char *what,
 		       const struct mp_setting *table, const char **dev,
 		       struct mp_settings *s)
 {
-	char err[256], **words;
+	char err[256];
 	int ret;
 
 	if (optind >= argc)
@@ -114,17 +86,8 @@ int link_settings_args(int argc, char **argv, const char *what,
 	ret = link_dev_arg(what, *dev);
 	if (ret)
 		return ret;
-	words = calloc(argc - optind, sizeof(*words));
-	if (!words) {
-		mp_err("%s", strerror(ENOMEM));
-		return MP_EXIT_ERR;
-	}
-	ret = settings_words(argc - optind - 1, argv + optind + 1, words, err,
-			     sizeof(err));
-	if (!ret)
-		ret = mp_settings_parse(table, argc - optind - 1, words, s, err,
-					sizeof(err));
-	free(words);
+	ret = mp_settings_parse(table, argc - optind - 1, argv + optind + 1,
+				s, err, sizeof(err));
 	if (ret)
 		return mp_usage_err("%s", err);
 	return MP_EXIT_OK;

@@ -184,69 +184,6 @@ static const struct mp_link *planes_of(const struct mp_link *dev,
 
 /* ----- JSON ------------------------------------------------------------ */
 
-/* The device's IFLA_MPLANE_* under their uapi names, and their values. */
-struct field {
-	uint8_t attr;
-	const char *key;
-	const struct mp_names *names;	/* for an enum, else NULL */
-};
-
-static const struct field dev_fields[] = {
-	{ IFLA_MPLANE_PLANE_COUNT,	"plane_count", NULL },
-	{ IFLA_MPLANE_POLICY,		"policy", &mp_policy_names },
-	{ IFLA_MPLANE_FLOWLET_GAP_US,	"flowlet_gap_us", NULL },
-	{ IFLA_MPLANE_PROBE_INTERVAL_US, "probe_interval_us", NULL },
-	{ IFLA_MPLANE_PROBE_MISSES,	"probe_misses", NULL },
-	{ IFLA_MPLANE_HOLDDOWN_MS,	"holddown_ms", NULL },
-	{ IFLA_MPLANE_CONG_THRESHOLD,	"cong_threshold", NULL },
-	{ IFLA_MPLANE_CONG_HALFLIFE_US,	"cong_halflife_us", NULL },
-	{ IFLA_MPLANE_GSO_MODE,		"gso_mode", &mp_gso_names },
-	{ IFLA_MPLANE_SAMPLE_INTERVAL_US, "sample_interval_us", NULL },
-};
-
-/* IFLA_MPLANE_CC_*: the settings, then the read-only counters. */
-static const struct field cc_fields[] = {
-	{ IFLA_MPLANE_CC_ALGO,		"algo", &mp_cc_names },
-	{ IFLA_MPLANE_CC_CNP_INTERVAL_US, "cnp_interval_us", NULL },
-	{ IFLA_MPLANE_CC_RATE_MAX_KBPS,	"rate_max_kbps", NULL },
-	{ IFLA_MPLANE_CC_RATE_MIN_KBPS,	"rate_min_kbps", NULL },
-	{ IFLA_MPLANE_CC_RATE_AI_KBPS,	"rate_ai_kbps", NULL },
-	{ IFLA_MPLANE_CC_RATE_HAI_KBPS,	"rate_hai_kbps", NULL },
-	{ IFLA_MPLANE_CC_TIME_RESET_US,	"time_reset_us", NULL },
-	{ IFLA_MPLANE_CC_BYTE_RESET,	"byte_reset", NULL },
-	{ IFLA_MPLANE_CC_THRESHOLD,	"threshold", NULL },
-	{ IFLA_MPLANE_CC_ALPHA_G,	"alpha_g", NULL },
-	{ IFLA_MPLANE_CC_ALPHA_PERIOD_US, "alpha_period_us", NULL },
-	{ IFLA_MPLANE_CC_ALPHA_INITIAL,	"alpha_initial", NULL },
-	{ IFLA_MPLANE_CC_REDUCE_PERIOD_US, "reduce_period_us", NULL },
-	{ IFLA_MPLANE_CC_MIN_DEC_FAC,	"min_dec_fac", NULL },
-	{ IFLA_MPLANE_CC_QP_MAX,	"qp_max", NULL },
-	{ IFLA_MPLANE_CC_QP_COUNT,	"qp_count", NULL },
-	{ IFLA_MPLANE_CC_QP_EVICTIONS,	"qp_evictions", NULL },
-	{ IFLA_MPLANE_CC_CNP_UNKNOWN,	"cnp_unknown", NULL },
-	{ IFLA_MPLANE_CC_BAD_BTH,	"bad_bth", NULL },
-};
-
-/* IFLA_MPLANE_QP_*, but the peer and alpha, which are shown otherwise. */
-static const struct field qp_fields[] = {
-	{ IFLA_MPLANE_QP_QPN,		"qpn", NULL },
-	{ IFLA_MPLANE_QP_RATE_KBPS,	"rate_kbps", NULL },
-	{ IFLA_MPLANE_QP_TARGET_KBPS,	"target_kbps", NULL },
-	{ IFLA_MPLANE_QP_CNP_RX,	"cnp_rx", NULL },
-	{ IFLA_MPLANE_QP_CNP_TX,	"cnp_tx", NULL },
-	{ IFLA_MPLANE_QP_RATE_CUTS,	"rate_cuts", NULL },
-	{ IFLA_MPLANE_QP_TX_BYTES,	"tx_bytes", NULL },
-};
-
-static const struct field plane_fields[] = {
-	{ IFLA_MPLANE_PLANE_STATE,	"state", &mp_state_names },
-	{ IFLA_MPLANE_PLANE_REASON,	"reason", &mp_reason_names },
-	{ IFLA_MPLANE_PLANE_ADMIN,	"admin", &mp_admin_names },
-	{ IFLA_MPLANE_PLANE_WEIGHT,	"weight", NULL },
-	{ IFLA_MPLANE_PLANE_LOAD,	"load", NULL },
-	{ IFLA_MPLANE_PLANE_CONG_SCORE,	"cong_score", NULL },
-};
-
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static void add_u64(struct json_object *obj, const char *key, uint64_t v)
@@ -271,6 +208,7 @@ static struct json_object *plane_json(const struct mp_link *rail)
 {
 	const struct mp_plane_info *p = &rail->plane;
 	struct json_object *obj = json_object_new_object(), *st;
+	const struct mp_field *f;
 	unsigned int i;
 
 	if (has(p, IFLA_MPLANE_PLANE_ID))
@@ -281,10 +219,9 @@ static struct json_object *plane_json(const struct mp_link *rail)
 	if (rail->carrier >= 0)
 		json_object_object_add(obj, "carrier",
 				       json_object_new_boolean(rail->carrier));
-	for (i = 0; i < ARRAY_SIZE(plane_fields); i++)
-		if (has(p, plane_fields[i].attr))
-			add_value(obj, plane_fields[i].key, plane_fields[i].names,
-				  p->val[plane_fields[i].attr]);
+	for (f = mp_plane_fields; f->key; f++)
+		if (has(p, f->attr))
+			add_value(obj, f->key, f->names, p->val[f->attr]);
 	if (has(p, IFLA_MPLANE_PLANE_STATS)) {
 		st = json_object_new_object();
 		for (i = 1; i < mp_pstat_names.count; i++)
@@ -299,11 +236,9 @@ static struct json_object *plane_json(const struct mp_link *rail)
 static struct json_object *cc_json(const struct mp_link *d)
 {
 	struct json_object *obj = json_object_new_object();
-	const struct field *f;
-	unsigned int i;
+	const struct mp_field *f;
 
-	for (i = 0; i < ARRAY_SIZE(cc_fields); i++) {
-		f = &cc_fields[i];
+	for (f = mp_cc_fields; f->key; f++) {
 		if (!(d->cc_present & (1u << f->attr)))
 			continue;
 		if (f->names)
@@ -323,14 +258,14 @@ static struct json_object *qp_json(const struct mp_qp *q)
 {
 	struct json_object *obj = json_object_new_object();
 	char addr[MP_ADDR_STRLEN];
-	unsigned int i;
+	const struct mp_field *f;
 
 	if (q->present & (1u << IFLA_MPLANE_QP_PEER))
 		json_object_object_add(obj, "peer", json_object_new_string(
 			mp_addr_str(&q->peer, addr, sizeof(addr))));
-	for (i = 0; i < ARRAY_SIZE(qp_fields); i++)
-		if (q->present & (1u << qp_fields[i].attr))
-			add_u64(obj, qp_fields[i].key, q->val[qp_fields[i].attr]);
+	for (f = mp_qp_fields; f->key; f++)
+		if (q->present & (1u << f->attr))
+			add_u64(obj, f->key, q->val[f->attr]);
 	if (q->present & (1u << IFLA_MPLANE_QP_ALPHA)) {
 		json_object_object_add(obj, "alpha", json_object_new_double(
 			alpha_frac(q->val[IFLA_MPLANE_QP_ALPHA])));
@@ -359,6 +294,7 @@ static struct json_object *device_json(const struct mp_link *d,
 {
 	struct json_object *obj = json_object_new_object(), *arr;
 	char addr[MP_ADDR_STRLEN];
+	const struct mp_field *f;
 	unsigned int i;
 
 	json_object_object_add(obj, "name", json_object_new_string(d->name));
@@ -366,10 +302,9 @@ static struct json_object *device_json(const struct mp_link *d,
 	json_object_object_add(obj, "up",
 			       json_object_new_boolean(d->flags & IFF_UP));
 	add_operstate(obj, d);
-	for (i = 0; i < ARRAY_SIZE(dev_fields); i++)
-		if (d->present & (1u << dev_fields[i].attr))
-			add_value(obj, dev_fields[i].key, dev_fields[i].names,
-				  d->val[dev_fields[i].attr]);
+	for (f = mp_device_fields; f->key; f++)
+		if (d->present & (1u << f->attr))
+			add_value(obj, f->key, f->names, d->val[f->attr]);
 	arr = json_object_new_array();
 	for (i = 0; i < d->npeers; i++)
 		json_object_array_add(arr, json_object_new_string(
