@@ -28,7 +28,8 @@ help:
 	@echo "Targets:"
 	@echo "  deps        install what any target needs from Debian (idempotent;"
 	@echo "              each target installs only its own set: scripts/deps.sh)"
-	@echo "  tools bpf   build mplanectl and the BPF programs (.build/)"
+	@echo "  tools bpf   build mplanectl, ip's link_mplane.so and the BPF programs"
+	@echo "              (.build/)"
 	@echo "  fixtures    the BPF_PROG_TEST_RUN fixture runner (tools builds it too)"
 	@echo "  kmod        build mplane.ko for each of KERNELS (W=1, no warnings)"
 	@echo "  unit        build the cmocka unit tests"
@@ -66,6 +67,7 @@ $(DEPS_STAMP): $(ROOT)/scripts/deps.sh
 
 include bpf/bpf.mk
 include tools/tools.mk
+include tools/iproute2/iproute2.mk
 include selftests/bpf/fixtures.mk
 include selftests/kmod/helpers.mk
 include selftests/unit/unit.mk
