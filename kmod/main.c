@@ -45,4 +45,5 @@ module_exit(mplane_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Multi-plane L3 network device");
 MODULE_AUTHOR("mplane developers");
+MODULE_VERSION(MPLANE_MODULE_VERSION);
 MODULE_ALIAS_RTNL_LINK(MPLANE_LINK_KIND);

@@ -25,7 +25,8 @@ kdir=$("$kernels" build "$name")
 tree=$BUILD/kmod/$release
 mkdir -p "$tree"
 # Mirror the sources as symlinks; drop links whose source went away.
-(cd "$ROOT" && find Kbuild kmod uapi selftests/kmod/testmod -type f \( -name '*.[ch]' -o -name Kbuild \) ) |
+(cd "$ROOT" && find Kbuild VERSION kmod uapi selftests/kmod/testmod -type f \
+	\( -name '*.[ch]' -o -name Kbuild -o -name VERSION \) ) |
 while read -r f; do
 	mkdir -p "$tree/$(dirname "$f")"
 	ln -sfn "$ROOT/$f" "$tree/$f"
