@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mp_cmd.h"
+#include "mp_datadir.h"
 #include "mp_fabric.h"
 #include "mp_opt.h"
 #include "mp_out.h"
@@ -61,7 +62,7 @@ static const struct mp_opt accept_opts[] = {
 	  .def = "all six; those this host cannot run say why" },
 	{ "expect", 'x', MP_OPT_STRING, AT(expect), "FILE",
 	  "the expectations (mp_expect.h has the format; edit a copy for your fabric)",
-	  .def = "tools/accept/expect.conf in mplane's tree" },
+	  .def = "PREFIX/share/mplane/expect.conf, or the tree's tools/accept/" },
 	{ "hosts", 'H', MP_OPT_UINT, AT(hosts), "N", "hosts, one rank each",
 	  .min = 4, .max = 64, .def = "4; scale: 16" },
 	{ "planes", 'P', MP_OPT_UINT, AT(planes), "N", "planes, one rail a host each",
@@ -495,7 +496,8 @@ static int accept_class_run(const struct accept_class *cls,
 int accept_main(int argc, char **argv)
 {
 	struct accept_settings s = {
-		.prefix = "mpacc", .expect = MPLANE_ACCEPT_EXPECT, .hosts = 4,
+		.prefix = "mpacc",
+		.expect = mp_data_file("expect.conf", MPLANE_ACCEPT_EXPECT), .hosts = 4,
 		.planes = 2, .leaves = 2, .spines = 2,
 		.rate = { 100000000ULL, "100mbit" }, .size = 1 << 20,
 		.iters = 5, .transport = 0, .timeout_ns = 300000000000ULL,

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mp_datadir.h"
 #include "mp_out.h"
 #include "accept.h"
 
@@ -94,7 +95,7 @@ static struct json_object *torch_victim(struct accept_run *run,
 {
 	char timeout[24];
 	const char *args[] = {
-		MPLANE_TORCH_LAUNCH, "--prefix", run->s->prefix, "--hosts", hosts,
+		mp_data_file("torch/launch.sh", MPLANE_TORCH_LAUNCH), "--prefix", run->s->prefix, "--hosts", hosts,
 		"--addr", accept_policy_mp0(res->policy) ? "mp0" : "rail",
 		"--port", "29600", "--timeout", timeout, "--",
 		"--floats", "256K", "--depth", "2", "--steps", "10",
