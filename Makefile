@@ -32,6 +32,7 @@ help:
 	@echo "              (.build/)"
 	@echo "  fixtures    the BPF_PROG_TEST_RUN fixture runner (tools builds it too)"
 	@echo "  kmod        build mplane.ko for each of KERNELS (W=1, no warnings)"
+	@echo "  dkms        build and install it with DKMS into .build/dkms (no host change)"
 	@echo "  unit        build the cmocka unit tests"
 	@echo "  fuzz        build the fuzzers (libFuzzer, ASan, UBSan) into .build/fuzz/"
 	@echo "  check       run every suite; ends with 'N passed, N failed, N skipped'"
@@ -45,6 +46,9 @@ help:
 	@echo "              verdict printed, reports in .build/accept/ (Documentation/accept.md)"
 	@echo "  bench       benchmarks (Documentation/benchmarks.md), in a VM"
 	@echo "  bench-collective  the workload half alone: collectives, 8 hosts x 2 planes"
+	@echo "  install     mplanectl, ip's plugin, man pages, completion, units,"
+	@echo "              the mark header (DESTDIR, PREFIX: Documentation/install.md)"
+	@echo "  install-dkms  the module's source for DKMS in /usr/src/mplane-VERSION"
 	@echo "  clean       remove .build/"
 	@echo "Variables:"
 	@echo "  KERNELS='$(KERNELS)'  (6.1, 6.12, 7.3, debug or a release string)"
@@ -72,6 +76,7 @@ include selftests/bpf/fixtures.mk
 include selftests/kmod/helpers.mk
 include selftests/unit/unit.mk
 include tools/fuzz/fuzz.mk
+include install.mk
 
 # Every set at once; each entry point below installs only its own.
 deps:
@@ -86,7 +91,7 @@ kmod:
 # The torch set is the test set's heaviest part (170 packages, about 85 s
 # on a fresh machine): selftests/bpf/torch.sh skips without it.
 deps-test:
-	$(Q)$(ROOT)/scripts/deps.sh --quiet test torch
+	$(Q)$(ROOT)/scripts/deps.sh --quiet test torch package
 deps-demo:
 	$(Q)$(ROOT)/scripts/deps.sh --quiet demo
 
@@ -95,6 +100,7 @@ deps-demo:
 check: deps-test
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) tools unit fuzz
 	$(Q)$(MAKE) --no-print-directory kmod
+	$(Q)$(MAKE) --no-print-directory dkms
 	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)"
 
 unit-check: unit
@@ -106,7 +112,14 @@ fuzz-check: fuzz
 bpf-check: tools
 	$(Q)$(ROOT)/selftests/run bpf
 
-kmod-check: kmod
+# mplane.ko as DKMS builds it from the installed source, for the VM's
+# selftests/kmod/dkms.sh (scripts/dkms-build.sh says which it skips).
+.PHONY: dkms
+dkms:
+	$(Q)$(ROOT)/scripts/deps.sh --quiet package
+	$(Q)$(ROOT)/scripts/dkms-build.sh $(KERNELS)
+
+kmod-check: kmod dkms
 	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)" kmod
 
 # DCQCN end to end (issue 16): the 4:1 incasts of selftests/kmod/
