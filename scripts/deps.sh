@@ -17,6 +17,8 @@
 #   demo       what make demo runs beyond the build set
 #   torch      a real framework's collectives: python3-torch and its gloo
 #              backend (selftests/bpf/torch.sh, bench/torch.sh)
+#   package    DKMS, Debian's packaging tools and lintian, bash-completion
+#              (make dkms, make deb, selftests/install)
 #
 # No set holds a kernel image: the VM's kernels are downloaded and
 # unpacked under .build/kernels (scripts/kernels.sh), so that no make
@@ -53,25 +55,30 @@ TEST_SET=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 # set, so that building and the demo never pay for it.
 # shellcheck disable=SC2034
 TORCH_SET=(python3-torch)
+# promtool is not in a set: its package, prometheus, would start a
+# Prometheus server on install; selftests/install/promtool.sh unpacks it
+# instead.
+# shellcheck disable=SC2034
+PACKAGE_SET=(dkms dh-dkms debhelper lintian fakeroot bash-completion)
 # shellcheck disable=SC2034
 DEMO_SET=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	iproute2 ethtool iputils-ping jq procps bash-builtins)
 
 quiet= list= dry=
 sets=()
-usage() { sed -n '4,26s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+usage() { sed -n '4,28s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quiet) quiet=1 ;;
 	--list) list=1 ;;
 	--dry-run) dry=1 ;;
 	-h|--help) usage 0 ;;
-	build|buildroot|test|demo|torch) sets+=("$1") ;;
+	build|buildroot|test|demo|torch|package) sets+=("$1") ;;
 	*) echo "deps.sh: unknown set or option '$1'" >&2; usage ;;
 	esac
 	shift
 done
-[ ${#sets[@]} -gt 0 ] || sets=(build buildroot test demo torch)
+[ ${#sets[@]} -gt 0 ] || sets=(build buildroot test demo torch package)
 
 packages=()
 for s in "${sets[@]}"; do

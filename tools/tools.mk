@@ -6,7 +6,8 @@
 
 CC		?= cc
 PKG_CONFIG	?= pkg-config
-MPLANE_VERSION	?= 0.1.0
+# One version for the tools, the module and the packages: VERSION.
+MPLANE_VERSION	?= $(shell cat $(ROOT)/VERSION)
 Q		?= @
 
 TOOLS_OUT	:= $(BUILD)/tools
@@ -22,10 +23,14 @@ TOOLS_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 \
 # loaded only by the command that serves HTTP (tools/lib/mp_http.h): each
 # shared object costs an exec ~40 ms in a debug guest under TCG, where the
 # tests start mplanectl hundreds of times.  libmnl has no archive.
-TOOLS_STATIC	:= libbpf json-c
-TOOLS_LDLIBS	:= -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs-only-l \
-		     $(TOOLS_STATIC)) -Wl,-Bdynamic \
-		   $(shell $(PKG_CONFIG) --libs libmnl)
+# TOOLS_STATIC= links every library as a shared one: Debian's packages
+# do (debian/rules), as policy wants no library embedded.
+TOOLS_STATIC	?= libbpf json-c
+comma		:= ,
+TOOLS_SHARED	:= $(filter-out $(TOOLS_STATIC),libbpf json-c) libmnl
+TOOLS_LDLIBS	:= $(if $(TOOLS_STATIC),-Wl$(comma)-Bstatic $(shell $(PKG_CONFIG) \
+		     --static --libs-only-l $(TOOLS_STATIC)) -Wl$(comma)-Bdynamic) \
+		   $(shell $(PKG_CONFIG) --libs $(TOOLS_SHARED))
 
 LIBMP		:= $(TOOLS_OUT)/libmp.a
 LIBMP_OBJS	:= $(patsubst $(ROOT)/tools/%.c,$(TOOLS_OUT)/%.o, \
