@@ -173,7 +173,8 @@ static int add_ring(const char *path, const struct stat *sb, int type,
 
 static int find_rings(struct mp_feed *f)
 {
-	f->src = calloc(MAX_RINGS, sizeof(*f->src));
+	if (!f->src)
+		f->src = calloc(MAX_RINGS, sizeof(*f->src));
 	if (!f->src)
 		return -ENOMEM;
 	walk_feed = f;
@@ -409,12 +410,12 @@ static bool all_netns_source(const char *label)
 }
 
 /* Announce every source: label, then its interface names. */
-static int announce_rings(struct mp_feed *f)
+static int announce_rings(struct mp_feed *f, unsigned int from)
 {
 	unsigned int i;
 	int err = 0;
 
-	for (i = 0; i < f->nsrc && !err; i++) {
+	for (i = from; i < f->nsrc && !err; i++) {
 		const char *label = f->src[i].label;
 
 		err = deliver(f, MPLANE_CF_SOURCE, i, label, strlen(label) + 1);
@@ -448,11 +449,11 @@ static int on_record(void *ctx, void *data, size_t size)
 	return f->batch >= f->batch_limit ? BATCH_FULL : 0;
 }
 
-static int open_rings(struct mp_feed *f)
+static int open_rings(struct mp_feed *f, unsigned int from)
 {
 	unsigned int i;
 
-	for (i = 0; i < f->nsrc; i++) {
+	for (i = from; i < f->nsrc; i++) {
 		struct ring_src *s = &f->src[i];
 
 		read_stats(s, &s->before);
@@ -545,7 +546,8 @@ static int open_pollers(struct mp_feed *f)
 	err = mp_poll_open(&f->poller, &po, what, sizeof(what));
 	if (err)
 		return err;
-	f->poll_id = f->nsrc;
+	/* Past every ring's: rings found later take the next numbers. */
+	f->poll_id = MAX_RINGS;
 	err = deliver(f, MPLANE_CF_SOURCE, f->poll_id, "poll", 5);
 	if (!err)
 		err = name_links(f, f->poll_id);
@@ -609,12 +611,12 @@ int mp_feed_open(struct mp_feed **feed, const struct mp_feed_opts *opts,
 	snprintf(f->root, sizeof(f->root), "%s",
 		 opts->root ? opts->root : MPLANE_BPF_PIN_ROOT);
 	err = find_rings(f);
-	if (!err && !f->nsrc && !opts->poll_hz)
+	if (!err && !f->nsrc && !opts->poll_hz && !opts->allow_empty)
 		err = -ENOENT;
 	if (!err)
-		err = open_rings(f);
+		err = open_rings(f, 0);
 	if (!err)
-		err = announce_rings(f);
+		err = announce_rings(f, 0);
 	if (!err && opts->poll_hz)
 		err = open_pollers(f);
 	if (err) {
@@ -633,6 +635,19 @@ static int stopped(struct mp_feed *f)
 	err = f->err;
 	pthread_mutex_unlock(&f->lock);
 	return err < 0 ? err : (err ? -ECANCELED : 0);
+}
+
+int mp_feed_rescan(struct mp_feed *feed)
+{
+	unsigned int before = feed->nsrc;
+	int err;
+
+	err = find_rings(feed);
+	if (!err)
+		err = open_rings(feed, before);
+	if (!err)
+		err = announce_rings(feed, before);
+	return err ? err : (int)(feed->nsrc - before);
 }
 
 int mp_feed_poll(struct mp_feed *feed, int timeout_ms)

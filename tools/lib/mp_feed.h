@@ -35,6 +35,9 @@ struct mp_feed_opts {
 	bool poll_rdma;		/* hw_counters of every RDMA port */
 	unsigned int throttle_us; /* sleep after each batch (tests) */
 	bool no_names;		/* announce sources, not their interfaces */
+	bool allow_empty;	/* open with no ring and no poller: a
+				 * service that waits for rings to come
+				 * (mp_feed_rescan) */
 };
 
 struct mp_feed;
@@ -49,6 +52,13 @@ struct mp_feed;
  */
 int mp_feed_open(struct mp_feed **feed, const struct mp_feed_opts *opts,
 		 mp_frame_cb cb, void *data);
+
+/*
+ * Add the rings pinned since the last look, and announce each as a new
+ * source; rings already read are kept, even when their pins are gone
+ * (the feed holds them open).  How many were added, or -errno.
+ */
+int mp_feed_rescan(struct mp_feed *feed);
 
 /*
  * Wait up to @timeout_ms and deliver what the rings hold: how many
