@@ -20,11 +20,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_feed.h"
 #include "mp_http.h"
+#include "mp_names.h"
 #include "mp_out.h"
 #include "mp_run.h"
 #include "mplanectl.h"
@@ -63,27 +65,34 @@ static void help(void)
 "hosts.  The live feed (every ring pinned under " MPLANE_BPF_PIN_ROOT ",\n"
 "and the counter pollers with --poll-hz) goes through the same model as\n"
 "'telemetry report'; with --from, a capture's final state is served.\n"
+"It may start before any ring is pinned: the pin root is looked at\n"
+"every second, and rings pinned later are read from then on.\n"
 "\n"
-"Metrics: byte counters per plane (mplane_plane_tx_bytes_total{node,dev,\n"
-"plane}) and per switch port (mplane_port_tx_bytes_total{node,port}),\n"
-"mplane_ecn_ce_total and mplane_cnp_total{kind,entity}, events per source\n"
-"and type and the producers' drops, gauges of queue depth, bandwidth,\n"
-"plane and port state and the symmetry index per group, and histograms\n"
-"(_bucket/_sum/_count) of queue depth (mplane_queue_bytes), step time\n"
-"(mplane_step_seconds) and delivery gaps (mplane_delivery_gap_seconds).\n"
-"Congestion control: per plane, CNPs received (mplane_plane_cnp_received_\n"
-"total) and the rate cuts rate_update events told (mplane_plane_rate_cut_\n"
-"events_total), and with --ethtool mp0's own counts of CNPs sent and cuts\n"
-"(mplane_plane_cnp_sent_total, mplane_plane_rate_cuts_total); per QP\n"
-"{node,dev,qpn}, its latest rate (mplane_qp_rate_bits_per_second), cuts,\n"
-"updates and the last cause, for the 1024 QPs updated last\n"
-"(mplane_qps_evicted_total counts those let go).  Live, each scrape also\n"
-"reads every mplane device's QP table, in this namespace and in each one\n"
-"under /run/netns (node: its name), for the counts no event carries: per\n"
-"QP {node,dev,peer,qpn}, CNPs received (mplane_qp_cnp_received_total) and\n"
-"mp0's cuts (mplane_qp_device_rate_cuts_total) while DCQCN limits it, and\n"
-"CNPs sent for CE on it (mplane_qp_cnp_sent_total).  A sender's series end\n"
-"when its QP is back at the line rate, as mp0 lists it no longer.\n"
+"Metrics, with one label scheme: a plane is {node,dev,plane}, a switch\n"
+"port {node,port}, a polled counter {node,counter}, a QP {node,dev,qpn}\n"
+"(and peer), a symmetry group {kind,node,dev|port}.  Counters are raw,\n"
+"for rate(): bytes per plane (mplane_plane_tx_bytes_total) and per port\n"
+"(mplane_port_tx_bytes_total), ECN CE marks (mplane_ecn_ce_total), CNPs\n"
+"(mplane_cnp_total), events per source and type and the producers'\n"
+"drops.  Gauges: queue depth, one series per plane state\n"
+"(mplane_plane_state{...,state}: 1 for the state it is in), port up, the\n"
+"symmetry index per group, and mplane_build_info{version,kernel}.\n"
+"Histograms (_bucket/_sum/_count): queue depth per plane and port\n"
+"(mplane_queue_bytes), step time (mplane_step_seconds) and delivery gaps\n"
+"(mplane_delivery_gap_seconds).  Congestion control: per plane, CNPs\n"
+"received (mplane_plane_cnp_received_total) and the rate cuts rate_update\n"
+"events told (mplane_plane_rate_cut_events_total), and with --ethtool\n"
+"mp0's own counts of CNPs sent and cuts (mplane_plane_cnp_sent_total,\n"
+"mplane_plane_rate_cuts_total); per QP, its latest rate in bytes a second\n"
+"(mplane_qp_rate_bytes_per_second), cuts, updates and the last cause, for\n"
+"the 1024 QPs updated last (mplane_qps_evicted_total counts those let\n"
+"go).  Live, each scrape also reads every mplane device's QP table, in\n"
+"this namespace and in each one under /run/netns (node: its name), for\n"
+"the counts no event carries: per QP {node,dev,peer,qpn}, CNPs received\n"
+"(mplane_qp_cnp_received_total) and mp0's cuts\n"
+"(mplane_qp_device_rate_cuts_total) while DCQCN limits it, and CNPs sent\n"
+"for CE on it (mplane_qp_cnp_sent_total).  A sender's series end when its\n"
+"QP is back at the line rate, as mp0 lists it no longer.\n"
 "\n"
 "Only this host can scrape by default (127.0.0.1).  An address that is\n"
 "not a loopback one, 0.0.0.0:9464 or [::]:9464 (every interface), also\n"
@@ -157,26 +166,39 @@ void export_family(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, helptext, name, type);
 }
 
-/* The labels that name @e: {node,dev,plane}, {node,port} or
- * {kind,entity}. */
-static void entity_labels(FILE *f, const struct mp_tm_entity *e, bool full)
+/*
+ * The labels that name @e, one scheme for every family: {node,dev,plane}
+ * for a plane, {node,port} for a switch port, {node,counter} for a
+ * polled counter; and @name="@value" when @name is not NULL.
+ */
+static void entity_labels_and(FILE *f, const struct mp_tm_entity *e,
+			      const char *name, const char *value)
 {
 	char plane[8];
 
 	fputc('{', f);
-	if (full && e->kind == MP_TM_PLANE) {
+	export_label(f, "node", e->node, true);
+	switch (e->kind) {
+	case MP_TM_PLANE:
 		snprintf(plane, sizeof(plane), "%u", e->plane);
-		export_label(f, "node", e->node, true);
 		export_label(f, "dev", e->dev, false);
 		export_label(f, "plane", plane, false);
-	} else if (full && e->kind == MP_TM_PORT) {
-		export_label(f, "node", e->node, true);
+		break;
+	case MP_TM_PORT:
 		export_label(f, "port", e->dev, false);
-	} else {
-		export_label(f, "kind", mp_tm_kind_name(e->kind), true);
-		export_label(f, "entity", e->name, false);
+		break;
+	default:
+		export_label(f, "counter", e->name, false);
+		break;
 	}
+	if (name)
+		export_label(f, name, value, false);
 	fputc('}', f);
+}
+
+static void entity_labels(FILE *f, const struct mp_tm_entity *e)
+{
+	entity_labels_and(f, e, NULL, NULL);
 }
 
 static void tx_bytes(FILE *f, const struct mp_tm *tm, enum mp_tm_kind kind)
@@ -196,7 +218,7 @@ static void tx_bytes(FILE *f, const struct mp_tm *tm, enum mp_tm_kind kind)
 			continue;
 		fprintf(f, kind == MP_TM_PLANE ? "mplane_plane_tx_bytes_total" :
 			"mplane_port_tx_bytes_total");
-		entity_labels(f, e, true);
+		entity_labels(f, e);
 		fprintf(f, " %" PRIu64 "\n", e->tx_bytes.last);
 	}
 }
@@ -213,7 +235,7 @@ static void marks(FILE *f, const struct mp_tm *tm)
 		if (e->kind == MP_TM_COUNTER)
 			continue;
 		fprintf(f, "mplane_ecn_ce_total");
-		entity_labels(f, e, false);
+		entity_labels(f, e);
 		fprintf(f, " %" PRIu64 "\n", e->ecn.last + e->ecn_events);
 	}
 	export_family(f, "mplane_cnp_total", "counter",
@@ -223,7 +245,7 @@ static void marks(FILE *f, const struct mp_tm *tm)
 		if (e->kind == MP_TM_COUNTER)
 			continue;
 		fprintf(f, "mplane_cnp_total");
-		entity_labels(f, e, false);
+		entity_labels(f, e);
 		fprintf(f, " %" PRIu64 "\n", e->cnp.last + e->cnp_events);
 	}
 }
@@ -271,7 +293,7 @@ static void cc_planes(FILE *f, const struct mp_tm *tm)
 		if (e->kind != MP_TM_PLANE || !e->cnp.seen)
 			continue;
 		fprintf(f, "mplane_plane_cnp_received_total");
-		entity_labels(f, e, true);
+		entity_labels(f, e);
 		fprintf(f, " %" PRIu64 "\n", e->cnp.last);
 	}
 	export_family(f, "mplane_plane_rate_cut_events_total", "counter",
@@ -281,7 +303,7 @@ static void cc_planes(FILE *f, const struct mp_tm *tm)
 		if (e->kind != MP_TM_PLANE || !e->rate_cuts)
 			continue;
 		fprintf(f, "mplane_plane_rate_cut_events_total");
-		entity_labels(f, e, true);
+		entity_labels(f, e);
 		fprintf(f, " %" PRIu64 "\n", e->rate_cuts);
 	}
 	for (k = 0; k < 2; k++) {
@@ -313,7 +335,7 @@ static void qp_labels(FILE *f, const struct mp_tm_qp *q)
 	fputc('}', f);
 }
 
-static uint64_t qp_rate_bps(const struct mp_tm_qp *q) { return q->rate_kbps * 1000; }
+static uint64_t qp_rate_Bps(const struct mp_tm_qp *q) { return q->rate_kbps * 1000 / 8; }
 static uint64_t qp_cuts(const struct mp_tm_qp *q) { return q->cuts; }
 static uint64_t qp_updates(const struct mp_tm_qp *q) { return q->updates; }
 static uint64_t qp_cause(const struct mp_tm_qp *q) { return q->cause; }
@@ -323,8 +345,8 @@ static const struct qp_family {
 	const char *name, *type, *help;
 	uint64_t (*value)(const struct mp_tm_qp *q);
 } qp_families[] = {
-	{ "mplane_qp_rate_bits_per_second", "gauge",
-	  "A QP's DCQCN rate after its latest rate_update event.", qp_rate_bps },
+	{ "mplane_qp_rate_bytes_per_second", "gauge",
+	  "A QP's DCQCN rate after its latest rate_update event.", qp_rate_Bps },
 	{ "mplane_qp_rate_cuts_total", "counter",
 	  "Rate cuts of a QP by CNPs, as rate_update events told them since the model began to hold it.",
 	  qp_cuts },
@@ -363,10 +385,8 @@ static void cc_qps(FILE *f, const struct mp_tm *tm)
 
 static void gauges(FILE *f, const struct mp_tm *tm)
 {
-	enum mp_tm_bw which = MP_TM_BW_WINDOW;
 	const struct mp_tm_entity *e;
-	unsigned int i;
-	double bw;
+	unsigned int i, st;
 
 	export_family(f, "mplane_queue_depth_bytes", "gauge",
 	       "Queue depth at the last sample (qdisc and BQL for planes, the virtual queue for ports).");
@@ -375,31 +395,21 @@ static void gauges(FILE *f, const struct mp_tm *tm)
 		if (!e->queue.count)
 			continue;
 		fprintf(f, "mplane_queue_depth_bytes");
-		entity_labels(f, e, false);
+		entity_labels(f, e);
 		fprintf(f, " %" PRIu64 "\n", e->q_last);
 	}
-	export_family(f, "mplane_bandwidth_bits_per_second", "gauge",
-	       "Send rate over the last complete second (the whole capture with --from).");
-	for (i = 0; i < tm->nents; i++) {
-		e = &tm->ents[i];
-		bw = mp_tm_bw(e, which);
-		if (bw < 0)
-			bw = mp_tm_bw(e, MP_TM_BW_MEAN);
-		if (e->kind == MP_TM_COUNTER || bw < 0)
-			continue;
-		fprintf(f, "mplane_bandwidth_bits_per_second");
-		entity_labels(f, e, false);
-		fprintf(f, " %.6g\n", bw);
-	}
 	export_family(f, "mplane_plane_state", "gauge",
-	       "State of a plane: 0 up, 1 down, 2 congested, 3 probing, 4 admin-down.");
+	       "1 for the state a plane is in, 0 for the others (one series per state).");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
 		if (e->kind != MP_TM_PLANE || e->state < 0)
 			continue;
-		fprintf(f, "mplane_plane_state");
-		entity_labels(f, e, true);
-		fprintf(f, " %d\n", e->state);
+		for (st = 0; st < mp_state_names.count; st++) {
+			fputs("mplane_plane_state", f);
+			entity_labels_and(f, e, "state",
+					  mp_name(&mp_state_names, st));
+			fprintf(f, " %d\n", e->state == (int)st);
+		}
 	}
 	export_family(f, "mplane_port_up", "gauge", "1 when a switch port is up.");
 	for (i = 0; i < tm->nents; i++) {
@@ -407,9 +417,46 @@ static void gauges(FILE *f, const struct mp_tm *tm)
 		if (e->kind != MP_TM_PORT || e->state < 0)
 			continue;
 		fprintf(f, "mplane_port_up");
-		entity_labels(f, e, true);
+		entity_labels(f, e);
 		fprintf(f, " %d\n", e->state);
 	}
+}
+
+/*
+ * A group's labels, from its first member: {kind,node,dev} for an mplane
+ * device's planes, {kind,node,port} for a switch's ports of one kind
+ * ("s*": its uplinks), {kind,node} for a host's rails.
+ */
+static void group_labels(FILE *f, const struct mp_tm *tm, unsigned int g,
+			 const struct mp_tm_entity *first)
+{
+	const char *name = tm->groups[g].name, *slash = strrchr(name, '/');
+
+	fputc('{', f);
+	export_label(f, "kind", mp_tm_kind_name(tm->groups[g].kind), true);
+	export_label(f, "node", first->node, false);
+	if (first->kind == MP_TM_PLANE)
+		export_label(f, "dev", first->dev, false);
+	else if (first->kind == MP_TM_PORT)
+		export_label(f, "port", slash ? slash + 1 : name, false);
+	fputc('}', f);
+}
+
+/* first[g]: the first entity of group g, or NULL.  The caller frees. */
+static const struct mp_tm_entity **group_firsts(const struct mp_tm *tm)
+{
+	const struct mp_tm_entity **first;
+	const struct mp_tm_entity *e;
+	unsigned int i;
+
+	first = calloc(tm->ngroups ? tm->ngroups : 1, sizeof(*first));
+	for (i = 0; first && i < tm->nents; i++) {
+		e = &tm->ents[i];
+		if (e->group >= 0 && (unsigned int)e->group < tm->ngroups &&
+		    !first[e->group])
+			first[e->group] = e;
+	}
+	return first;
 }
 
 static void symmetry(FILE *f, const struct mp_tm *tm, bool from_file)
@@ -423,26 +470,26 @@ static void symmetry(FILE *f, const struct mp_tm *tm, bool from_file)
 		"Coefficient of variation of the group members' bandwidth.",
 		"1 when the group is uneven beyond the threshold.",
 	};
+	const struct mp_tm_entity **first = group_firsts(tm);
 	struct mp_tm_symmetry sym;
 	unsigned int k, g;
 	double v;
 
 	for (k = 0; k < 3; k++) {
 		export_family(f, names[k], "gauge", helps[k]);
-		for (g = 0; g < tm->ngroups; g++) {
+		for (g = 0; first && g < tm->ngroups; g++) {
 			mp_tm_symmetry(tm, g, from_file ? MP_TM_BW_MEAN :
 				       MP_TM_BW_WINDOW, &sym);
-			if (!sym.members)
+			if (!sym.members || !first[g])
 				continue;
 			v = k == 0 ? sym.max_mean : k == 1 ? sym.cv :
 			    sym.flagged;
-			fprintf(f, "%s{", names[k]);
-			export_label(f, "group", tm->groups[g].name, true);
-			export_label(f, "kind", mp_tm_kind_name(tm->groups[g].kind),
-			      false);
-			fprintf(f, "} %.6g\n", v);
+			fputs(names[k], f);
+			group_labels(f, tm, g, first[g]);
+			fprintf(f, " %.6g\n", v);
 		}
 	}
+	free(first);
 }
 
 static void events(FILE *f, const struct mp_tm *tm)
@@ -500,27 +547,89 @@ static const uint64_t time_le[] = {
 };
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
 
+/* One histogram's series: @labels is "" or "a=\"b\"," (ending in a comma). */
+static void histogram_series(FILE *f, const char *name, const char *labels,
+			     const struct mp_hist *h, const uint64_t *le,
+			     unsigned int n, double div)
+{
+	uint64_t cum[32];
+	unsigned int i;
+	size_t len;
+
+	mp_hist_cumulative(h, le, n, cum);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s_bucket{%sle=\"%.9g\"} %" PRIu64 "\n", name,
+			labels, le[i] / div, cum[i]);
+	fprintf(f, "%s_bucket{%sle=\"+Inf\"} %" PRIu64 "\n", name, labels,
+		h->count);
+	/* The labels again, without the comma, in their braces if any. */
+	len = strlen(labels);
+	fprintf(f, "%s_sum%s%.*s%s %.9g\n", name, len ? "{" : "",
+		len ? (int)len - 1 : 0, labels, len ? "}" : "", h->sum / div);
+	fprintf(f, "%s_count%s%.*s%s %" PRIu64 "\n", name, len ? "{" : "",
+		len ? (int)len - 1 : 0, labels, len ? "}" : "", h->count);
+}
+
 static void histogram(FILE *f, const char *name, const char *helptext,
 		      const struct mp_hist *h, const uint64_t *le,
 		      unsigned int n, double div)
 {
-	uint64_t cum[32];
+	export_family(f, name, "histogram", helptext);
+	histogram_series(f, name, "", h, le, n, div);
+}
+
+/* Queue depth per plane and port, under the entity's labels. */
+static void queue_histograms(FILE *f, const struct mp_tm *tm)
+{
+	const struct mp_tm_entity *e;
+	const struct mp_hist *h;
+	char *labels;
+	size_t len;
+	FILE *lf;
 	unsigned int i;
 
-	export_family(f, name, "histogram", helptext);
-	mp_hist_cumulative(h, le, n, cum);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s_bucket{le=\"%.9g\"} %" PRIu64 "\n", name,
-			le[i] / div, cum[i]);
-	fprintf(f, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, h->count);
-	fprintf(f, "%s_sum %.9g\n", name, h->sum / div);
-	fprintf(f, "%s_count %" PRIu64 "\n", name, h->count);
+	export_family(f, "mplane_queue_bytes", "histogram",
+		      "Queue depth of a plane's or a port's samples, in bytes.");
+	for (i = 0; i < tm->nents; i++) {
+		e = &tm->ents[i];
+		h = mp_tm_queue(tm, e);
+		if (!h || !h->count)
+			continue;
+		labels = NULL;
+		lf = open_memstream(&labels, &len);
+		if (!lf)
+			return;
+		entity_labels(lf, e);
+		if (fclose(lf) || len < 2) {
+			free(labels);
+			return;
+		}
+		/* "{a="b"}" as "a="b",": the bucket's le follows. */
+		labels[len - 1] = ',';
+		histogram_series(f, "mplane_queue_bytes", labels + 1, h,
+				 queue_le, N(queue_le), 1);
+		free(labels);
+	}
+}
+
+/* What this exporter is: a series of value 1 whose labels say it. */
+static void build_info(FILE *f)
+{
+	struct utsname u;
+
+	export_family(f, "mplane_build_info", "gauge",
+		      "1, labelled with the exporter's version and the kernel it runs on.");
+	fputs("mplane_build_info{", f);
+	export_label(f, "version", MPLANE_VERSION, true);
+	export_label(f, "kernel", uname(&u) ? "unknown" : u.release, false);
+	fputs("} 1\n", f);
 }
 
 static void render(FILE *f, struct mp_tm *tm, bool from_file,
 		   const struct qp_tables *qps)
 {
 	mp_tm_refresh(tm);
+	build_info(f);
 	tx_bytes(f, tm, MP_TM_PLANE);
 	tx_bytes(f, tm, MP_TM_PORT);
 	marks(f, tm);
@@ -531,9 +640,7 @@ static void render(FILE *f, struct mp_tm *tm, bool from_file,
 		export_qp_tables(f, tm, qps);
 	symmetry(f, tm, from_file);
 	events(f, tm);
-	histogram(f, "mplane_queue_bytes",
-		  "Queue depth of every plane and port sample, in bytes.",
-		  &tm->queue, queue_le, N(queue_le), 1);
+	queue_histograms(f, tm);
 	histogram(f, "mplane_step_seconds",
 		  "Time from one step mark of a process to its next, or of a collective iteration.",
 		  &tm->steps, time_le, N(time_le), 1e9);
@@ -698,20 +805,18 @@ static void wait_for_signal(void)
  * event from then on is in the model.  *feed stays NULL when nothing is
  * pinned and no poller is asked for: a scrape still reads the QP tables.
  */
-static int open_live(struct exporter *x, const struct mp_feed_opts *fo,
+/*
+ * The live feed, even with nothing to read yet: a service starts before
+ * the programs that pin its rings, and run_live() looks for them again.
+ */
+static int open_live(struct exporter *x, struct mp_feed_opts *fo,
 		     struct mp_feed **feed)
 {
 	int err;
 
 	*feed = NULL;
+	fo->allow_empty = true;
 	err = mp_feed_open(feed, fo, to_model, x);
-	if (err == -ENOENT) {
-		fprintf(stderr,
-			"mplanectl: telemetry export: no event ring is pinned under %s and no --poll-hz: serving mp0's QP tables only\n",
-			fo->root ? fo->root : MPLANE_BPF_PIN_ROOT);
-		*feed = NULL;
-		return MP_EXIT_OK;
-	}
 	if (err) {
 		mp_err("opening the live feed: %s", strerror(-err));
 		return MP_EXIT_ERR;
@@ -719,14 +824,14 @@ static int open_live(struct exporter *x, const struct mp_feed_opts *fo,
 	return MP_EXIT_OK;
 }
 
+/* How often the pin root is looked at again for rings pinned since. */
+#define RESCAN_NS	(1000ULL * 1000 * 1000)
+
 static int run_live(struct exporter *x, struct mp_feed *feed)
 {
-	int err = 0;
+	uint64_t next_scan = mp_mono_ns() + RESCAN_NS;
+	int err = 0, added;
 
-	if (!feed) {
-		wait_for_signal();
-		return MP_EXIT_OK;
-	}
 	while (!mp_run_stopping) {
 		err = mp_feed_poll(feed, 100);
 		if (err < 0 && err != -EINTR) {
@@ -737,6 +842,15 @@ static int run_live(struct exporter *x, struct mp_feed *feed)
 		pthread_mutex_lock(&x->lock);
 		mp_tm_release(&x->tm, mp_mono_ns());
 		pthread_mutex_unlock(&x->lock);
+		if (mp_mono_ns() < next_scan)
+			continue;
+		next_scan = mp_mono_ns() + RESCAN_NS;
+		added = mp_feed_rescan(feed);
+		if (added > 0)
+			fprintf(stderr, "telemetry export: reading %d more ring%s\n",
+				added, added == 1 ? "" : "s");
+		else if (added < 0)
+			mp_err("looking for new rings: %s", strerror(-added));
 	}
 	mp_feed_finish(feed);
 	return err ? MP_EXIT_ERR : MP_EXIT_OK;

@@ -163,7 +163,7 @@ static const struct qp_table_family {
 	{ "mplane_qp_device_rate_cuts_total", "counter",
 	  "Rate cuts of a QP as the mplane device counts them, while DCQCN limits the QP (its IFLA_MPLANE_QP_RATE_CUTS).",
 	  IFLA_MPLANE_QP_RATE_CUTS },
-	{ "mplane_qp_target_bits_per_second", "gauge",
+	{ "mplane_qp_target_bytes_per_second", "gauge",
 	  "A limited QP's DCQCN target rate (Rt), as the mplane device holds it now.",
 	  IFLA_MPLANE_QP_TARGET_KBPS },
 };
@@ -201,7 +201,7 @@ void export_qp_tables(FILE *f, const struct mp_tm *tm,
 				continue;
 			v = row->qp.val[fam->attr];
 			if (fam->attr == IFLA_MPLANE_QP_TARGET_KBPS)
-				v *= 1000;
+				v = v * 1000 / 8;
 			fputs(fam->name, f);
 			row_labels(f, tm, row);
 			fprintf(f, " %" PRIu64 "\n", v);
