@@ -1241,11 +1241,13 @@ static void name_entity(const struct mp_tm *tm, struct mp_tm_entity *e)
 		break;
 	default:
 		n = find_name(tm, e->source, true, e->counter_id);
-		if (n)
+		if (n) {
 			snprintf(e->name, sizeof(e->name), "%s", n->name);
-		else
+			e->counter_kind = n->counter_kind;
+		} else {
 			snprintf(e->name, sizeof(e->name), "counter%u",
 				 e->counter_id);
+		}
 		break;
 	}
 }

@@ -121,6 +121,8 @@ struct mp_tm_entity {
 	uint16_t plane;			/* MPLANE_EVENT_NO_PLANE but planes */
 	uint32_t netns;			/* planes: the namespace inode; 0 */
 	uint32_t counter_id;		/* counters: hdr.flags */
+	uint32_t counter_kind;		/* counters: enum mplane_counter_kind,
+					 * once named */
 	char name[96];
 	char node[32];			/* the source's node ("l0"); planes
 					 * of another namespace: its name

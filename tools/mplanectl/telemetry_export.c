@@ -79,7 +79,10 @@ static void help(void)
 "symmetry index per group, and mplane_build_info{version,kernel}.\n"
 "Histograms (_bucket/_sum/_count): queue depth per plane and port\n"
 "(mplane_queue_bytes), step time (mplane_step_seconds) and delivery gaps\n"
-"(mplane_delivery_gap_seconds).  Congestion control: per plane, CNPs\n"
+"(mplane_delivery_gap_seconds).  The pollers' counters as read, per\n"
+"{node,dev,stat}: link statistics (mplane_netdev_stat_total, --poll-hz),\n"
+"ethtool -S (mplane_ethtool_stat, --ethtool) and RDMA hw_counters\n"
+"(mplane_rdma_stat_total{...,port}).  Congestion control: per plane, CNPs\n"
 "received (mplane_plane_cnp_received_total) and the rate cuts rate_update\n"
 "events told (mplane_plane_rate_cut_events_total), and with --ethtool\n"
 "mp0's own counts of CNPs sent and cuts (mplane_plane_cnp_sent_total,\n"
@@ -535,6 +538,74 @@ static void events(FILE *f, const struct mp_tm *tm)
 		tm->names_refused);
 }
 
+/*
+ * The pollers' counters as they read them: rtnetlink's link statistics
+ * ("eth0/rx_bytes"), ethtool -S ("eth0/ethtool/rx_queue_0_packets") and
+ * RDMA hw_counters ("rxe0/1/rcvd_pkts").  ethtool -S mixes counters with
+ * values that are not (veth's peer_ifindex), so its family is untyped.
+ */
+static const struct polled_family {
+	uint32_t kind;			/* enum mplane_counter_kind */
+	const char *name, *type, *help;
+} polled_families[] = {
+	{ MPLANE_COUNTER_NETDEV, "mplane_netdev_stat_total", "counter",
+	  "A link's statistics as rtnetlink gives them (export --poll-hz)." },
+	{ MPLANE_COUNTER_ETHTOOL, "mplane_ethtool_stat", "untyped",
+	  "A link's ethtool -S value (export --ethtool)." },
+	{ MPLANE_COUNTER_RDMA, "mplane_rdma_stat_total", "counter",
+	  "An RDMA port's hw_counters (export --poll-hz)." },
+};
+
+/* {node,dev[,port],stat} out of the poller's name of a counter. */
+static void polled_labels(FILE *f, const struct mp_tm_entity *e)
+{
+	char dev[96], port[16] = "";
+	const char *stat, *node = e->node;
+	struct utsname u;
+	int n = 0;
+
+	if (e->counter_kind == MPLANE_COUNTER_RDMA)
+		sscanf(e->name, "%95[^/]/%15[^/]/%n", dev, port, &n);
+	else if (e->counter_kind == MPLANE_COUNTER_ETHTOOL)
+		sscanf(e->name, "%95[^/]/ethtool/%n", dev, &n);
+	else
+		sscanf(e->name, "%95[^/]/%n", dev, &n);
+	if (!n)
+		snprintf(dev, sizeof(dev), "-");
+	stat = e->name + n;
+	/* The pollers read this host's links: its name, not the source's. */
+	if (!strcmp(node, "poll") && !uname(&u))
+		node = u.nodename;
+	fputc('{', f);
+	export_label(f, "node", node, true);
+	export_label(f, "dev", dev, false);
+	if (port[0])
+		export_label(f, "port", port, false);
+	export_label(f, "stat", *stat ? stat : e->name, false);
+	fputc('}', f);
+}
+
+static void polled_counters(FILE *f, const struct mp_tm *tm)
+{
+	const size_t nfam = sizeof(polled_families) / sizeof(polled_families[0]);
+	const struct polled_family *fam;
+	const struct mp_tm_entity *e;
+	unsigned int i;
+
+	for (fam = polled_families; fam < polled_families + nfam; fam++) {
+		export_family(f, fam->name, fam->type, fam->help);
+		for (i = 0; i < tm->nents; i++) {
+			e = &tm->ents[i];
+			if (e->kind != MP_TM_COUNTER || !e->tx_bytes.seen ||
+			    e->counter_kind != fam->kind)
+				continue;
+			fputs(fam->name, f);
+			polled_labels(f, e);
+			fprintf(f, " %" PRIu64 "\n", e->tx_bytes.last);
+		}
+	}
+}
+
 /* Bucket bounds: queue bytes in packets of 1500 doubling, times in ns. */
 static const uint64_t queue_le[] = {
 	0, 1500, 3000, 6000, 12000, 24000, 48000, 96000, 192000, 384000,
@@ -636,6 +707,7 @@ static void render(FILE *f, struct mp_tm *tm, bool from_file,
 	cc_planes(f, tm);
 	gauges(f, tm);
 	cc_qps(f, tm);
+	polled_counters(f, tm);
 	if (!from_file)
 		export_qp_tables(f, tm, qps);
 	symmetry(f, tm, from_file);
