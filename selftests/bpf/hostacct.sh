@@ -266,7 +266,42 @@ test_stale_pins() {
 	assert_eq "after re-creation" "${S[ingress.roce_packets]}" 0
 }
 
+# The exporter serves the rail counters that bpf status shows, per
+# {node,dev,dir}, node the namespace's name; promtool takes them.
+test_exported() {
+	local port m=$TMPD/metrics pid want dir field tool
+	topo
+	attach "$a" va
+	attach "$b" vb
+	receiver "$b" 4791
+	receiver "$a" 4791
+	roce_round
+	stop_receivers
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$MPLANECTL" telemetry export --listen "127.0.0.1:$port" >"$TMPD/export.out" 2>&1 &
+	pid=$!
+	trap 'kill $pid 2>/dev/null || true' EXIT
+	slowwait 10 curl -sf -o "$m" "http://127.0.0.1:$port/metrics" ||
+		fail "export: $(cat "$TMPD/export.out")"
+	kill "$pid"
+	st "$b" vb
+	for dir in ingress egress; do
+		for field in packets bytes roce_packets roce_ce cnp ecn_ce; do
+			want="mplane_hostacct_${field}_total{node=\"$b\",dev=\"vb\",dir=\"$dir\"} ${S[$dir.$field]}"
+			grep -qxF "$want" "$m" || fail "no '$want' in: $(grep "dev=\"vb\",dir=\"$dir\"" "$m" | head -5)"
+		done
+	done
+	# Not vacuous: what was sent is there.
+	grep -qxF "mplane_hostacct_roce_packets_total{node=\"$b\",dev=\"vb\",dir=\"ingress\"} $N" "$m" ||
+		fail "b's $N RoCE packets are not on /metrics"
+	grep -qxF "mplane_hostacct_cnp_total{node=\"$a\",dev=\"va\",dir=\"ingress\"} $M" "$m" ||
+		fail "a's $M CNPs are not on /metrics"
+	tool=$("$MPLANE_ROOT/scripts/promtool.sh") || fail "no promtool"
+	want=$("$tool" check metrics <"$m" 2>&1) || fail "promtool: $want"
+	assert_eq "promtool's complaints" "$want" ""
+}
+
 # The share that the debug kernel runs (selftests/kmod/bpf.sh).
 QUICK_TESTS="test_counts_exact test_xdp_counts_same"
 ktap_run test_counts_exact test_xdp_counts_same test_status_and_pins \
-	test_detach_only_ours test_refusals test_stale_pins
+	test_detach_only_ours test_refusals test_stale_pins test_exported

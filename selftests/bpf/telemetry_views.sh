@@ -205,7 +205,7 @@ text = open(sys.argv[1]).read()
 helps = {l.split()[2] for l in text.splitlines() if l.startswith('# HELP ')}
 types = {l.split()[2] for l in text.splitlines() if l.startswith('# TYPE ')}
 # One label scheme for every family (tools/mplanectl/telemetry_export.c).
-scheme = {'node', 'dev', 'plane', 'port', 'counter', 'stat', 'qpn', 'peer',
+scheme = {'node', 'dev', 'dir', 'plane', 'port', 'counter', 'stat', 'qpn', 'peer',
           'kind', 'state', 'source', 'type', 'what', 'le', 'version', 'kernel'}
 for fam in text_string_to_metric_families(text):
     for s in fam.samples:

@@ -103,3 +103,27 @@ int mp_prog_map_fd(__u32 prog_id, const char *map_name,
 	close(prog_fd);
 	return fd;
 }
+
+int mp_percpu_sum(int fd, const void *key, __u64 *sum, size_t n)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu;
+	__u64 *vals;
+	size_t i;
+
+	memset(sum, 0, n * sizeof(*sum));
+	if (ncpus < 0)
+		return ncpus;
+	vals = calloc((size_t)ncpus * n, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, key, vals)) {
+		free(vals);
+		/* A rail that has seen no packet has no entry yet. */
+		return errno == ENOENT ? 0 : -errno;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < n; i++)
+			sum[i] += vals[cpu * n + i];
+	free(vals);
+	return 0;
+}

@@ -4,6 +4,7 @@
 #define MP_BPF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/bpf.h>
 
 /* libbpf logs nothing unless @verbose: tools print their own errors. */
@@ -18,5 +19,12 @@ int mp_prog_name(__u32 prog_id, char name[BPF_OBJ_NAME_LEN]);
  */
 int mp_prog_map_fd(__u32 prog_id, const char *map_name,
 		   struct bpf_map_info *info);
+
+/*
+ * The value of @key in per-CPU map @fd, made of @n __u64 counters, summed
+ * over the CPUs into @sum.  A key with no entry yet sums to zeros.  0, or
+ * a negative errno.
+ */
+int mp_percpu_sum(int fd, const void *key, __u64 *sum, size_t n);
 
 #endif /* MP_BPF_H */

@@ -26,6 +26,10 @@
 #define HOSTACCT_PIN_EV_STATS	"mp_event_stats"
 #define HOSTACCT_PIN_LIMITS	"mp_hacct_limits"
 
+/* The counters of struct mplane_rail_acct, by name, in order. */
+#define HOSTACCT_RAIL_FIELDS	(sizeof(struct mplane_rail_acct) / sizeof(__u64))
+extern const char *const hostacct_rail_names[];
+
 /* 'bpf status --prog hostacct' (hostacct_status.c). */
 int hostacct_status(struct mpbpf_target *t);
 

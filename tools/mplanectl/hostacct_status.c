@@ -8,18 +8,19 @@
 
 #include "hostacct.h"
 #include "mp_hostacct_limits.h"
+#include "mp_bpf.h"
 #include "mp_out.h"
 #include "mp_pin.h"
 
 /* The fields of struct mplane_rail_acct, in order: all __u64. */
-static const char *const rail_names[] = {
+const char *const hostacct_rail_names[] = {
 	"packets", "bytes", "ect", "ecn_ce", "udp_ce", "tcp_ce",
 	"roce_packets", "roce_bytes", "roce_ce", "cnp", "malformed",
 	"truncated",
 };
-#define RAIL_FIELDS	(sizeof(struct mplane_rail_acct) / sizeof(__u64))
-_Static_assert(sizeof(rail_names) / sizeof(rail_names[0]) == RAIL_FIELDS,
-	       "a name for every rail counter");
+#define RAIL_FIELDS	HOSTACCT_RAIL_FIELDS
+_Static_assert(sizeof(hostacct_rail_names) / sizeof(hostacct_rail_names[0]) ==
+	       RAIL_FIELDS, "a name for every rail counter");
 
 struct qp_row {
 	struct mplane_qp_key key;
@@ -45,31 +46,6 @@ static int open_pin(const struct ha_status *st, const char *name)
 	return bpf_obj_get(path);
 }
 
-/* Sum the per-CPU copies of a value made of @n __u64 counters. */
-static int percpu_sum(int fd, const void *key, __u64 *sum, size_t n)
-{
-	int ncpus = libbpf_num_possible_cpus(), cpu;
-	__u64 *vals;
-	size_t i;
-
-	memset(sum, 0, n * sizeof(*sum));
-	if (ncpus < 0)
-		return ncpus;
-	vals = calloc((size_t)ncpus * n, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(fd, key, vals)) {
-		free(vals);
-		/* A rail that has seen no packet has no entry yet. */
-		return errno == ENOENT ? 0 : -errno;
-	}
-	for (cpu = 0; cpu < ncpus; cpu++)
-		for (i = 0; i < n; i++)
-			sum[i] += vals[cpu * n + i];
-	free(vals);
-	return 0;
-}
-
 static int read_rails(struct ha_status *st, int ifindex)
 {
 	struct mplane_rail_key key = { .ifindex = ifindex };
@@ -78,7 +54,7 @@ static int read_rails(struct ha_status *st, int ifindex)
 	if (fd < 0)
 		return -errno;
 	for (key.dir = 0; key.dir < __MPLANE_DIR_MAX && !err; key.dir++)
-		err = percpu_sum(fd, &key, st->rail[key.dir], RAIL_FIELDS);
+		err = mp_percpu_sum(fd, &key, st->rail[key.dir], RAIL_FIELDS);
 	close(fd);
 	return err;
 }
@@ -118,7 +94,7 @@ static int read_limits(struct ha_status *st)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	err = percpu_sum(fd, &zero, (__u64 *)&st->lim,
+	err = mp_percpu_sum(fd, &zero, (__u64 *)&st->lim,
 			 sizeof(st->lim) / sizeof(__u64));
 	close(fd);
 	return err;
@@ -138,7 +114,7 @@ static int read_events(struct ha_status *st)
 
 	if (fd < 0)
 		return -errno;
-	err = percpu_sum(fd, &zero, (__u64 *)&st->ev, 2);
+	err = mp_percpu_sum(fd, &zero, (__u64 *)&st->ev, 2);
 	close(fd);
 	return err;
 }
@@ -200,7 +176,7 @@ static struct json_object *dir_json(const struct mpbpf_target *t,
 		json_object_object_add(obj, "prog_id",
 				       json_object_new_int64(prog_of(t, d)));
 	for (i = 0; st->pinned && i < RAIL_FIELDS; i++)
-		json_object_object_add(obj, rail_names[i],
+		json_object_object_add(obj, hostacct_rail_names[i],
 				       json_object_new_uint64(st->rail[d][i]));
 	return obj;
 }
@@ -288,7 +264,7 @@ static void print_text(const struct mpbpf_target *t, const struct ha_status *st)
 	printf("  maps pinned in %s\n", st->dir);
 	printf("  %-14s %14s %14s\n", "counter", "ingress", "egress");
 	for (i = 0; i < RAIL_FIELDS; i++)
-		printf("  %-14s %14llu %14llu\n", rail_names[i],
+		printf("  %-14s %14llu %14llu\n", hostacct_rail_names[i],
 		       st->rail[MPLANE_DIR_INGRESS][i],
 		       st->rail[MPLANE_DIR_EGRESS][i]);
 	print_qps(st);

@@ -29,6 +29,8 @@ struct qp_tables;
 void export_label(FILE *f, const char *name, const char *v, bool first);
 void export_family(FILE *f, const char *name, const char *type,
 		   const char *helptext);
+/* hostacct's rail counters, from their pins (telemetry_export_hostacct.c). */
+void export_hostacct(FILE *f);
 struct qp_tables *export_qp_tables_read(void);
 void export_qp_tables(FILE *f, const struct mp_tm *tm,
 		      const struct qp_tables *r);

@@ -82,7 +82,10 @@ static void help(void)
 "(mplane_delivery_gap_seconds).  The pollers' counters as read, per\n"
 "{node,dev,stat}: link statistics (mplane_netdev_stat_total, --poll-hz),\n"
 "ethtool -S (mplane_ethtool_stat, --ethtool) and RDMA hw_counters\n"
-"(mplane_rdma_stat_total{...,port}).  Congestion control: per plane, CNPs\n"
+"(mplane_rdma_stat_total{...,port}).  Live, hostacct's rail counters,\n"
+"read from its pins at each scrape, per {node,dev,dir}\n"
+"(mplane_hostacct_packets_total, _roce_ce_total, _cnp_total...).\n"
+"Congestion control: per plane, CNPs\n"
 "received (mplane_plane_cnp_received_total) and the rate cuts rate_update\n"
 "events told (mplane_plane_rate_cut_events_total), and with --ethtool\n"
 "mp0's own counts of CNPs sent and cuts (mplane_plane_cnp_sent_total,\n"
@@ -708,8 +711,10 @@ static void render(FILE *f, struct mp_tm *tm, bool from_file,
 	gauges(f, tm);
 	cc_qps(f, tm);
 	polled_counters(f, tm);
-	if (!from_file)
+	if (!from_file) {
 		export_qp_tables(f, tm, qps);
+		export_hostacct(f);
+	}
 	symmetry(f, tm, from_file);
 	events(f, tm);
 	queue_histograms(f, tm);
