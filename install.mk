@@ -51,6 +51,8 @@ install: tools
 		$(DESTDIR)$(DATADIR)/torch/launch.sh
 	$(Q)$(INSTALL) -D -m 0644 $(ROOT)/tools/torch/allreduce_train.py \
 		$(DESTDIR)$(DATADIR)/torch/allreduce_train.py
+	$(Q)$(INSTALL) -D -m 0644 $(ROOT)/tools/grafana/mplane.json \
+		$(DESTDIR)$(DATADIR)/grafana/mplane.json
 	$(Q)$(INSTALL) -D -m 0644 $(ROOT)/tools/include/mplane_mark.py \
 		$(DESTDIR)$(DATADIR)/python/mplane_mark.py
 	$(Q)$(INSTALL) -d $(DESTDIR)$(UNITDIR)

@@ -545,6 +545,32 @@ test_export_polled_counters() {
 	kill "$export_pid"
 }
 
+# The Grafana dashboard queries only what the exporter serves: every
+# mplane_* name in its expressions is a family of some exposition (a
+# capture's, the CC capture's, and a live one, which has every family
+# that needs no data), or one's _bucket.
+test_grafana_dashboard() {
+	local port names used missing=()
+	gen_capture "$CAP"
+	gen_cc_capture "$TMPD/cc.cap"
+	: >"$TMPD/families"
+	for from in "$CAP" "$TMPD/cc.cap" ""; do
+		port=$(free_port)
+		start_export "$port" ${from:+--from "$from"}
+		curl -sf "http://127.0.0.1:$port/metrics" | awk '$2 == "TYPE" { print $3 }' >>"$TMPD/families"
+		stop_export
+	done
+	names=" $(sort -u "$TMPD/families" | xargs) "
+	used=$(jq -r '.. | .expr? // empty' "$MPLANE_ROOT/tools/grafana/mplane.json" |
+		grep -o 'mplane_[a-z_]*' | sed 's/_bucket$//' | sort -u)
+	[ -n "$used" ] || fail "no expressions in the dashboard"
+	for n in $used; do
+		[[ $names == *" $n "* ]] || missing+=("$n")
+	done
+	assert_eq "metrics the exporter does not serve" "${missing[*]}" ""
+	assert_ge "metrics the dashboard shows" "$(wc -w <<<"$used")" 12
+}
+
 # Each QP's latest rate in 'telemetry top', from a capture's events.
 test_top_qps() {
 	local cap=$TMPD/cc.cap j=$TMPD/cc-top.json t=$TMPD/cc-top.txt
@@ -627,5 +653,5 @@ test_report_html() {
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_report_json test_report_text test_report_html test_hist test_export_from_file \
 	test_netns_names test_export_errors test_export_public_and_limits test_export_live \
-	test_export_picks_up_rings test_export_polled_counters test_top_qps \
+	test_export_picks_up_rings test_export_polled_counters test_grafana_dashboard test_top_qps \
 	test_export_cc}

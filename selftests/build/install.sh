@@ -37,6 +37,7 @@ test_layout() {
 		usr/lib/systemd/system/mplane-exporter.service \
 		usr/lib/systemd/system/mplane-link@.service \
 		usr/share/mplane/expect.conf usr/share/mplane/torch/launch.sh \
+		usr/share/mplane/grafana/mplane.json \
 		usr/share/doc/mplane/README.md usr/share/doc/mplane/examples/mp0.conf; do
 		[ -f "$dest/$f" ] || missing+=("$f")
 	done
