@@ -10,8 +10,8 @@
 # .build/dkms/modules/RELEASE/updates/dkms/mplane.ko, which the VM's
 # selftests/kmod/dkms.sh installs into the guest's /lib/modules.
 #
-# Kernels built in the trixie build root (gcc-14) are skipped and said:
-# DKMS would need to run inside it.
+# Kernels whose headers are in the trixie build root (gcc-14) are built
+# by the build root's own DKMS (scripts/buildroot.sh installs it there).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,15 +32,18 @@ dkms add "${opts[@]}" >/dev/null
 for name in "$@"; do
 	release=$("$kernels" release "$name")
 	kdir=$("$kernels" build "$name")
+	run=()
 	if [ ! -d "$kdir" ]; then
-		echo "dkms-build: $release: skipped, its headers are in the trixie build root ($kdir)"
-		continue
+		# Its headers are in the build root: so is the DKMS that builds.
+		"$ROOT/scripts/buildroot.sh" trixie ensure dkms >/dev/null
+		run=("$ROOT/scripts/buildroot.sh" trixie run env
+			mok_signing_key="$mok_signing_key" mok_certificate="$mok_certificate")
 	fi
 	log=$DKMS/$release.log
 	rm -rf "${DKMS:?}/modules/$release"
 	mkdir -p "$DKMS/modules/$release"
-	if ! dkms build "${opts[@]}" -k "$release" --kernelsourcedir "$kdir" >"$log" 2>&1 ||
-	   ! dkms install "${opts[@]}" -k "$release" --kernelsourcedir "$kdir" \
+	if ! "${run[@]}" dkms build "${opts[@]}" -k "$release" --kernelsourcedir "$kdir" >"$log" 2>&1 ||
+	   ! "${run[@]}" dkms install "${opts[@]}" -k "$release" --kernelsourcedir "$kdir" \
 		--installtree "$DKMS/modules" --no-depmod >>"$log" 2>&1; then
 		echo "dkms-build: $release failed; see $log" >&2
 		tail -n 20 "$log" >&2
