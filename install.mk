@@ -38,6 +38,8 @@ install: tools
 		$(DESTDIR)$(MANDIR)/man4/mplane.4
 	$(Q)$(INSTALL) -D -m 0644 $(ROOT)/tools/completion/mplanectl.bash \
 		$(DESTDIR)$(BASHCOMPDIR)/mplanectl
+	$(Q)$(INSTALL) -D -m 0644 $(ROOT)/tools/include/mplane_mark_proto.h \
+		$(DESTDIR)$(INCLUDEDIR)/mplane/mplane_mark_proto.h
 	$(Q)$(INSTALL) -D -m 0644 $(ROOT)/tools/include/mplane_mark.h \
 		$(DESTDIR)$(INCLUDEDIR)/mplane/mplane_mark.h
 	$(Q)$(INSTALL) -d $(DESTDIR)$(PKGCONFIGDIR)

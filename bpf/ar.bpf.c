@@ -34,6 +34,8 @@
 
 #include "events.bpf.h"
 #include "mp_ar_flow.h"
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 /* vmlinux.h carries types only, not the uapi macros. */
 #define TC_ACT_UNSPEC	(-1)

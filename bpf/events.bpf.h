@@ -13,6 +13,7 @@
 #define MPLANE_EVENTS_BPF_H
 
 #include <linux/mplane.h>
+#include "mplane_events.h"
 
 #define MP_EVENTS_RING_BYTES	(256 * 1024)
 

@@ -15,6 +15,8 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <linux/mplane.h>
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 #include "events.bpf.h"
 #include "hostacct_parse.bpf.h"

@@ -16,6 +16,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "events.bpf.h"
+#include "mplane_events.h"
 
 /*
  * plane_select fires for every packet whose plane is chosen afresh:

@@ -12,6 +12,8 @@
 
 #include "events.bpf.h"
 #include "mp_user_event.h"
+#include "mplane_events.h"
+#include "mplane_mark_proto.h"
 
 SEC("syscall")
 int mp_mark(struct mplane_mark_args *args)

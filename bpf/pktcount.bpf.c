@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include <linux/mplane.h>
+#include "mplane_maps.h"
 
 /* vmlinux.h carries types only, not the uapi macros. */
 #define TC_ACT_UNSPEC	(-1)

@@ -94,9 +94,9 @@ as_nobody_py() {
 # and its marks reach the stream as the C client's do.
 test_python_client_through_serve() {
 	local kinds
-	# Each constant as uapi/linux/mplane.h defines it, in its order.
+	# Each constant as tools/include/mplane_mark_proto.h defines it, in its order.
 	kinds=$(sed -n '/^enum mplane_mark_kind {/,/^}/s/^\s*\(MPLANE_MARK_[A-Z_]*\),.*/\1/p' \
-		"$MPLANE_ROOT/uapi/linux/mplane.h" | xargs)
+		"$MPLANE_ROOT/tools/include/mplane_mark_proto.h" | xargs)
 	assert_eq "kinds in the header" "$kinds" \
 		"MPLANE_MARK_STEP MPLANE_MARK_STEP_END MPLANE_MARK_USER"
 	assert_eq "constants" "$(as_nobody_py 'import mplane_mark as m
@@ -104,7 +104,7 @@ print(m.MARK_SOCKET, hex(m.MARK_MAGIC), m.MARK_VERSION, m.STEP, m.STEP_END, m.US
 		"$(awk '/define MPLANE_MARK_MAGIC/ { printf "%s ", tolower($3) }
 			/define MPLANE_MARK_VERSION/ { printf "%s ", $3 }
 			/define MPLANE_MARK_SOCKET/ { gsub(/"/, "", $3); printf "%s ", $3 }' \
-			"$MPLANE_ROOT/uapi/linux/mplane.h")0 1 2 24"
+			"$MPLANE_ROOT/tools/include/mplane_mark_proto.h")0 1 2 24"
 	"$MPLANECTL" mark serve --socket "$SOCK" 2>"$TMPD/serve-py.err" &
 	serve_pid=$!
 	trap 'kill $serve_pid 2>/dev/null || true' EXIT

@@ -22,7 +22,7 @@ TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-tviews.XXXXXX")
 CAP=$TMPD/run.mpcp
 trap 'rm -rf "$TMPD"' EXIT
 
-# The capture: uapi/linux/mplane.h's "Telemetry capture files", little
+# The capture: tools/include/mplane_capture.h's format, little
 # endian as recorded on x86.  Samples every 100 us for 200 ms:
 #  - mp0/plane0: 1000 bytes a sample, 2000 after the failure; queue
 #    depth (i % 10) * 1000;  mp0/plane1: 1000, then nothing;

@@ -3,7 +3,7 @@
 #
 # The tracepoint relay ('mplanectl telemetry attach', bpf/kmtrace.bpf.c):
 # mplane.ko's tracepoints become records of the event ring, with the values
-# documented in uapi/linux/mplane.h.  A real failover gives a plane_state
+# documented in tools/include/mplane_events.h.  A real failover gives a plane_state
 # and a failover record; plane choices are relayed one in --sel-sample;
 # the module's sampler gives evenly spaced plane_sample records; and the
 # relay, which holds the module, lets rmmod through once detached.

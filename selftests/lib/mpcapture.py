@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Telemetry capture files for tests: the header and the framing of
-uapi/linux/mplane.h (MPLANE_CAPTURE_*), in the byte order of this host,
+tools/include/mplane_capture.h (MPLANE_CAPTURE_*), in the byte order of this host,
 so that generators only write the frames their test is about."""
 import struct
 

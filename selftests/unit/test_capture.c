@@ -19,6 +19,8 @@
 #include <cmocka.h>
 
 #include "mp_capture.h"
+#include "mplane_capture.h"
+#include "mplane_events.h"
 
 #define TEST_ARGS void **state __attribute__((unused))
 

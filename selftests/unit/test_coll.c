@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "mp_coll.h"
+#include "mplane_events.h"
 
 #define TEST_ARGS void **state __attribute__((unused))
 

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "mp_event.h"
+#include "mplane_events.h"
 
 #define TEST_ARGS void **state __attribute__((unused))
 

@@ -17,6 +17,7 @@
 /* unit.mk builds a test from its own file and tools/lib/mp_fault.c
  * alone; the names come in here. */
 #include "mp_names.c"
+#include "mplane_events.h"
 
 #define TEST_ARGS void **state __attribute__((unused))
 

@@ -24,6 +24,9 @@
 #include "mp_hist.c"
 #include "mp_hist_sparse.c"
 #include "mp_index.c"
+#include "mplane_capture.h"
+#include "mplane_events.h"
+#include "mplane_mark_proto.h"
 
 #define TEST_ARGS void **state __attribute__((unused))
 

@@ -10,6 +10,7 @@ UNIT_NAMES	:= $(patsubst $(ROOT)/selftests/unit/test_%.c,%,$(wildcard $(ROOT)/se
 UNIT_BINS	:= $(UNIT_NAMES:%=$(UNIT_OUT)/test_%)
 UNIT_CFLAGS	:= -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 		   -include $(ROOT)/selftests/unit/kshim.h -I$(ROOT)/kmod -I$(ROOT)/uapi \
+		   -I$(ROOT)/tools/include \
 		   -I$(ROOT)/tools/lib -I$(ROOT)/tools/mplanectl -DMPLANE_SRC_ROOT='"$(ROOT)"' \
 		   $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 # libmnl: for the tools' netlink message code (test_linkmsg); json-c: for

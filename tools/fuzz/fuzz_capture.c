@@ -23,6 +23,7 @@
 #include "mp_capture.h"
 #include "mp_tm.h"
 #include "telemetry.h"
+#include "mplane_capture.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

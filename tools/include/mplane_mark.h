@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <linux/mplane.h>
+#include "mplane_mark_proto.h"
 
 /* A socket connected to the mark server at @path (NULL: the default):
  * an fd, or -errno. */

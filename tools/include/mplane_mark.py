@@ -3,7 +3,7 @@
 
 The Python twin of mplane_mark.h: 'mplanectl mark serve' (run as root)
 owns a Unix datagram socket; each mark is one struct mplane_mark_msg
-datagram to it (uapi/linux/mplane.h), from any user, with nothing but
+datagram to it (tools/include/mplane_mark_proto.h), from any user, with nothing but
 the standard library.  Sending never blocks: when the server is gone or
 its queue is full the mark is dropped and mark() says so.
 
@@ -18,7 +18,7 @@ import socket
 import struct
 import time
 
-# As uapi/linux/mplane.h defines them (selftests/bpf/torch.sh compares).
+# As tools/include/mplane_mark_proto.h defines them (selftests/bpf/torch.sh compares).
 MARK_SOCKET = "/run/mplane/mark.sock"
 MARK_MAGIC = 0x4D504D4B  # "MPMK"
 MARK_VERSION = 1

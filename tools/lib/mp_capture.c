@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 
 #include "mp_capture.h"
+#include "mplane_capture.h"
 
 #define PAD8(n)		(((n) + 7) & ~(size_t)7)
 #define WRITE_BUF	(1 << 20)

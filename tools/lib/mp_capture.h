@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * Telemetry capture files (uapi/linux/mplane.h, "Telemetry capture
- * files"): writing frames as they come and reading them back in order.
+ * Telemetry capture files (tools/include/mplane_capture.h): writing
+ * frames as they come and reading them back in order.
  */
 #ifndef MP_CAPTURE_H
 #define MP_CAPTURE_H
@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <linux/mplane.h>
+#include "mplane_capture.h"
 
 /*
  * The counters one poller names (ids 0 to this less one): a host's

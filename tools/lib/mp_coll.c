@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mp_coll.h"
+#include "mplane_events.h"
 
 const char *const mp_coll_op_names[] = {
 	[MPLANE_COLL_ALLREDUCE]		= "allreduce",

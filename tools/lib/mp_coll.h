@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/mplane.h>
+#include "mplane_events.h"
 
 /* As COLL_MAX_RANKS: values and sums stay exact in float32 up to it. */
 #define MP_COLL_MAX_RANKS	256

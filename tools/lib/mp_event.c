@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "mp_event.h"
+#include "mplane_events.h"
 
 static const char *const type_names[__MPLANE_EV_MAX] = {
 	[MPLANE_EV_NONE]		= "none",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * Records of the mplane event stream (struct mplane_event in
- * uapi/linux/mplane.h): checking what a ring buffer hands over, naming
+ * tools/include/mplane_events.h): checking what a ring buffer hands over, naming
  * types and values, and putting records from several rings back into
  * timestamp order.
  */
@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/mplane.h>
+#include "mplane_events.h"
 
 /*
  * Copy the raw record @data of @size bytes into @e: 0, -EPROTO for a

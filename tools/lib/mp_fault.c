@@ -4,6 +4,7 @@
 
 #include "mp_fault.h"
 #include "mp_names.h"
+#include "mplane_events.h"
 
 #define PPM_PER_PCT	10000.0
 

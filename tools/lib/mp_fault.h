@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <linux/mplane.h>
+#include "mplane_events.h"
 
 /* Names of the uapi's fault values; "?" for one this reader lacks. */
 const char *mp_fault_action_name(unsigned int action);

@@ -30,6 +30,9 @@
 #include "mp_poll.h"
 #include "mp_rtnl.h"
 #include "mp_run.h"
+#include "mplane_capture.h"
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 /*
  * libbpf reads a ring until it finds it empty, so producers that write

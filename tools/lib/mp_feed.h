@@ -3,8 +3,8 @@
  * The live telemetry feed: every event ring pinned under
  * MPLANE_BPF_PIN_ROOT (BPF programs, the kmod relay, the samplers, step
  * marks) and the counter pollers, handed over as capture frames
- * (uapi/linux/mplane.h), so that a consumer treats a live feed and a
- * recorded file alike.  Frames come in arrival order: events of
+ * (tools/include/mplane_capture.h), so that a consumer treats a live
+ * feed and a recorded file alike.  Frames come in arrival order: events of
  * different rings may be slightly out of timestamp order, and consumers
  * that need order put them through an mp_evq.
  */
@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/mplane.h>
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 /* One frame: as mp_capture_put() takes it.  Non-zero stops the feed. */
 typedef int (*mp_frame_cb)(void *data, unsigned int kind,

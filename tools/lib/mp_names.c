@@ -6,6 +6,8 @@
 #include <linux/if.h>
 
 #include "mp_names.h"
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 #define NAMES(var, what_, ...)						\
 	static const char *const var##_list[] = { __VA_ARGS__ };	\

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/mplane.h>
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 /* A table of names indexed by value; holes are NULL. */
 struct mp_names {

@@ -10,6 +10,7 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <linux/mplane.h>
+#include "mplane_maps.h"
 
 #include "mp_out.h"
 #include "mp_pin.h"

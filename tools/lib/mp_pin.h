@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "mplane_maps.h"
 
 /*
  * The pin directory of device @ifname into @buf.  With @create, bpffs is

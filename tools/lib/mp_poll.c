@@ -23,6 +23,7 @@
 #include "mp_poll.h"
 #include "mp_rtnl.h"
 #include "mp_run.h"
+#include "mplane_events.h"
 
 #define RDMA_GLOB	"/sys/class/infiniband/*/ports/*/hw_counters/*"
 

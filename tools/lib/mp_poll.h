@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/mplane.h>
+#include "mplane_events.h"
 
 struct mp_poll_opts {
 	const char *ifaces;	/* comma-separated; NULL: every non-lo link */

@@ -9,6 +9,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include "mplane_events.h"
 
 /* Set once SIGINT or SIGTERM came, after mp_run_stop_on_signals(). */
 extern volatile sig_atomic_t mp_run_stopping;

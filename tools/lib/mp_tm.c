@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "mp_tm.h"
+#include "mplane_capture.h"
+#include "mplane_events.h"
+#include "mplane_mark_proto.h"
 
 /* An interface or counter name a source announced. */
 struct mp_tm_name {

@@ -54,6 +54,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/mplane.h>
+#include "mplane_capture.h"
+#include "mplane_events.h"
 
 #include "mp_event.h"
 #include "mp_hist.h"

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <linux/mplane.h>
+#include "mplane_maps.h"
 
 #include "mp_fabric.h"
 

@@ -20,6 +20,7 @@
 #include "mp_net.h"
 #include "mp_netns.h"
 #include "mp_out.h"
+#include "mplane_maps.h"
 
 const char *ar_policy_name(enum mplane_ar_policy p)
 {

@@ -25,6 +25,7 @@
 
 #include "ar.h"
 #include "mp_rtnl.h"
+#include "mplane_maps.h"
 
 #define AR_MAX_NEIGH	4096
 #define AR_MAX_LINKS	256

@@ -23,6 +23,7 @@
 #include "mp_out.h"
 #include "mp_pin.h"
 #include "mp_rtnl.h"
+#include "mplane_maps.h"
 
 int ar_pin_path(char *buf, size_t size, const char *prefix,
 		const char *node, const char *name)

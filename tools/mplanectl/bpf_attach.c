@@ -10,6 +10,7 @@
 #include "mp_cmd.h"
 #include "mp_out.h"
 #include "mplanectl.h"
+#include "mplane_maps.h"
 
 static void attach_help(void)
 {

@@ -7,6 +7,7 @@
 #include "mp_cmd.h"
 #include "mp_out.h"
 #include "mplanectl.h"
+#include "mplane_maps.h"
 
 static void detach_help(void)
 {

@@ -11,6 +11,7 @@
 #include "mp_bpf.h"
 #include "mp_cmd.h"
 #include "mp_net.h"
+#include "mplane_maps.h"
 
 const struct mpbpf_hook mpbpf_hooks[__MPLANE_DIR_MAX] = {
 	[MPLANE_DIR_INGRESS] = { BPF_TC_INGRESS, MPLANE_DIR_INGRESS, "ingress" },

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <bpf/libbpf.h>
 #include <linux/mplane.h>
+#include "mplane_maps.h"
 
 /* Sets of directions, as chosen by --ingress/--egress/--both. */
 #define MPBPF_DIR(d)		(1u << (d))

@@ -3,6 +3,7 @@
 #include "bpf_prog.h"
 #include "mp_cmd.h"
 #include "mplanectl.h"
+#include "mplane_maps.h"
 
 static void status_help(void)
 {

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "collective.h"
+#include "mplane_events.h"
 
 /* Sizes of one sweep: 1 byte to 1 GiB by a factor of 2 is 31. */
 #define COLL_MAX_SIZES		64

@@ -20,6 +20,7 @@
 #include "mp_coll.h"
 #include "mp_out.h"
 #include "collective_job.h"
+#include "mplane_events.h"
 
 #define COLL_SLICE		(256 << 10)
 #define SLICE_ELEMS		(COLL_SLICE / sizeof(float))

@@ -29,6 +29,8 @@
 #include "mp_user_event.h"
 #include "mplanectl.h"
 #include "collective_job.h"
+#include "mplane_events.h"
+#include "mplane_mark_proto.h"
 
 struct rank_ctx {
 	const struct coll_job *job;

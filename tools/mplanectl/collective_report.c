@@ -12,6 +12,7 @@
 #include "mp_out.h"
 #include "mp_print.h"
 #include "collective_job.h"
+#include "mplane_events.h"
 
 static void header(const struct coll_job *job)
 {

@@ -25,6 +25,9 @@
 #include "mp_out.h"
 #include "mp_run.h"
 #include "mplanectl.h"
+#include "mplane_capture.h"
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 #define MAX_SOURCES	1024
 #define POLL_MS		20

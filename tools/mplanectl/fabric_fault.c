@@ -22,6 +22,7 @@
 #include "mp_run.h"
 #include "fabric.h"
 #include "fabric_fault.h"
+#include "mplane_events.h"
 
 #define NS_PER_SEC	1000000000ULL
 #define MS		1000000ULL

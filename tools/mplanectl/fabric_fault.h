@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/mplane.h>
+#include "mplane_events.h"
 
 #include "mp_fabric.h"
 #include "mp_rtnl.h"

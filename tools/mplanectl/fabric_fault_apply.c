@@ -27,6 +27,7 @@
 #include "mp_run.h"
 #include "fabric.h"
 #include "fabric_fault.h"
+#include "mplane_events.h"
 
 static int keep(int *first, int err)
 {

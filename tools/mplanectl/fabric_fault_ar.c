@@ -15,6 +15,7 @@
 #include "ar.h"
 #include "fabric.h"
 #include "fabric_fault.h"
+#include "mplane_maps.h"
 
 int fault_ar_rate(const struct mp_fabric *f, const struct mp_fabric_node *n,
 		  const struct mp_fabric_port *p, uint64_t rate_bps)

@@ -19,6 +19,7 @@
 #include "mp_user_event.h"
 #include "mplanectl.h"
 #include "fabric_fault.h"
+#include "mplane_events.h"
 
 int fault_ctx_open(struct fault_ctx *c, const char *prefix)
 {

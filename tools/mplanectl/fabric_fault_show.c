@@ -18,6 +18,7 @@
 #include "mp_print.h"
 #include "fabric.h"
 #include "fabric_fault.h"
+#include "mplane_events.h"
 
 #define MAX_SCHEDS	64
 

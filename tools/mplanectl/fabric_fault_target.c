@@ -16,6 +16,7 @@
 #include "mp_names.h"
 #include "fabric.h"
 #include "fabric_fault.h"
+#include "mplane_events.h"
 
 static int add_port(struct fault_target *t, unsigned int node,
 		    unsigned int port, unsigned int max)

@@ -8,6 +8,7 @@
 #include "hostacct.skel.h"
 #include "mp_out.h"
 #include "mp_pin.h"
+#include "mplane_maps.h"
 
 /*
  * Point every map at its pin: libbpf reuses a pinned map that is there

@@ -9,6 +9,7 @@
 #define MPLANECTL_HOSTACCT_H
 
 #include "bpf_prog.h"
+#include "mplane_maps.h"
 
 /* Its own tc slot ("MH"), next to pktcount's, so both can run at once. */
 #define HOSTACCT_TC_HANDLE	0x4d48

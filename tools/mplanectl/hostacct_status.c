@@ -11,6 +11,8 @@
 #include "mp_bpf.h"
 #include "mp_out.h"
 #include "mp_pin.h"
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 /* The fields of struct mplane_rail_acct, in order: all __u64. */
 const char *const hostacct_rail_names[] = {

@@ -30,6 +30,7 @@
 #include <linux/types.h>
 #include "mp_user_event.h"
 #include "mplanectl.h"
+#include "mplane_maps.h"
 
 #define MARK_PIN_DIR	MPLANE_BPF_PIN_ROOT "/marks"
 #define MARK_PROG_PIN	MARK_PIN_DIR "/mp_mark"
@@ -310,7 +311,7 @@ static void serve_help(void)
 "Usage: mplanectl [GLOBAL OPTIONS] mark serve [OPTIONS]\n"
 "\n"
 "Relay step marks from programs that may not use bpf(2): listen on a Unix\n"
-"datagram socket and turn each struct mplane_mark_msg (uapi/linux/mplane.h;\n"
+"datagram socket and turn each struct mplane_mark_msg (mplane_mark_proto.h;\n"
 "tools/include/mplane_mark.h sends them) into a step_mark event, with the\n"
 "sender's pid (from the kernel, not the message) and the sender's own\n"
 "timestamp.  Runs in the foreground until SIGINT or SIGTERM, then prints\n"

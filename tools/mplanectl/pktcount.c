@@ -10,6 +10,7 @@
 #include "mp_out.h"
 #include "pktcount.h"
 #include "pktcount.skel.h"
+#include "mplane_maps.h"
 
 const char *const pktcount_class_names[__MPLANE_PKT_CLASS_MAX] = {
 	[MPLANE_PKT_IPV4]	= "ipv4",

@@ -9,6 +9,7 @@
 #define MPLANECTL_PKTCOUNT_H
 
 #include "bpf_prog.h"
+#include "mplane_maps.h"
 
 /*
  * A fixed tc slot ("MP") on each clsact hook.  Its priority runs before
@@ -27,7 +28,7 @@
 extern const char *const pktcount_class_names[__MPLANE_PKT_CLASS_MAX];
 
 /* An fd of the counter map of pktcount program @prog_id, checked to have
- * the layout of uapi/linux/mplane.h; a negative errno otherwise. */
+ * the layout of tools/include/mplane_maps.h; a negative errno otherwise. */
 int pktcount_map_fd(__u32 prog_id, __u32 *map_id);
 
 /* strerror(), knowing what pktcount_map_fd() means by -EPROTO. */

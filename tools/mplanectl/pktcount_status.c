@@ -6,6 +6,7 @@
 
 #include "mp_out.h"
 #include "pktcount.h"
+#include "mplane_maps.h"
 
 struct hook_status {
 	bool attached;

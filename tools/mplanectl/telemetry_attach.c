@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <linux/mplane.h>
+#include "mplane_maps.h"
 
 #include "kmtrace.skel.h"
 #include "mp_arg.h"

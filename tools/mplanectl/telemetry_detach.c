@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/mplane.h>
+#include "mplane_maps.h"
 
 #include "mp_cmd.h"
 #include "mp_out.h"

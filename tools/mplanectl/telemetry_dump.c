@@ -16,6 +16,8 @@
 #include "mp_fault.h"
 #include "mp_out.h"
 #include "telemetry.h"
+#include "mplane_capture.h"
+#include "mplane_events.h"
 
 /*
  * The counter names one dump keeps, over every source: a table by id per

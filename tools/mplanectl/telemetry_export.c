@@ -32,6 +32,9 @@
 #include "mplanectl.h"
 #include "telemetry.h"
 #include "telemetry_views.h"
+#include "mplane_capture.h"
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 #define DEFAULT_HOST	"127.0.0.1"
 #define DEFAULT_PORT	9464

@@ -21,6 +21,7 @@
 #include "hostacct.h"
 #include "mp_bpf.h"
 #include "telemetry.h"
+#include "mplane_maps.h"
 
 #define DEV_PIN_ROOT	MPLANE_BPF_PIN_ROOT "/dev"
 

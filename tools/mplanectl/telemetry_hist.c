@@ -20,6 +20,8 @@
 #include "mplanectl.h"
 #include "telemetry.h"
 #include "telemetry_views.h"
+#include "mplane_capture.h"
+#include "mplane_maps.h"
 
 enum { W_QUEUE = 1, W_GAP = 2, W_STEP = 4 };
 

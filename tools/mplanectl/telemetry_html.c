@@ -26,6 +26,9 @@
 #include "mp_tm.h"
 #include "html.h"
 #include "telemetry_views.h"
+#include "mplane_capture.h"
+#include "mplane_events.h"
+#include "mplane_mark_proto.h"
 
 #define BINS_MAX	1000		/* over the whole capture */
 #define PAGE_BINS	250		/* a page of the timeline */

@@ -23,6 +23,8 @@
 #include "mp_out.h"
 #include "mp_run.h"
 #include "telemetry.h"
+#include "mplane_capture.h"
+#include "mplane_maps.h"
 
 #define MAX_SOURCES	1024
 #define POLL_MS		100

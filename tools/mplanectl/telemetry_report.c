@@ -22,6 +22,8 @@
 #include "telemetry.h"
 #include "telemetry_views.h"
 #include "html.h"
+#include "mplane_capture.h"
+#include "mplane_events.h"
 
 #define MS_NS		1000000ULL
 #define TEXT_EVENTS	20	/* per timeline; --json has them all */

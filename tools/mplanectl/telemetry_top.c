@@ -24,6 +24,9 @@
 #include "mp_tm.h"
 #include "telemetry.h"
 #include "telemetry_views.h"
+#include "mplane_capture.h"
+#include "mplane_events.h"
+#include "mplane_maps.h"
 
 /* QP rows shown without --all: the slowest, as they are the throttled. */
 #define TOP_QPS_SHOWN	16

@@ -7,6 +7,7 @@
 #include "mp_cmd.h"
 #include "mp_out.h"
 #include "telemetry_views.h"
+#include "mplane_capture.h"
 
 const unsigned int tv_q_ppm[TV_NQ] = { 500000, 900000, 990000, 999000 };
 const char *const tv_q_name[TV_NQ] = { "p50", "p90", "p99", "p999" };

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "mp_tm.h"
+#include "mplane_capture.h"
 
 /* Feed every frame of the capture @path to @tm, then finish it; @hdr
  * gets the file's header.  MP_EXIT_OK, or MP_EXIT_ERR (reported). */
