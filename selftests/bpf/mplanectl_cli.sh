@@ -78,7 +78,7 @@ test_add_extack() {
 	if ip -n "$a" link add mpprobe type mplane 2>/dev/null; then
 		skip "mplane.ko is loaded: the kind is known here"
 	fi
-	expect 1 "mplanectl: link add: mp0: Unknown device type (Operation not supported)" \
+	expect 1 "mplanectl: link add: mp0: Unknown device type (Operation not supported): the mplane module is not loaded: 'modprobe mplane', or install it (the mplane-dkms package, or make install-dkms)" \
 		mpctl link add mp0 policy rr peers 10.0.0.2,fd00::2
 	ip -n "$a" link show mp0 >/dev/null 2>&1 && fail "mp0 exists"
 	return 0
@@ -209,6 +209,20 @@ skip_all() {
 command -v jq >/dev/null || skip_all "needs jq"
 [ -x "$MPLANECTL" ] || skip_all "$MPLANECTL not built (make tools)"
 
+# (h) -j is global, and taken after the command too, as bpftool does.
+test_json_anywhere() {
+	local before after
+	topo
+	before=$(mpctl -j link show)
+	after=$(mpctl link show -j)
+	assert_eq "-j after the command" "$after" "$before"
+	assert_eq "--json after the command" "$(mpctl link show --json)" "$before"
+	assert_eq "JSON" "$before" '{"devices":[]}'
+	# Not an operand: a device named -j is still refused as an option.
+	expect 2 "mplanectl: link show: unknown option '-x'
+Try 'mplanectl link show --help'." mpctl link show -jx
+}
+
 ktap_run test_show_empty test_show_not_mplane test_set_kernel_errors \
 	test_add_extack test_usage_errors test_plane_refused test_del_refused \
-	test_monitor test_help
+	test_monitor test_help test_json_anywhere

@@ -47,14 +47,50 @@ int mp_group_run(const struct mp_group *group, int argc, char **argv)
 	return mp_usage_err("unknown command '%s'", argv[0]);
 }
 
+/* The most long options one command has, with room for --json. */
+#define LONGOPTS_MAX	64
+
+/*
+ * @shortopts and @longopts with -j/--json added, unless the command has
+ * its own -j: the global option is taken after the command too, as
+ * bpftool's is.  Made again at each call: callers build their tables on
+ * the stack (mp_opt.c), where one table's address may be another's.
+ */
+static void with_json(const char **shortopts, const struct option **longopts)
+{
+	static char s[128];
+	static struct option l[LONGOPTS_MAX + 2];
+	unsigned int n = 0;
+
+	if (strchr(*shortopts, 'j') || strlen(*shortopts) + 2 > sizeof(s))
+		return;
+	while (*longopts && (*longopts)[n].name && n < LONGOPTS_MAX)
+		n++;
+	if (*longopts && (*longopts)[n].name)
+		return;		/* too many to copy: as they are */
+	if (n)
+		memcpy(l, *longopts, n * sizeof(*l));
+	l[n] = (struct option){ "json", no_argument, NULL, 'j' };
+	l[n + 1] = (struct option){};
+	snprintf(s, sizeof(s), "%sj", *shortopts);
+	*shortopts = s;
+	*longopts = l;
+}
+
 int mp_getopt(int argc, char **argv, const char *shortopts,
 	      const struct option *longopts)
 {
+	bool own_j = strchr(shortopts, 'j');
 	int c;
 
+	with_json(&shortopts, &longopts);
 	/* Our messages name the command; getopt's would name only argv[0]. */
 	opterr = 0;
-	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	do {
+		c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		if (c == 'j' && !own_j)
+			mp_json = true;
+	} while (c == 'j' && !own_j);
 	if (c == ':') {
 		mp_usage_err("option '%s' needs an argument", argv[optind - 1]);
 		return '?';

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/rtnetlink.h>
 
 #include "mp_cmd.h"
@@ -154,6 +155,12 @@ static int change(const char *dev, uint16_t flags, const struct mp_settings *s)
 		err = mp_rtnl_request(&r, nlh, NULL, NULL, &e);
 	if (err == -EOPNOTSUPP && !e.msg[0] && !(flags & NLM_F_CREATE))
 		report_kind(&r, dev, err);
+	else if (err == -EOPNOTSUPP && (flags & NLM_F_CREATE) &&
+		 access("/sys/module/mplane", F_OK))
+		/* The kernel knows no kind "mplane": it could not load it. */
+		mp_err("%s: %s (%s): the mplane module is not loaded: 'modprobe mplane', or install it (the mplane-dkms package, or make install-dkms)",
+		       dev, e.msg[0] ? e.msg : "Unknown device type",
+		       strerror(-err));
 	else if (err)
 		mp_nlerr_report(dev, err, &e);
 	free(req);

@@ -35,7 +35,7 @@ static const struct mp_group mplanectl = {
 "Global options (they go before GROUP):\n"
 "  -n, --netns NAME  act in network namespace NAME (see ip-netns(8)); only\n"
 "                    the network namespace changes, files stay the host's\n"
-"  -j, --json        print results as JSON\n"
+"  -j, --json        print results as JSON (also taken after the command)\n"
 "  -v, --verbose     show libbpf's log, e.g. the verifier's\n"
 "  -h, --help        show this help\n"
 "  -V, --version     show the version\n"
