@@ -311,16 +311,7 @@ test_step_timeout() {
 	assert_eq "left behind" "$(left_behind)" ""
 }
 
-# The man page's option list is the option table's (--help-man).
-test_man_page_options() {
-	local list page
-	list=$("$MPLANECTL" accept --help-man)
-	page=$(<"$MPLANE_ROOT/Documentation/mplanectl.8")
-	[[ $page == *"$list"* ]] ||
-		fail "Documentation/mplanectl.8 lacks 'accept --help-man' as it is now"
-}
-
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_errors test_baseline_verdicts test_html_report \
 	test_isolation_small test_isolation_torch test_resiliency_small test_scale_small \
-	test_interrupt_cleans_up test_step_timeout test_man_page_options}
+	test_interrupt_cleans_up test_step_timeout}

@@ -307,16 +307,7 @@ test_timeline() {
 }
 
 # shellcheck disable=SC2086 # TESTS is a list of names
-# The man page's option list is the option table's (--help-man).
-test_man_page_options() {
-	local list page
-	list=$("$MPLANECTL" collective run --help-man)
-	page=$(<"$MPLANE_ROOT/Documentation/mplanectl.8")
-	[[ $page == *"$list"* ]] ||
-		fail "Documentation/mplanectl.8 lacks 'collective run --help-man' as it is now"
-}
-
 ktap_run ${TESTS:-test_ops_tcp_4_ranks test_ops_tcp_8_ranks test_text_table \
 	test_rank_killed test_rank_stopped test_usage_errors test_side_by_side \
 	test_stuck_setup_port \
-	test_ipv6 test_timeline test_man_page_options}
+	test_ipv6 test_timeline}

@@ -287,7 +287,6 @@ EOF
 	is_up p0l0 s0 || fail "a bad line touched p0l0/s0"
 }
 
-# The man page's option list is the option table's (--help-man).
 # flows_delivered: what 'traffic recv' on h0 received of 16 flows of 50
 # packets that h2 sends to h0's rail, through one leaf-spine link down.
 flows_delivered() {
@@ -329,16 +328,8 @@ test_reroute() {
 	mpx fabric down --prefix "$FB" >/dev/null
 }
 
-test_man_page_options() {
-	local list page
-	list=$(mpx fabric fault --help-man)
-	page=$(<"$MPLANE_ROOT/Documentation/mplanectl.8")
-	[[ $page == *"$list"* ]] ||
-		fail "Documentation/mplanectl.8 lacks 'fabric fault --help-man' as it is now"
-}
-
 [ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
 [ "$(id -u)" -eq 0 ] || skip "needs root"
 ktap_run test_link_down_up test_degrade_rate test_loss_share \
 	test_clear_restores test_scheduled_flap_on_timeline \
-	test_down_stops_schedule test_bad_lines test_reroute test_man_page_options
+	test_down_stops_schedule test_bad_lines test_reroute

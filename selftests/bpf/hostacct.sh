@@ -114,7 +114,8 @@ test_counts_exact() {
 
 	local qp=$((QP)) cnp_qp=$((CNP_QP))
 	st "$b" vb
-	assert_eq "b ingress attached" "${S[ingress.attached]}" tc
+	assert_eq "b ingress attached" "${S[ingress.attached]}" true
+	assert_eq "b ingress hook" "${S[ingress.hook]}" tc
 	assert_eq "b ingress packets" "${S[ingress.packets]}" $((N + U + 1))
 	assert_eq "b ingress roce_packets" "${S[ingress.roce_packets]}" $N
 	assert_eq "b ingress roce_ce" "${S[ingress.roce_ce]}" $N
@@ -165,8 +166,8 @@ test_xdp_counts_same() {
 	st "$b" vb
 	bytes1=${S[ingress.roce_bytes]}
 	attach "$b" vb --xdp
-	assert_eq "ingress hook" "${S[ingress.attached]}" xdp
-	assert_eq "egress hook" "${S[egress.attached]}" tc
+	assert_eq "ingress hook" "${S[ingress.hook]}" xdp
+	assert_eq "egress hook" "${S[egress.hook]}" tc
 	ip -n "$b" link show vb | grep -q "prog/xdp" || fail "no XDP program on vb"
 	[ "$(tc -n "$b" filter show dev vb ingress | grep -c "pref $HOSTACCT_PREF")" = 0 ] ||
 		fail "tc ingress filter left after the move to XDP"
@@ -181,7 +182,7 @@ test_xdp_counts_same() {
 	# And back to tc: XDP is left.
 	attach "$b" vb
 	ip -n "$b" link show vb | grep -q "prog/xdp" && fail "XDP program left on vb"
-	assert_eq "ingress hook back" "${S[ingress.attached]}" tc
+	assert_eq "ingress hook back" "${S[ingress.hook]}" tc
 }
 
 # (c) status -j and text both parse; pins are there and owner-only.

@@ -38,12 +38,6 @@ static const struct accept_class *const classes[MP_EXPECT_NCLASSES] = {
 static const char *const transport_names[] = { "tcp", "roce", NULL };
 static const char *const background_names[] = { "alltoall", "incast", NULL };
 
-static int prefix_parse(const char *opt, const char *arg, void *field)
-{
-	(void)opt;
-	return fabric_prefix_arg(arg, field, 32);
-}
-
 static int rate_parse(const char *opt, const char *arg, void *field)
 {
 	struct accept_rate *r = field;
@@ -95,7 +89,7 @@ static const struct mp_opt accept_opts[] = {
 	  .help = "also write the report as one self-contained HTML file (inline SVG, nothing fetched): the verdicts, each figure per policy, each rank's time, the completion times, and each policy's telemetry (symmetry, a timeline of queues, ECN marks, CNPs, steps and faults), recorded to FILE.POLICY.mpcp for 'telemetry report'" },
 	{ "prefix", 0, MP_OPT_CUSTOM, AT(prefix), "NAME",
 	  "the name of the fabric it builds (and removes again)",
-	  .parse = prefix_parse, .def = "mpacc" },
+	  .parse = fabric_prefix_opt, .def = "mpacc" },
 	{}
 };
 

@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "mp_expect.h"
+#include "fabric.h"
 
 #define ACCEPT_FIGURES_MAX	16
 
@@ -28,7 +29,7 @@ struct accept_rate {
 };
 
 struct accept_settings {
-	char prefix[32];
+	char prefix[FABRIC_PREFIX_SIZE];
 	const char *expect;		/* the expectations file */
 	const char *policies;		/* comma-separated; NULL: every one */
 	uint64_t hosts, planes, leaves, spines;

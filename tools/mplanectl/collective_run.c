@@ -40,7 +40,7 @@ struct host_sel {
 };
 
 struct run_settings {
-	char prefix[32];
+	char prefix[FABRIC_PREFIX_SIZE];
 	struct host_sel hosts;
 	int op;
 	uint64_t minbytes, maxbytes, stepfactor, iters, warmup;
@@ -51,12 +51,6 @@ struct run_settings {
 	int family;
 	uint64_t sndbuf;
 };
-
-static int prefix_parse(const char *opt, const char *arg, void *field)
-{
-	(void)opt;
-	return fabric_prefix_arg(arg, field, 32);
-}
 
 static int hosts_bad(const char *opt, const char *arg, const char *why)
 {
@@ -104,7 +98,7 @@ static int hosts_parse(const char *opt, const char *arg, void *field)
 static const struct mp_opt run_opts[] = {
 	{ "prefix", 'p', MP_OPT_CUSTOM, AT(prefix), "NAME",
 	  "the fabric to run on, as 'fabric up --prefix' named it",
-	  .parse = prefix_parse, .def = MP_FABRIC_DEF_PREFIX },
+	  .parse = fabric_prefix_opt, .def = MP_FABRIC_DEF_PREFIX },
 	{ "hosts", 'H', MP_OPT_CUSTOM, AT(hosts), "LIST",
 	  "the job's hosts, rank 0 first: h0,h2,h5; or N, the first N hosts. Two jobs on hosts of their own run side by side",
 	  .parse = hosts_parse, .def = "every host of the fabric" },

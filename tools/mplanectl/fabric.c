@@ -79,6 +79,12 @@ int fabric_prefix_arg(const char *arg, char *prefix, size_t size)
 	return MP_EXIT_OK;
 }
 
+int fabric_prefix_opt(const char *opt, const char *arg, void *field)
+{
+	(void)opt;
+	return fabric_prefix_arg(arg, field, FABRIC_PREFIX_SIZE);
+}
+
 struct rate_unit {
 	const char *name;
 	double bps;

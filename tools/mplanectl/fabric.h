@@ -12,6 +12,7 @@
 #include <getopt.h>
 
 #include "mp_fabric.h"
+#include "mp_opt.h"
 
 /* The subcommands of "fabric", one file each. */
 int fabric_up_main(int argc, char **argv);
@@ -43,6 +44,18 @@ int fabric_fault_main(int argc, char **argv);
 
 /* @arg as a fabric prefix into @prefix: MP_EXIT_OK or MP_EXIT_USAGE. */
 int fabric_prefix_arg(const char *arg, char *prefix, size_t size);
+
+/* The size of a prefix's buffer in a command's settings. */
+#define FABRIC_PREFIX_SIZE	32
+
+/* An mp_opt parser: @arg as a prefix into a char[FABRIC_PREFIX_SIZE]. */
+int fabric_prefix_opt(const char *opt, const char *arg, void *field);
+
+/* "--prefix NAME" in an option table, into @member of @type. */
+#define FABRIC_PREFIX_OPT(type, member)					\
+	{ "prefix", 'p', MP_OPT_CUSTOM, MP_OPT_AT(type, member), "NAME",	\
+	  "the fabric's name, which starts the name of each of its namespaces; letters, digits and '_'", \
+	  .parse = fabric_prefix_opt, .def = MP_FABRIC_DEF_PREFIX }
 
 /* "100mbit" (tc units) into bits per second: MP_EXIT_OK or _USAGE. */
 int fabric_rate_arg(const char *opt, const char *arg, uint64_t *bps);

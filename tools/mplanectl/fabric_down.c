@@ -19,12 +19,20 @@
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "fabric.h"
+#include "mp_opt.h"
 
-static void down_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] fabric down [--prefix NAME]\n"
-"\n"
+struct down_settings {
+	char prefix[FABRIC_PREFIX_SIZE];
+};
+
+static const struct mp_opt down_opts[] = {
+	FABRIC_PREFIX_OPT(struct down_settings, prefix),
+	{}
+};
+
+static const struct mp_opt_cmd down_cmd = {
+	.usage = "fabric down [--prefix NAME]",
+	.about =
 "Remove fabric NAME and everything it left behind, even after a crash of\n"
 "'fabric up' (nothing of the state file is needed):\n"
 "  - processes named in " MP_FABRIC_RUN_DIR "/NAME.*.pid get SIGTERM,\n"
@@ -33,21 +41,12 @@ static void down_help(void)
 "    'ip netns del', which takes its veths and routes with it;\n"
 "  - the BPF pins under " MP_FABRIC_PIN_DIR "/NAME/ are removed;\n"
 "  - the state file " MP_FABRIC_RUN_DIR "/NAME.json is removed.\n"
-"Removing a fabric that is not there succeeds, and says so.\n"
-"\n"
-"Options:\n"
-FABRIC_PREFIX_HELP
-"  -h, --help         show this help\n"
-"\n"
+"Removing a fabric that is not there succeeds, and says so.\n",
+	.opts = down_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl fabric down\n"
-"  mplanectl -j fabric down --prefix lab\n");
-}
-
-static const struct option down_opts[] = {
-	FABRIC_PREFIX_OPTION,
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"  mplanectl -j fabric down --prefix lab\n",
 };
 
 static int keep_err(int *first, int err)
@@ -234,23 +233,15 @@ static void print_removed(const char *prefix, const struct fabric_removed *rm)
 
 int fabric_down_main(int argc, char **argv)
 {
-	char prefix[32] = MP_FABRIC_DEF_PREFIX;
+	struct down_settings set = { MP_FABRIC_DEF_PREFIX };
+	const char *prefix = set.prefix;
+	struct mp_opt_result res;
 	struct fabric_removed rm;
 	int c, err;
 
-	while ((c = mp_getopt(argc, argv, ":p:h", down_opts)) != -1) {
-		switch (c) {
-		case 'p':
-			if (fabric_prefix_arg(optarg, prefix, sizeof(prefix)))
-				return MP_EXIT_USAGE;
-			break;
-		case 'h':
-			down_help();
-			return MP_EXIT_OK;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
+	c = mp_opt_parse(&down_cmd, argc, argv, &set, &res);
+	if (c != MP_OPT_RUN)
+		return c;
 	if (optind < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind]);
 	err = fabric_destroy(prefix, &rm);

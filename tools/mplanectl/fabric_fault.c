@@ -30,10 +30,9 @@
 #define TEXT_STEPS	8
 #define TEXT_PORTS	4
 
-#define PREFIX_MAX	32
 
 struct fault_settings {
-	char prefix[PREFIX_MAX];
+	char prefix[FABRIC_PREFIX_SIZE];
 	uint64_t at_ns;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC; 0: now */
 	uint64_t period_ns, down_ns;
@@ -41,12 +40,6 @@ struct fault_settings {
 	int via;			/* enum fault_loss_via */
 	bool reroute;
 };
-
-static int prefix_opt(const char *opt, const char *arg, void *field)
-{
-	(void)opt;
-	return fabric_prefix_arg(arg, field, PREFIX_MAX);
-}
 
 /* "1796147382.611091674" into ns, exactly: a clock's time, which a
  * double would round to a few hundred ns. */
@@ -102,7 +95,7 @@ static const char *const vias[] = { "auto", "netem", "bpf", NULL };
 
 static const struct mp_opt fault_opts[] = {
 	{ "prefix", 'p', MP_OPT_CUSTOM, MP_OPT_AT(struct fault_settings, prefix),
-	  "NAME", "the fabric", .parse = prefix_opt,
+	  "NAME", "the fabric", .parse = fabric_prefix_opt,
 	  .def = MP_FABRIC_DEF_PREFIX },
 	{ "at", 'a', MP_OPT_SECONDS, MP_OPT_AT(struct fault_settings, at_ns),
 	  "SEC", "make the fault SEC seconds after --start, in a process of its own: the command returns at once, and 'fault clear' or 'fabric down' stop what is still to come",

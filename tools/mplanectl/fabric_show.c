@@ -9,12 +9,20 @@
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "fabric.h"
+#include "mp_opt.h"
 
-static void show_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] fabric show [--prefix NAME]\n"
-"\n"
+struct show_settings {
+	char prefix[FABRIC_PREFIX_SIZE];
+};
+
+static const struct mp_opt show_opts[] = {
+	FABRIC_PREFIX_OPT(struct show_settings, prefix),
+	{}
+};
+
+static const struct mp_opt_cmd show_cmd = {
+	.usage = "fabric show [--prefix NAME]",
+	.about =
 "Show fabric NAME as 'fabric up' built it: a summary, then one line per\n"
 "node with its role, plane, namespace and ports (PORT>PEER.PEER_PORT and\n"
 "the port's IPv4 address; a host's mp0 and its address last).  With the\n"
@@ -24,21 +32,12 @@ static void show_help(void)
 "(name, netns, role, plane (-1 for hosts), index; for hosts mplane_ipv4,\n"
 "mplane_ipv6 and mp0: {ifname, ifindex, policy} or null) with its ports\n"
 "(ifname, ifindex, mac, peer, peer_ifname, rate_bps, ipv4, ipv6,\n"
-"delay_us, loss_pct).\n"
-"\n"
-"Options:\n"
-FABRIC_PREFIX_HELP
-"  -h, --help         show this help\n"
-"\n"
+"delay_us, loss_pct).\n",
+	.opts = show_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl fabric show\n"
-"  mplanectl -j fabric show --prefix lab | jq '.nodes[] | select(.role == \"leaf\")'\n");
-}
-
-static const struct option show_opts[] = {
-	FABRIC_PREFIX_OPTION,
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"  mplanectl -j fabric show --prefix lab | jq '.nodes[] | select(.role == \"leaf\")'\n",
 };
 
 static void print_node(const struct mp_fabric_node *n)
@@ -79,23 +78,15 @@ static void print_fabric(const struct mp_fabric *f)
 
 int fabric_show_main(int argc, char **argv)
 {
-	char prefix[32] = MP_FABRIC_DEF_PREFIX;
+	struct show_settings set = { MP_FABRIC_DEF_PREFIX };
+	const char *prefix = set.prefix;
+	struct mp_opt_result res;
 	struct mp_fabric f;
 	int c, err;
 
-	while ((c = mp_getopt(argc, argv, ":p:h", show_opts)) != -1) {
-		switch (c) {
-		case 'p':
-			if (fabric_prefix_arg(optarg, prefix, sizeof(prefix)))
-				return MP_EXIT_USAGE;
-			break;
-		case 'h':
-			show_help();
-			return MP_EXIT_OK;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
+	c = mp_opt_parse(&show_cmd, argc, argv, &set, &res);
+	if (c != MP_OPT_RUN)
+		return c;
 	if (optind < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind]);
 	err = mp_fabric_load(prefix, &f);

@@ -683,7 +683,7 @@ static void print_summary(const struct mp_fabric *f, double secs)
 	json_object_object_add(o, "netem_ports",
 			       json_object_new_int(fabric_count_ports(f, true)));
 	json_object_object_add(o, "mp0", json_object_new_boolean(f->mp0));
-	json_object_object_add(o, "seconds", json_object_new_double(secs));
+	json_object_object_add(o, "duration_s", json_object_new_double(secs));
 	mp_json_print(o);
 }
 

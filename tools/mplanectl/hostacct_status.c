@@ -171,12 +171,13 @@ static struct json_object *dir_json(const struct mpbpf_target *t,
 	const char *hook = hook_of(t, d);
 	size_t i;
 
-	json_object_object_add(obj, "attached", hook ?
-			       json_object_new_string(hook) :
-			       json_object_new_boolean(false));
-	if (hook)
+	/* "attached" is a boolean in every command; the hook has its key. */
+	json_object_object_add(obj, "attached", json_object_new_boolean(hook != NULL));
+	if (hook) {
+		json_object_object_add(obj, "hook", json_object_new_string(hook));
 		json_object_object_add(obj, "prog_id",
 				       json_object_new_int64(prog_of(t, d)));
+	}
 	for (i = 0; st->pinned && i < RAIL_FIELDS; i++)
 		json_object_object_add(obj, hostacct_rail_names[i],
 				       json_object_new_uint64(st->rail[d][i]));

@@ -6,30 +6,26 @@
 #include <linux/rtnetlink.h>
 
 #include "mp_cmd.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "link.h"
 
-static void del_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] link del DEV\n"
-"\n"
+static const struct mp_opt del_opts[] = {
+	{}
+};
+
+static const struct mp_opt_cmd del_cmd = {
+	.usage = "link del DEV",
+	.about =
 "Delete the mplane device DEV.  Its rails are released and stay, as they\n"
 "were before they were enslaved.  DEV must be an mplane device: any other\n"
-"device is refused and left alone, so a typo cannot delete eth0.\n"
-"\n"
-"Options:\n"
-"  -h, --help      show this help\n"
-"\n"
+"device is refused and left alone, so a typo cannot delete eth0.\n",
+	.opts = del_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl link del mp0\n"
-"  mplanectl -n blue link del mp0\n");
-}
-
-static const struct option del_opts[] = {
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"  mplanectl -n blue link del mp0\n",
 };
 
 /* By ifindex: the device checked is the device deleted, even if renamed. */
@@ -58,14 +54,12 @@ int link_del_main(int argc, char **argv)
 	struct mp_nlerr e;
 	struct mp_rtnl r;
 	const char *dev;
-	int c, err, ret;
+	struct mp_opt_result res;
+	int err, ret;
 
-	while ((c = mp_getopt(argc, argv, ":h", del_opts)) != -1) {
-		if (c != 'h')
-			return MP_EXIT_USAGE;
-		del_help();
-		return MP_EXIT_OK;
-	}
+	ret = mp_opt_parse(&del_cmd, argc, argv, NULL, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
 	dev = mp_single_arg(argc, argv, "DEV");
 	if (!dev)
 		return MP_EXIT_USAGE;

@@ -12,17 +12,20 @@
 #include <linux/rtnetlink.h>
 
 #include "mp_cmd.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "link.h"
 
 #define LINE_WIDTH	76
 
-static void show_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] link show [DEV]\n"
-"\n"
+static const struct mp_opt show_opts[] = {
+	{}
+};
+
+static const struct mp_opt_cmd show_cmd = {
+	.usage = "link show [DEV]",
+	.about =
 "Show every mplane device, or only DEV: its state, its settings (named as\n"
 "'link set' takes them), its peers and counters, then one row per plane:\n"
 "\n"
@@ -76,20 +79,13 @@ static void show_help(void)
 "      \"bad_bth\":0},\n"
 "    \"qps\":[{\"peer\":\"10.0.0.2\",\"qpn\":17,\"rate_kbps\":500000,\n"
 "      \"target_kbps\":750000,\"alpha\":0.5,\"alpha_1024\":512,\"cnp_rx\":3,\n"
-"      \"cnp_tx\":0,\"rate_cuts\":3,\"tx_bytes\":1048576}]}]}\n"
-"\n"
-"Options:\n"
-"  -h, --help      show this help\n"
-"\n"
+"      \"cnp_tx\":0,\"rate_cuts\":3,\"tx_bytes\":1048576}]}]}\n",
+	.opts = show_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl link show\n"
 "  mplanectl link show mp0\n"
-"  mplanectl -j link show mp0 | jq '.devices[0].planes[] | {rail, state}'\n");
-}
-
-static const struct option show_opts[] = {
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"  mplanectl -j link show mp0 | jq '.devices[0].planes[] | {rail, state}'\n",
 };
 
 struct links {
@@ -781,14 +777,12 @@ static int show(struct show *sh)
 int link_show_main(int argc, char **argv)
 {
 	struct show sh = {};
+	struct mp_opt_result res;
 	int c, ret;
 
-	while ((c = mp_getopt(argc, argv, ":h", show_opts)) != -1) {
-		if (c != 'h')
-			return MP_EXIT_USAGE;
-		show_help();
-		return MP_EXIT_OK;
-	}
+	c = mp_opt_parse(&show_cmd, argc, argv, NULL, &res);
+	if (c != MP_OPT_RUN)
+		return c;
 	if (optind + 1 < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind + 1]);
 	if (optind < argc) {

@@ -13,17 +13,20 @@
 #include "mplane_maps.h"
 
 #include "mp_cmd.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_pin.h"
 #include "telemetry.h"
 
 #define KMOD_PIN_DIR	MPLANE_BPF_PIN_ROOT "/kmod"
 
-static void detach_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] telemetry detach\n"
-"\n"
+static const struct mp_opt detach_opts[] = {
+	{}
+};
+
+static const struct mp_opt_cmd detach_cmd = {
+	.usage = "telemetry detach",
+	.about =
 "Stop relaying mplane.ko's tracepoints into the event stream: remove\n"
 "everything 'telemetry attach' pinned under " KMOD_PIN_DIR "/ (the\n"
 "programs' links, the ring mp_events and its counters).  The programs\n"
@@ -31,15 +34,8 @@ static void detach_help(void)
 "drains what is left in it.  The module can be unloaded afterwards.\n"
 "\n"
 "Detaching when nothing is attached does nothing and is not an error, so\n"
-"cleanup scripts can run it unconditionally.\n"
-"\n"
-"Options:\n"
-"  -h, --help   show this help\n");
-}
-
-static const struct option detach_long[] = {
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"cleanup scripts can run it unconditionally.\n",
+	.opts = detach_opts,
 };
 
 static void print_result(bool was_attached)
@@ -62,14 +58,12 @@ static void print_result(bool was_attached)
 int telemetry_detach_main(int argc, char **argv)
 {
 	bool was_attached;
+	struct mp_opt_result res;
 	int c, err;
 
-	while ((c = mp_getopt(argc, argv, ":h", detach_long)) != -1) {
-		if (c != 'h')
-			return MP_EXIT_USAGE;
-		detach_help();
-		return MP_EXIT_OK;
-	}
+	c = mp_opt_parse(&detach_cmd, argc, argv, NULL, &res);
+	if (c != MP_OPT_RUN)
+		return c;
 	if (optind < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[optind]);
 	was_attached = !access(KMOD_PIN_DIR, F_OK);
