@@ -20,7 +20,7 @@ PKG_CONFIG	?= pkg-config
 export MPLANE_BUILD := $(BUILD)
 
 .PHONY: accept
-.PHONY: all help deps kmod check unit-check fuzz-check bpf-check kmod-check check-cc-fabric check-rxe-guests demo demo-device bench bench-collective clean distclean
+.PHONY: all help deps kmod check unit-check fuzz-check bpf-check kmod-check check-deb check-cc-fabric check-rxe-guests demo demo-device bench bench-collective clean distclean
 all: tools kmod
 
 help:
@@ -39,6 +39,7 @@ help:
 	@echo "  unit-check fuzz-check bpf-check kmod-check   one kind of suite"
 	@echo "  check-cc-fabric  DCQCN end to end: 4:1 incasts, CC off and on (VMs)"
 	@echo "  check-rxe-guests Soft-RoCE over mp0 between two guests (6.1, 6.12)"
+	@echo "  check-deb   the .debs in a fresh VM, rebooted into systemd, per kernel"
 	@echo "  demo        a 2-plane fabric, mp0 on every host, a link fails under"
 	@echo "              load: the telemetry report (VM, under 2 minutes)"
 	@echo "  demo-device mp0 over two veth rails, shown with ip and mplanectl"
@@ -121,6 +122,12 @@ dkms:
 
 kmod-check: kmod dkms
 	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)" kmod
+
+# selftests/deb/boot.sh on every kernel of the matrix (make check: one),
+# about 3 min a kernel under TCG, 19 on the debug kernel.
+check-deb: deps-test
+	$(Q)$(ROOT)/scripts/deps.sh --quiet package
+	$(Q)MPLANE_DEB_KERNELS="$(KERNELS)" $(ROOT)/selftests/run --kernels "$(KERNELS)" deb
 
 # DCQCN end to end (issue 16): the 4:1 incasts of selftests/kmod/
 # cc_fabric.sh, CC off, paced streams and the engine's roce transport,
