@@ -85,6 +85,11 @@ int fabric_prefix_opt(const char *opt, const char *arg, void *field)
 	return fabric_prefix_arg(arg, field, FABRIC_PREFIX_SIZE);
 }
 
+const struct mp_opt fabric_prefix_only_opts[] = {
+	FABRIC_PREFIX_OPT(struct fabric_prefix_settings, prefix),
+	{}
+};
+
 struct rate_unit {
 	const char *name;
 	double bps;

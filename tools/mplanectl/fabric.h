@@ -57,6 +57,13 @@ int fabric_prefix_opt(const char *opt, const char *arg, void *field);
 	  "the fabric's name, which starts the name of each of its namespaces; letters, digits and '_'", \
 	  .parse = fabric_prefix_opt, .def = MP_FABRIC_DEF_PREFIX }
 
+/* The settings and option table of a command whose one option is it. */
+struct fabric_prefix_settings {
+	char prefix[FABRIC_PREFIX_SIZE];
+};
+
+extern const struct mp_opt fabric_prefix_only_opts[];
+
 /* "100mbit" (tc units) into bits per second: MP_EXIT_OK or _USAGE. */
 int fabric_rate_arg(const char *opt, const char *arg, uint64_t *bps);
 

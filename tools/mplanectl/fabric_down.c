@@ -21,15 +21,6 @@
 #include "fabric.h"
 #include "mp_opt.h"
 
-struct down_settings {
-	char prefix[FABRIC_PREFIX_SIZE];
-};
-
-static const struct mp_opt down_opts[] = {
-	FABRIC_PREFIX_OPT(struct down_settings, prefix),
-	{}
-};
-
 static const struct mp_opt_cmd down_cmd = {
 	.usage = "fabric down [--prefix NAME]",
 	.about =
@@ -42,7 +33,7 @@ static const struct mp_opt_cmd down_cmd = {
 "  - the BPF pins under " MP_FABRIC_PIN_DIR "/NAME/ are removed;\n"
 "  - the state file " MP_FABRIC_RUN_DIR "/NAME.json is removed.\n"
 "Removing a fabric that is not there succeeds, and says so.\n",
-	.opts = down_opts,
+	.opts = fabric_prefix_only_opts,
 	.footer =
 "Examples:\n"
 "  mplanectl fabric down\n"
@@ -233,7 +224,7 @@ static void print_removed(const char *prefix, const struct fabric_removed *rm)
 
 int fabric_down_main(int argc, char **argv)
 {
-	struct down_settings set = { MP_FABRIC_DEF_PREFIX };
+	struct fabric_prefix_settings set = { MP_FABRIC_DEF_PREFIX };
 	const char *prefix = set.prefix;
 	struct mp_opt_result res;
 	struct fabric_removed rm;

@@ -11,15 +11,6 @@
 #include "fabric.h"
 #include "mp_opt.h"
 
-struct show_settings {
-	char prefix[FABRIC_PREFIX_SIZE];
-};
-
-static const struct mp_opt show_opts[] = {
-	FABRIC_PREFIX_OPT(struct show_settings, prefix),
-	{}
-};
-
 static const struct mp_opt_cmd show_cmd = {
 	.usage = "fabric show [--prefix NAME]",
 	.about =
@@ -33,7 +24,7 @@ static const struct mp_opt_cmd show_cmd = {
 "mplane_ipv6 and mp0: {ifname, ifindex, policy} or null) with its ports\n"
 "(ifname, ifindex, mac, peer, peer_ifname, rate_bps, ipv4, ipv6,\n"
 "delay_us, loss_pct).\n",
-	.opts = show_opts,
+	.opts = fabric_prefix_only_opts,
 	.footer =
 "Examples:\n"
 "  mplanectl fabric show\n"
@@ -78,7 +69,7 @@ static void print_fabric(const struct mp_fabric *f)
 
 int fabric_show_main(int argc, char **argv)
 {
-	struct show_settings set = { MP_FABRIC_DEF_PREFIX };
+	struct fabric_prefix_settings set = { MP_FABRIC_DEF_PREFIX };
 	const char *prefix = set.prefix;
 	struct mp_opt_result res;
 	struct mp_fabric f;
