@@ -180,6 +180,7 @@ bench: deps-test
 	$(Q)bash $(ROOT)/bench/fabric.sh
 	$(Q)bash $(ROOT)/bench/collective_roce.sh
 	$(Q)bash $(ROOT)/bench/collective_host.sh
+	$(Q)bash $(ROOT)/bench/accept_baseline.sh
 	$(Q)bash $(ROOT)/bench/permutation_host.sh | tee $(BUILD)/bench/permutation_host.txt
 	$(Q)bash $(ROOT)/bench/torch.sh
 	$(Q)$(ROOT)/bench/bpf_progs.sh
