@@ -6,8 +6,8 @@
 # traffic, its ethtool -S counters, RDMA hw_counters where there is a
 # device), events of three sources merged on one timeline, and the exact
 # drop count of a stopped and of a throttled reader facing a burst larger
-# than the ring, and the kmod relay's source naming the namespaces of
-# /run/netns.  TESTS="test_a test_b" runs only those.
+# than the ring, the exporter's own ring beside a recorder's, and the
+# kmod relay's source naming the namespaces of /run/netns.  TESTS="test_a test_b" runs only those.
 
 # a and b (the namespaces) are set by setup_ns, called from veth_hosts.
 # shellcheck disable=SC2154
@@ -29,7 +29,15 @@ remove_pins() {
 		rm -rf "$dir"
 	done <"$TMPD/pins"
 }
-trap '_lib_exit; remove_pins; rm -rf "$TMPD"' EXIT
+# The readers a failed test left running would read the next tests' rings.
+stop_readers() {
+	local p
+	[ -f "$TMPD/readers" ] || return 0
+	while read -r p; do
+		kill -KILL "$p" 2>/dev/null || true
+	done <"$TMPD/readers"
+}
+trap '_lib_exit; stop_readers; remove_pins; rm -rf "$TMPD"' EXIT
 
 # CLOCK_MONOTONIC in ns, the events' clock (bpf_ktime_get_ns).
 mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
@@ -44,6 +52,7 @@ record() {
 	"$MPLANECTL" ${REC_NS:+-n "$REC_NS"} -j telemetry record -o "$out" \
 		--ready-file "$out.ready" "$@" >"$out.json" 2>"$out.err" &
 	rec_pid=$!
+	echo "$rec_pid" >>"$TMPD/readers"
 	slowwait 30 test -e "$out.ready" || fail "record not ready: $(cat "$out.err")"
 }
 
@@ -307,6 +316,86 @@ exporter_killed() {
 	done
 }
 
+# exporter_start N : exporter N on a port of its own, serving; sets
+# exp_pid[N] and exp_port[N].
+declare -A exp_pid exp_port
+exporter_start() {
+	local port=$((20000 + RANDOM % 20000))
+	"$MPLANECTL" telemetry export --listen "127.0.0.1:$port" \
+		>"$TMPD/exp-$1.out" 2>&1 &
+	exp_pid[$1]=$! exp_port[$1]=$port
+	echo "${exp_pid[$1]}" >>"$TMPD/readers"
+	slowwait 20 curl -sf "http://127.0.0.1:$port/metrics" -o /dev/null ||
+		fail "exporter $1 does not serve: $(cat "$TMPD/exp-$1.out")"
+}
+
+# marks_seen N : the step marks exporter N has counted.
+marks_seen() {
+	curl -sf "http://127.0.0.1:${exp_port[$1]}/metrics" |
+		awk '/^mplane_events_total\{source="marks",type="step_mark"\}/ { n = $2 }
+		     END { print n + 0 }'
+}
+
+reader_slots() {
+	bpftool -j map dump pinned "$MARKS/mp_event_readers" | jq length
+}
+
+# (g) A ring has one consumer, so the exporter reads a ring of its own:
+# beside a recorder of the same ring, both get every mark of a burst.
+# Each exporter takes one of the 4 reader slots and gives it back when it
+# stops; a killed one's slot is taken back by the next that finds none
+# free; with every slot held, an exporter says so and leaves the ring to
+# the others (their counts unchanged), and is the only one to lose.
+test_exporter_beside_recorder() {
+	local f=$TMPD/beside.cap n=1000 i
+	# Fresh marks: the slots of exporters killed by earlier tests
+	# (exporter_killed) are still filled, as they should be.
+	rm -rf "$MARKS"
+	drain_marks
+	assert_eq "slots in use before" "$(reader_slots)" 0
+	exporter_start 0
+	record "$f" --pin "$MARKS" --poll-hz 0
+	"$MPLANECTL" mark step --repeat $n 11 || fail "burst"
+	slowwait 20 sh -c "[ \"\$(curl -sf http://127.0.0.1:${exp_port[0]}/metrics |
+		grep -c '^mplane_events_total{source=\"marks\",type=\"step_mark\"} $n\$')\" = 1 ]" ||
+		fail "the exporter saw $(marks_seen 0) marks of $n"
+	rec_stop "$f"
+	dump "$f"
+	assert_eq "the recorder's marks" \
+		"$(jq -s '[.[] | select(.frame == "event" and .step == 11)] | length' "$f.jsonl")" $n
+	assert_eq "the recorder's drops" \
+		"$(jq -s '[.[] | select(.frame == "stats")][0].dropped' "$f.jsonl")" 0
+	assert_eq "slots in use" "$(reader_slots)" 1
+	kill -TERM "${exp_pid[0]}"
+	wait "${exp_pid[0]}" || fail "exporter 0 did not end well: $(cat "$TMPD/exp-0.out")"
+	assert_eq "slots after it stopped" "$(reader_slots)" 0
+	# One killed: its slot stays, with a ring nobody holds.
+	exporter_start 1
+	kill -KILL "${exp_pid[1]}"
+	wait "${exp_pid[1]}" 2>/dev/null || true
+	assert_eq "slots after a kill" "$(reader_slots)" 1
+	for i in 2 3 4 5; do
+		exporter_start $i
+	done
+	assert_eq "slots with four exporters" "$(reader_slots)" 4
+	exporter_start 6
+	slowwait 10 grep -q "not reading marks: every reader slot is taken" "$TMPD/exp-6.out" ||
+		fail "the fifth exporter: $(cat "$TMPD/exp-6.out")"
+	"$MPLANECTL" mark step --repeat 100 12 || fail "second burst"
+	for i in 2 3 4 5; do
+		slowwait 20 sh -c "curl -sf http://127.0.0.1:${exp_port[$i]}/metrics |
+			grep -q '^mplane_events_total{source=\"marks\",type=\"step_mark\"} 100\$'" ||
+			fail "exporter $i saw $(marks_seen $i) marks of 100"
+	done
+	assert_eq "the fifth exporter's marks" "$(marks_seen 6)" 0
+	assert_eq "its warnings about marks" "$(grep -c "not reading marks:" "$TMPD/exp-6.out")" 1
+	for i in 2 3 4 5 6; do
+		kill -TERM "${exp_pid[$i]}"
+		wait "${exp_pid[$i]}" || fail "exporter $i did not end well"
+	done
+	assert_eq "slots at the end" "$(reader_slots)" 0
+}
+
 # (f) RDMA hw_counters, named as the kernel names them.
 test_rdma_counters() {
 	local f=$TMPD/rdma.cap n
@@ -430,4 +519,5 @@ QUICK_TESTS="test_drops_exact"
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_step_mark_recorded test_record_report_round_trip test_poller_series test_ethtool_counters \
 	test_sources_merge test_drops_exact test_drops_exact_throttled test_rdma_counters \
-	test_reader_killed test_kmod_netns_names test_capture_private test_refusals}
+	test_reader_killed test_exporter_beside_recorder test_kmod_netns_names test_capture_private \
+	test_refusals}

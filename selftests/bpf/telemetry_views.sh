@@ -414,6 +414,15 @@ test_export_errors() {
 		"$MPLANECTL" telemetry export --listen nonsense.invalid:9464
 	expect_fail_msg "missing capture" "$TMPD/nope: No such file" \
 		"$MPLANECTL" telemetry export --from "$TMPD/nope" --listen "127.0.0.1:$port"
+	# The option table's refusals: each names the option and what it wants.
+	expect_fail_msg "bad threshold" "bad --threshold '1': want a ratio above 1" \
+		"$MPLANECTL" telemetry export --threshold 1
+	expect_fail_msg "poll rate too high" "bad --poll-hz '20000': want an integer from 0 to 10000" \
+		"$MPLANECTL" telemetry export --poll-hz 20000
+	expect_fail_msg "ethtool without polling" "--ethtool polls: give a --poll-hz above 0" \
+		"$MPLANECTL" telemetry export --poll-hz 0 --ethtool
+	expect_fail_msg "an operand" "unexpected argument 'now'" \
+		"$MPLANECTL" telemetry export now
 }
 
 # --public: every interface, said on stderr; and what one client may
@@ -494,8 +503,13 @@ test_export_picks_up_rings() {
 	! grep -q "source=\"$label\"" "$TMPD/before" || fail "the ring is there before it is"
 	mkdir -p "$dir"
 	trap 'kill $export_pid 2>/dev/null || true; rm -rf "'"$dir"'"' EXIT
+	# As events.bpf.h makes them: the ring, and the readers' slots (an
+	# array of rings: the exporter reads only a ring of its own).
 	bpftool map create "$dir/mp_events" type ringbuf key 0 value 0 \
 		entries 4096 name mp_events || fail "cannot pin a ring"
+	bpftool map create "$dir/mp_event_readers" type array_of_maps key 4 value 4 \
+		entries 4 name mp_event_readers inner_map pinned "$dir/mp_events" ||
+		fail "cannot pin the readers' slots"
 	slowwait 10 sh -c "curl -sf http://127.0.0.1:$port/metrics |
 		grep -q '^mplane_events_dropped_total{source=\"$label\"} 0'" ||
 		fail "the ring pinned later is not read: $(cat "$TMPD/export.out")"

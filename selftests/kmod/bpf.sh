@@ -14,7 +14,8 @@
 #   pktcount    the per-protocol counters
 #   traffic     the test sender and receiver (exact loss and gaps)
 #   mark        step marks on the events' clock
-#   telemetry   only its exact drop counts of an overflowing ring
+#   telemetry   its exact drop counts of an overflowing ring, and the
+#               exporter's own ring (reader slots) beside a recorder
 #
 # MPLANE_TEST_BPF says how much (selftests/run sets it per kernel):
 #   all       every suite above (the host runs them all on its own kernel)
@@ -34,7 +35,8 @@ for t in $scripts; do
 	echo "# bpf/$t.sh on $(uname -r)"
 	start=$SECONDS
 	if [ "$t" = telemetry ]; then
-		TESTS="test_drops_exact test_drops_exact_throttled" bash "$here/$t.sh" || rc=1
+		TESTS="test_drops_exact test_drops_exact_throttled test_exporter_beside_recorder" \
+			bash "$here/$t.sh" || rc=1
 	else
 		bash "$here/$t.sh" || rc=1
 	fi

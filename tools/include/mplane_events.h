@@ -61,11 +61,24 @@ struct mplane_event {
 	__u64			val[4];
 };
 
+/*
+ * A BPF ring has one consumer: two readers of mp_events would each get
+ * part of the stream.  So every object also has mp_event_readers, an
+ * array of MPLANE_EV_READERS rings that readers who need the whole
+ * stream beside the others (the exporter, beside a recorder) create and
+ * put in a free slot: each record goes to mp_events and to every ring
+ * in a slot.  A slot's ring is MPLANE_EV_READER_RING_BYTES.
+ */
+#define MPLANE_EV_READERS		4
+#define MPLANE_EV_READER_RING_BYTES	(1024 * 1024)
+
 /* Every producer of events counts, per CPU, what it tried and what the
- * full ring refused; reserved + dropped = produced. */
+ * full ring refused, mp_events's (dropped: reserved + dropped =
+ * produced) and each reader slot's. */
 struct mplane_event_stats {
 	__u64	produced;
 	__u64	dropped;
+	__u64	reader_dropped[MPLANE_EV_READERS];
 };
 
 /* Values of the BPF events (struct mplane_event.val[]). */

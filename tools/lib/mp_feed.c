@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "mp_capture.h"
+#include "mp_ev_reader.h"
 #include "mp_fabric.h"
 #include "mp_feed.h"
 #include "mp_netns.h"
@@ -50,7 +51,9 @@ struct ring_src {
 	struct mp_feed *feed;
 	unsigned int id;		/* the frames' source number */
 	char label[128];		/* the pin directory, below the root */
-	int ring_fd;
+	int ring_fd;			/* what is read: mp_events, or ours */
+	uint32_t events_id;		/* the object's mp_events */
+	struct mp_ev_reader own;	/* own_rings: our slot's ring */
 	int stats_fd;			/* -1 when the object pins none */
 	struct mplane_event_stats before;
 	uint64_t recorded;
@@ -73,6 +76,8 @@ struct mp_feed {
 	volatile bool stop;
 	uint64_t batch;			/* frames of the current mp_feed_poll */
 	uint64_t batch_limit;		/* then the rings wait for the next */
+	uint32_t unread[MAX_RINGS];	/* own_rings: mp_events left unread, */
+	unsigned int nunread;		/* each said once */
 };
 
 static struct mp_feed *walk_feed;	/* nftw() passes no context */
@@ -113,24 +118,55 @@ static bool wanted_label(const struct mp_feed *f, const char *label)
 	return !strncmp(label + 7, f->o.fabric, n) && label[7 + n] == '/';
 }
 
+static uint32_t map_id(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
 /* One ring pinned twice (a shared object) is read once, under the first
  * name: two readers of one ring would race for its records. */
-static bool seen_ring(const struct mp_feed *f, int fd)
+static bool seen_ring(const struct mp_feed *f, uint32_t id)
 {
-	struct bpf_map_info info = {}, other;
-	__u32 len = sizeof(info);
 	unsigned int i;
 
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return false;
-	for (i = 0; i < f->nsrc; i++) {
-		len = sizeof(other);
-		memset(&other, 0, sizeof(other));
-		if (!bpf_obj_get_info_by_fd(f->src[i].ring_fd, &other, &len) &&
-		    other.id == info.id)
+	for (i = 0; i < f->nsrc; i++)
+		if (f->src[i].events_id == id)
 			return true;
-	}
 	return false;
+}
+
+/*
+ * With own_rings, read a ring of our own in the object's reader slots
+ * instead of mp_events.  An object with no free slot (or none at all:
+ * loaded by an older mplanectl) is not read, as reading mp_events would
+ * take records from its reader; it is said once, and tried again at the
+ * next rescan.
+ */
+static int use_own_ring(struct mp_feed *f, struct ring_src *s,
+			const char *events_pin, int base)
+{
+	char pin[PATH_MAX];
+	unsigned int i;
+	int err;
+
+	snprintf(pin, sizeof(pin), "%.*smp_event_readers", base, events_pin);
+	err = mp_ev_reader_claim(&s->own, pin);
+	if (!err) {
+		s->ring_fd = s->own.ring_fd;
+		return 0;
+	}
+	for (i = 0; i < f->nunread; i++)
+		if (f->unread[i] == s->events_id)
+			return err;
+	if (f->nunread < MAX_RINGS)
+		f->unread[f->nunread++] = s->events_id;
+	fprintf(stderr, "mplanectl: not reading %s: %s\n", s->label,
+		err == -ENOENT ? "it has no reader slots (loaded by an older mplanectl: attach it again)" :
+		err == -EBUSY ? "every reader slot is taken" : strerror(-err));
+	return err;
 }
 
 static int add_ring(const char *path, const struct stat *sb, int type,
@@ -160,12 +196,19 @@ static int add_ring(const char *path, const struct stat *sb, int type,
 		snprintf(s->label, sizeof(s->label), ".");
 	if (!wanted_label(f, s->label))
 		return 0;
+	s->own.readers_fd = s->own.ring_fd = -1;
 	s->ring_fd = bpf_obj_get(path);
 	if (s->ring_fd < 0)
 		return 0;
-	if (seen_ring(f, s->ring_fd)) {
+	s->events_id = map_id(s->ring_fd);
+	if (seen_ring(f, s->events_id)) {
 		close(s->ring_fd);
 		return 0;
+	}
+	if (f->o.own_rings) {
+		close(s->ring_fd);
+		if (use_own_ring(f, s, path, ftw->base))
+			return 0;
 	}
 	snprintf(stats, sizeof(stats), "%.*smp_event_stats", ftw->base, path);
 	s->stats_fd = bpf_obj_get(stats);
@@ -186,8 +229,8 @@ static int find_rings(struct mp_feed *f)
 	return 0;
 }
 
-/* What the producers of @s tried and what the full ring refused, since
- * they were loaded: the per-CPU counts summed. */
+/* What the producers of @s tried and what the full ring refused (ours,
+ * with own_rings), since they were loaded: the per-CPU counts summed. */
 static void read_stats(const struct ring_src *s, struct mplane_event_stats *sum)
 {
 	int ncpu = libbpf_num_possible_cpus(), c;
@@ -200,7 +243,10 @@ static void read_stats(const struct ring_src *s, struct mplane_event_stats *sum)
 		return;
 	for (c = 0; c < ncpu; c++) {
 		sum->produced += st[c].produced;
-		sum->dropped += st[c].dropped;
+		if (s->own.readers_fd < 0)
+			sum->dropped += st[c].dropped;
+		else if (s->own.slot < MPLANE_EV_READERS)
+			sum->dropped += st[c].reader_dropped[s->own.slot];
 	}
 }
 
@@ -590,7 +636,10 @@ static void feed_free(struct mp_feed *f)
 	ring_buffer__free(f->rb);
 	mp_poll_free(f->poller);
 	for (i = 0; i < f->nsrc; i++) {
-		close(f->src[i].ring_fd);
+		if (f->src[i].own.readers_fd >= 0)
+			mp_ev_reader_release(&f->src[i].own);
+		else
+			close(f->src[i].ring_fd);
 		if (f->src[i].stats_fd >= 0)
 			close(f->src[i].stats_fd);
 	}

@@ -40,6 +40,9 @@ struct mp_feed_opts {
 	bool allow_empty;	/* open with no ring and no poller: a
 				 * service that waits for rings to come
 				 * (mp_feed_rescan) */
+	bool own_rings;		/* read a ring of our own in each object's
+				 * reader slots (lib/mp_ev_reader.h), not
+				 * mp_events: for a reader beside others */
 };
 
 struct mp_feed;

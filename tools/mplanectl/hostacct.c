@@ -19,7 +19,7 @@ static int set_pins(struct hostacct *skel, const char *dir)
 	struct bpf_map *maps[] = {
 		skel->maps.mp_rail_acct, skel->maps.mp_qp_acct,
 		skel->maps.mp_events, skel->maps.mp_event_stats,
-		skel->maps.mp_hacct_limits,
+		skel->maps.mp_event_readers, skel->maps.mp_hacct_limits,
 	};
 	char path[512];
 	size_t i;

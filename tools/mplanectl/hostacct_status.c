@@ -116,7 +116,8 @@ static int read_events(struct ha_status *st)
 
 	if (fd < 0)
 		return -errno;
-	err = mp_percpu_sum(fd, &zero, (__u64 *)&st->ev, 2);
+	err = mp_percpu_sum(fd, &zero, (__u64 *)&st->ev,
+			    sizeof(st->ev) / sizeof(__u64));
 	close(fd);
 	return err;
 }

@@ -76,6 +76,8 @@ static int marks_pinned_prog(const char *pin)
 	bpf_map__set_pin_path(skel->maps.mp_events, MARK_PIN_DIR "/mp_events");
 	bpf_map__set_pin_path(skel->maps.mp_event_stats,
 			      MARK_PIN_DIR "/mp_event_stats");
+	bpf_map__set_pin_path(skel->maps.mp_event_readers,
+			      MARK_PIN_DIR "/mp_event_readers");
 	err = marks__load(skel);
 	if (!err)
 		err = pin_prog(skel->progs.mp_mark, MARK_PROG_PIN);
@@ -84,6 +86,7 @@ static int marks_pinned_prog(const char *pin)
 	if (!err) {
 		mp_pin_protect(MARK_PIN_DIR "/mp_events");
 		mp_pin_protect(MARK_PIN_DIR "/mp_event_stats");
+		mp_pin_protect(MARK_PIN_DIR "/mp_event_readers");
 		fd = bpf_obj_get(pin);
 		if (fd < 0)
 			err = -errno;

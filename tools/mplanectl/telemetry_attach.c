@@ -209,6 +209,8 @@ static int load_and_attach(const struct attach_opts *o,
 	bpf_map__set_pin_path(skel->maps.mp_events, KMOD_PIN_DIR "/mp_events");
 	bpf_map__set_pin_path(skel->maps.mp_event_stats,
 			      KMOD_PIN_DIR "/mp_event_stats");
+	bpf_map__set_pin_path(skel->maps.mp_event_readers,
+			      KMOD_PIN_DIR "/mp_event_readers");
 	err = kmtrace__load(skel);
 	if (err)
 		mp_err("loading the kmtrace program: %s", strerror(-err));
@@ -217,6 +219,7 @@ static int load_and_attach(const struct attach_opts *o,
 	if (!err) {
 		mp_pin_protect(KMOD_PIN_DIR "/mp_events");
 		mp_pin_protect(KMOD_PIN_DIR "/mp_event_stats");
+		mp_pin_protect(KMOD_PIN_DIR "/mp_event_readers");
 	}
 	kmtrace__destroy(skel);
 	/* Half a relay is none: take back what was pinned. */

@@ -27,6 +27,7 @@
 #include "mp_feed.h"
 #include "mp_http.h"
 #include "mp_names.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_run.h"
 #include "mplanectl.h"
@@ -38,6 +39,7 @@
 
 #define DEFAULT_HOST	"127.0.0.1"
 #define DEFAULT_PORT	9464
+#define DEFAULT_PORT_STR	"9464"
 /*
  * What one scraper, or many, may hold: Prometheus keeps one connection a
  * target, so 32 leave room for people and curl, 8 from one address keep
@@ -58,18 +60,61 @@ struct exporter {
 	bool from_file;		/* a capture's final state, not live */
 };
 
-static void help(void)
+struct export_args {
+	const char *listen, *from, *fabric;
+	bool public, ethtool;
+	uint64_t poll_hz;
+	double threshold;
+};
+
+/* --threshold: a max/mean ratio, above 1. */
+static int parse_threshold(const char *opt, const char *arg, void *field)
 {
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] telemetry export [OPTIONS]\n"
-"\n"
+	double *x = field;
+	char *end;
+
+	errno = 0;
+	*x = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*x > 1) || *x > 100)
+		return mp_usage_err("bad %s '%s': want a ratio above 1, such as 1.25",
+				    opt, arg);
+	return MP_EXIT_OK;
+}
+
+#define AT(member)	MP_OPT_AT(struct export_args, member)
+static const struct mp_opt export_opts[] = {
+	{ "listen", 'l', MP_OPT_STRING, AT(listen), "ADDR[:PORT]",
+	  "where to serve", .def = DEFAULT_HOST ":" DEFAULT_PORT_STR },
+	{ "public", 'P', MP_OPT_FLAG, AT(public), NULL,
+	  .help = "allow a --listen address other hosts can reach" },
+	{ "from", 'F', MP_OPT_STRING, AT(from), "FILE",
+	  .help = "serve this capture's final state" },
+	{ "fabric", 'f', MP_OPT_STRING, AT(fabric), "NAME",
+	  .help = "live: only this fabric's switch rings" },
+	{ "poll-hz", 'p', MP_OPT_UINT, AT(poll_hz), "N",
+	  "live: poll netdev counters N times a second, 0 for none",
+	  .max = MP_FEED_POLL_HZ_MAX, .def = "0" },
+	{ "ethtool", 'e', MP_OPT_FLAG, AT(ethtool), NULL,
+	  .help = "live: poll ethtool -S too, for mplane devices' per-plane CNPs sent and rate cuts (at --poll-hz, 10 if not given)" },
+	{ "threshold", 't', MP_OPT_CUSTOM, AT(threshold), "X",
+	  "flag a symmetry group whose max/mean is above X",
+	  .parse = parse_threshold, .def = "1.25" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd export_cmd = {
+	.usage = "telemetry export [OPTIONS]",
+	.about =
 "Serve the fabric's telemetry as Prometheus metrics (text format 0.0.4)\n"
 "on http://ADDR:PORT/metrics, so that an existing Prometheus scrapes many\n"
 "hosts.  The live feed (every ring pinned under " MPLANE_BPF_PIN_ROOT ",\n"
 "and the counter pollers with --poll-hz) goes through the same model as\n"
 "'telemetry report'; with --from, a capture's final state is served.\n"
 "It may start before any ring is pinned: the pin root is looked at\n"
-"every second, and rings pinned later are read from then on.\n"
+"every second, and rings pinned later are read from then on.  Each ring\n"
+"it reads is its own, in one of the object's 4 reader slots, so that\n"
+"'telemetry record' or 'top' beside it still gets every event.\n"
 "\n"
 "Metrics, with one label scheme: a plane is {node,dev,plane}, a switch\n"
 "port {node,port}, a polled counter {node,counter}, a QP {node,dev,qpn}\n"
@@ -108,21 +153,9 @@ static void help(void)
 "needs --public: the metrics name this host's devices, peers and QPs to\n"
 "whoever reaches the port, and the exporter says so on stderr.  At most\n"
 CONN_MAX_STR " connections are served at once, " CONN_PER_IP_STR " from one address, and a\n"
-"connection idle for " CONN_TIMEOUT_STR " s is closed.\n"
-"\n"
-"Options:\n"
-"  -l, --listen ADDR[:PORT]  where to serve (default " DEFAULT_HOST ":%u)\n"
-"  -P, --public              allow a --listen address other hosts can reach\n"
-"  -F, --from FILE           serve this capture's final state\n"
-"  -f, --fabric NAME         live: only this fabric's switch rings\n"
-"  -p, --poll-hz N           live: poll netdev counters N times a second\n"
-"                            (default 0: none)\n"
-"  -e, --ethtool             live: poll ethtool -S too, for mplane devices'\n"
-"                            per-plane CNPs sent and rate cuts (at --poll-hz,\n"
-"                            10 if not given)\n"
-"  -t, --threshold X         symmetry flag above max/mean X (default 1.25)\n"
-"  -h, --help                show this help\n"
-"\n"
+"connection idle for " CONN_TIMEOUT_STR " s is closed.\n",
+	.opts = export_opts,
+	.footer =
 "Scraping it with Prometheus: add to prometheus.yml\n"
 "  scrape_configs:\n"
 "    - job_name: mplane\n"
@@ -137,19 +170,7 @@ CONN_MAX_STR " connections are served at once, " CONN_PER_IP_STR " from one addr
 "  mplanectl telemetry export\n"
 "  mplanectl telemetry export --listen 0.0.0.0:9464 --public --poll-hz 1000\n"
 "  mplanectl telemetry export --from /tmp/run.mpcp --listen 127.0.0.1:9999\n"
-"  curl -s http://127.0.0.1:9464/metrics\n", DEFAULT_PORT);
-}
-
-static const struct option opts[] = {
-	{ "listen",	required_argument,	NULL, 'l' },
-	{ "public",	no_argument,		NULL, 'P' },
-	{ "from",	required_argument,	NULL, 'F' },
-	{ "fabric",	required_argument,	NULL, 'f' },
-	{ "poll-hz",	required_argument,	NULL, 'p' },
-	{ "ethtool",	no_argument,		NULL, 'e' },
-	{ "threshold",	required_argument,	NULL, 't' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"  curl -s http://127.0.0.1:9464/metrics\n",
 };
 
 /* Exposition */
@@ -881,13 +902,11 @@ static void wait_for_signal(void)
 }
 
 /*
- * The live feed, opened before the server starts: once it serves, every
- * event from then on is in the model.  *feed stays NULL when nothing is
- * pinned and no poller is asked for: a scrape still reads the QP tables.
- */
-/*
- * The live feed, even with nothing to read yet: a service starts before
- * the programs that pin its rings, and run_live() looks for them again.
+ * The live feed, opened before the server starts (once it serves, every
+ * event from then on is in the model), even with nothing to read yet: a
+ * service starts before the programs that pin its rings, and run_live()
+ * looks for them again.  Its rings are its own (reader slots), so that a
+ * recorder or 'telemetry top' beside it still gets every record.
  */
 static int open_live(struct exporter *x, struct mp_feed_opts *fo,
 		     struct mp_feed **feed)
@@ -896,6 +915,7 @@ static int open_live(struct exporter *x, struct mp_feed_opts *fo,
 
 	*feed = NULL;
 	fo->allow_empty = true;
+	fo->own_rings = true;
 	err = mp_feed_open(feed, fo, to_model, x);
 	if (err) {
 		mp_err("opening the live feed: %s", strerror(-err));
@@ -936,64 +956,27 @@ static int run_live(struct exporter *x, struct mp_feed *feed)
 	return err ? MP_EXIT_ERR : MP_EXIT_OK;
 }
 
-struct export_args {
-	const char *listen, *from;
-	bool public;
-	struct mp_feed_opts feed;
-	struct mp_tm_opts tm;
-};
-
-static int parse(int argc, char **argv, struct export_args *a)
+/* The feed's and the model's settings, from the command line's. */
+static int parse(int argc, char **argv, struct export_args *a,
+		 struct mp_feed_opts *feed, struct mp_tm_opts *tm)
 {
-	bool poll_given = false;
-	uint64_t v;
-	char *end;
-	int c;
+	struct mp_opt_result res;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":l:PF:f:p:et:h", opts)) != -1) {
-		switch (c) {
-		case 'l':
-			a->listen = optarg;
-			break;
-		case 'P':
-			a->public = true;
-			break;
-		case 'F':
-			a->from = optarg;
-			break;
-		case 'f':
-			a->feed.fabric = optarg;
-			break;
-		case 'p':
-			if (mp_arg_u64("--poll-hz", optarg, 0, MP_FEED_POLL_HZ_MAX, &v))
-				return MP_EXIT_USAGE;
-			a->feed.poll_hz = v;
-			poll_given = true;
-			break;
-		case 'e':
-			a->feed.poll_ethtool = true;
-			break;
-		case 't':
-			a->tm.sym_threshold = strtod(optarg, &end);
-			if (*end || !(a->tm.sym_threshold > 1) ||
-			    a->tm.sym_threshold > 100)
-				return mp_usage_err("bad --threshold '%s': want a ratio above 1, such as 1.25",
-						    optarg);
-			break;
-		case 'h':
-			help();
-			exit(MP_EXIT_OK);
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind]);
-	if (a->feed.poll_ethtool && !poll_given)
-		a->feed.poll_hz = 10;
-	if (a->feed.poll_ethtool && !a->feed.poll_hz)
+	ret = mp_opt_parse(&export_cmd, argc, argv, a, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	if (res.argi < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
+	if (a->ethtool && !mp_opt_given(&export_cmd, &res, "poll-hz"))
+		a->poll_hz = 10;
+	if (a->ethtool && !a->poll_hz)
 		return mp_usage_err("--ethtool polls: give a --poll-hz above 0");
-	return MP_EXIT_OK;
+	feed->fabric = a->fabric;
+	feed->poll_hz = a->poll_hz;
+	feed->poll_ethtool = a->ethtool;
+	tm->sym_threshold = a->threshold;
+	return MP_OPT_RUN;
 }
 
 static struct MHD_Daemon *start_http(int fd, struct exporter *x)
@@ -1018,7 +1001,12 @@ static struct MHD_Daemon *start_http(int fd, struct exporter *x)
 
 int telemetry_export_main(int argc, char **argv)
 {
-	struct export_args a = { .listen = DEFAULT_HOST ":9464" };
+	struct export_args a = {
+		.listen = DEFAULT_HOST ":" DEFAULT_PORT_STR,
+		.threshold = MP_TM_SYM_THRESHOLD,
+	};
+	struct mp_feed_opts feed_opts = {};
+	struct mp_tm_opts tm_opts = {};
 	struct mplane_capture_hdr hdr;
 	struct exporter x = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct mp_feed *feed = NULL;
@@ -1026,13 +1014,13 @@ int telemetry_export_main(int argc, char **argv)
 	struct MHD_Daemon *d;
 	int ret, fd;
 
-	ret = parse(argc, argv, &a);
-	if (ret)
+	ret = parse(argc, argv, &a, &feed_opts, &tm_opts);
+	if (ret != MP_OPT_RUN)
 		return ret;
 	x.http = mp_http_load();
 	if (!x.http)
 		return MP_EXIT_ERR;
-	if (mp_tm_init(&x.tm, &a.tm)) {
+	if (mp_tm_init(&x.tm, &tm_opts)) {
 		mp_err("out of memory");
 		return MP_EXIT_ERR;
 	}
@@ -1052,7 +1040,7 @@ int telemetry_export_main(int argc, char **argv)
 	}
 	mp_run_stop_on_signals();
 	if (!a.from) {
-		ret = open_live(&x, &a.feed, &feed);
+		ret = open_live(&x, &feed_opts, &feed);
 		if (ret) {
 			close(fd);
 			mp_tm_free(&x.tm);
