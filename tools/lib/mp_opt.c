@@ -383,6 +383,10 @@ void mp_opt_help(const struct mp_opt_cmd *cmd, FILE *f)
 	fprintf(f, "Usage: %s [GLOBAL OPTIONS] %s\n", mp_progname, cmd->usage);
 	if (cmd->about)
 		fprintf(f, "\n%s", cmd->about);
+	if (cmd->about_table)
+		cmd->about_table(f);
+	if (cmd->about_end)
+		fprintf(f, "\n%s", cmd->about_end);
 	fputs("\nOptions:\n", f);
 	for (o = cmd->opts; o->name; o++)
 		help_option(f, o);

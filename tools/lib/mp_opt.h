@@ -61,6 +61,10 @@ struct mp_opt_cmd {
 	/* After "Usage: PROG [GLOBAL OPTIONS] ": "collective run [OPTIONS]" */
 	const char *usage;
 	const char *about;		/* what the command does, preformatted */
+	/* Optional: after about, what only the program knows at run time
+	 * (a table of settings); then about_end. */
+	void (*about_table)(FILE *f);
+	const char *about_end;
 	const struct mp_opt *opts;	/* ends with an entry without name */
 	const char *footer;		/* examples, preformatted */
 };

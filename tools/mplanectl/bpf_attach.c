@@ -10,14 +10,32 @@
 #include "mp_cmd.h"
 #include "mp_out.h"
 #include "mplanectl.h"
+#include "hostacct.h"
 #include "mplane_maps.h"
+#include "pktcount.h"
 
-static void attach_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] bpf attach [--prog NAME] [--xdp]\n"
-"                 [--ingress|--egress|--both] DEV\n"
-"\n"
+#define AT(member)	MP_OPT_AT(struct mpbpf_settings, member)
+static const struct mp_opt attach_opts[] = {
+	MPBPF_OPT_PROG,
+	{ "xdp", 'x', MP_OPT_FLAG, AT(xdp), NULL,
+	  .help = "hostacct only: count what DEV receives at XDP (the driver's hook, before any skb) instead of tc ingress; a program already on DEV's XDP hook that is not hostacct makes attach refuse" },
+	{ "ingress", 'i', MP_OPT_FLAG, AT(ingress), NULL,
+	  .help = "count only what DEV receives" },
+	{ "egress", 'e', MP_OPT_FLAG, AT(egress), NULL,
+	  .help = "count only what DEV sends" },
+	{ "both", 'b', MP_OPT_FLAG, AT(both), NULL,
+	  .help = "count both directions (the default)" },
+	{}
+};
+#undef AT
+
+_Static_assert(PKTCOUNT_TC_HANDLE == 0x4d50 && PKTCOUNT_TC_PRIO == 19792 &&
+	       HOSTACCT_TC_HANDLE == 0x4d48 && HOSTACCT_TC_PRIO == 19784,
+	       "attach_cmd.about names the programs' tc slots");
+
+static const struct mp_opt_cmd attach_cmd = {
+	.usage = "bpf attach [--prog NAME] [--xdp] [--ingress|--egress|--both] DEV",
+	.about =
 "Attach a BPF program of mplane's to the tc clsact hooks of DEV, creating\n"
 "the clsact qdisc if there is none.  Packets are never changed or dropped,\n"
 "and other tc filters on DEV still see every packet.  The programs:\n"
@@ -31,43 +49,23 @@ static void attach_help(void)
 "\n"
 "Read the counters with 'mplanectl bpf status [--prog NAME] DEV'.\n"
 "\n"
-"Each program uses a fixed tc slot on each hook: pktcount handle %#x,\n"
-"priority %u, hostacct handle %#x, priority %u ('pref' in tc filter\n"
-"show).  If a filter that is not mplane's holds it, attach refuses and\n"
-"changes nothing.  If mplane's does, its program is replaced and the\n"
+"Each program uses a fixed tc slot on each hook: pktcount handle 0x4d50,\n"
+"priority 19792, hostacct handle 0x4d48, priority 19784 ('pref' in tc\n"
+"filter show).  If a filter that is not mplane's holds it, attach refuses\n"
+"and changes nothing.  If mplane's does, its program is replaced and the\n"
 "counters carry on from where they were, so attaching twice is harmless.\n"
 "\n"
-"hostacct's maps are pinned under %s/dev/NETNS/DEV/ (NETNS\n"
-"is the inode of the network namespace; bpffs is mounted if it is not),\n"
-"so that status and event readers find them; detach removes them.\n"
-"pktcount pins nothing: it goes away with DEV or its namespace.\n"
-"\n"
-"Options:\n"
-"  -p, --prog NAME pktcount (default) or hostacct\n"
-"  -x, --xdp       hostacct only: count what DEV receives at XDP (the\n"
-"                  driver's hook, before any skb) instead of tc ingress;\n"
-"                  a program already on DEV's XDP hook that is not\n"
-"                  hostacct makes attach refuse\n"
-"  -i, --ingress   count only what DEV receives\n"
-"  -e, --egress    count only what DEV sends\n"
-"  -b, --both      count both directions (the default)\n"
-"  -h, --help      show this help\n"
-"\n"
+"hostacct's maps are pinned under " MPLANE_BPF_PIN_ROOT "/dev/NETNS/DEV/\n"
+"(NETNS is the inode of the network namespace; bpffs is mounted if it is\n"
+"not), so that status and event readers find them; detach removes them.\n"
+"pktcount pins nothing: it goes away with DEV or its namespace.\n",
+	.opts = attach_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl bpf attach eth0             count both directions of eth0\n"
 "  mplanectl bpf attach --ingress eth0   count what eth0 receives\n"
 "  mplanectl -n blue bpf attach veth1    veth1 of network namespace blue\n"
 "  mplanectl bpf attach --prog hostacct --xdp ens1f0\n",
-	       pktcount_kind.tc_handle, pktcount_kind.tc_prio,
-	       hostacct_kind.tc_handle, hostacct_kind.tc_prio,
-	       MPLANE_BPF_PIN_ROOT);
-}
-
-static const struct option attach_opts[] = {
-	MPBPF_OPTIONS,
-	{ "xdp",	no_argument,	NULL, 'x' },
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
 };
 
 /* The tc hooks attach uses: ingress goes to XDP with --xdp. */
@@ -248,26 +246,10 @@ static int attach(struct mpbpf_target *t)
 int bpf_attach_main(int argc, char **argv)
 {
 	struct mpbpf_target t = {};
-	int c, ret;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":" MPBPF_SHORTOPTS "xh",
-			       attach_opts)) != -1) {
-		ret = mpbpf_opt(c, optarg, &t);
-		if (ret == 1)
-			continue;
-		if (ret)
-			return ret;
-		if (c == 'x') {
-			t.xdp = true;
-			continue;
-		}
-		if (c != 'h')
-			return MP_EXIT_USAGE;
-		attach_help();
-		return MP_EXIT_OK;
-	}
-	ret = mpbpf_target_init(&t, argc, argv);
-	if (ret)
+	ret = mpbpf_parse(&attach_cmd, argc, argv, &t);
+	if (ret != MP_OPT_RUN)
 		return ret;
 	return attach(&t) ? MP_EXIT_ERR : MP_EXIT_OK;
 }

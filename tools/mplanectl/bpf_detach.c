@@ -9,12 +9,22 @@
 #include "mplanectl.h"
 #include "mplane_maps.h"
 
-static void detach_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] bpf detach [--prog NAME]\n"
-"                 [--ingress|--egress|--both] DEV\n"
-"\n"
+#define AT(member)	MP_OPT_AT(struct mpbpf_settings, member)
+static const struct mp_opt detach_opts[] = {
+	MPBPF_OPT_PROG,
+	{ "ingress", 'i', MP_OPT_FLAG, AT(ingress), NULL,
+	  .help = "detach only from what DEV receives" },
+	{ "egress", 'e', MP_OPT_FLAG, AT(egress), NULL,
+	  .help = "detach only from what DEV sends" },
+	{ "both", 'b', MP_OPT_FLAG, AT(both), NULL,
+	  .help = "detach from both directions (the default)" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd detach_cmd = {
+	.usage = "bpf detach [--prog NAME] [--ingress|--egress|--both] DEV",
+	.about =
 "Remove a program of mplane's (pktcount unless --prog says otherwise)\n"
 "from the hooks of DEV; its counters go with it.  Only mplane's own filter\n"
 "is removed (the program's fixed tc slot, and a program of that name in\n"
@@ -28,25 +38,13 @@ static void detach_help(void)
 "clsact' when you know that nothing else needs it.\n"
 "\n"
 "Detaching where nothing of mplane's is attached does nothing and is not\n"
-"an error, so cleanup scripts can run it unconditionally.\n"
-"\n"
-"Options:\n"
-"  -p, --prog NAME pktcount (default) or hostacct\n"
-"  -i, --ingress   detach only from what DEV receives\n"
-"  -e, --egress    detach only from what DEV sends\n"
-"  -b, --both      detach from both directions (the default)\n"
-"  -h, --help      show this help\n"
-"\n"
+"an error, so cleanup scripts can run it unconditionally.\n",
+	.opts = detach_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl bpf detach eth0\n"
 "  mplanectl -n blue bpf detach --egress veth1\n"
-"  mplanectl bpf detach --prog hostacct ens1f0\n");
-}
-
-static const struct option detach_opts[] = {
-	MPBPF_OPTIONS,
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"  mplanectl bpf detach --prog hostacct ens1f0\n",
 };
 
 /* One hook: tc slot @d, or the XDP hook when @d is -1. */
@@ -95,23 +93,12 @@ static bool anything_left(struct mpbpf_target *t)
 int bpf_detach_main(int argc, char **argv)
 {
 	struct mpbpf_target t = {};
-	int c, d, ret = MP_EXIT_OK;
+	int d, ret;
 
-	while ((c = mp_getopt(argc, argv, ":" MPBPF_SHORTOPTS "h",
-			       detach_opts)) != -1) {
-		ret = mpbpf_opt(c, optarg, &t);
-		if (ret == 1)
-			continue;
-		if (ret)
-			return ret;
-		if (c != 'h')
-			return MP_EXIT_USAGE;
-		detach_help();
-		return MP_EXIT_OK;
-	}
-	ret = mpbpf_target_init(&t, argc, argv);
-	if (ret)
+	ret = mpbpf_parse(&detach_cmd, argc, argv, &t);
+	if (ret != MP_OPT_RUN)
 		return ret;
+	ret = MP_EXIT_OK;
 	/* One hook failing does not keep the other attached. */
 	for (d = 0; d < __MPLANE_DIR_MAX; d++)
 		if ((t.dirs & MPBPF_DIR(d)) && detach_hook(&t, d))

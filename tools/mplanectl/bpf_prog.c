@@ -18,56 +18,39 @@ const struct mpbpf_hook mpbpf_hooks[__MPLANE_DIR_MAX] = {
 	[MPLANE_DIR_EGRESS]  = { BPF_TC_EGRESS,  MPLANE_DIR_EGRESS,  "egress" },
 };
 
+/* --prog's words, in the order of kinds[]. */
 static const struct mpbpf_kind *const kinds[] = {
 	&pktcount_kind,
 	&hostacct_kind,
 };
 
-static int set_kind(struct mpbpf_target *t, const char *name)
-{
-	size_t i;
+const char *const mpbpf_prog_names[] = { "pktcount", "hostacct", NULL };
 
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (!strcmp(kinds[i]->name, name)) {
-			t->kind = kinds[i];
-			return 1;
-		}
-	}
-	return mp_usage_err("unknown --prog '%s': want pktcount or hostacct",
-			    name);
-}
-
-int mpbpf_opt(int c, const char *arg, struct mpbpf_target *t)
+int mpbpf_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
+		struct mpbpf_target *t)
 {
-	switch (c) {
-	case 'i':
+	struct mpbpf_settings set = {};
+	struct mp_opt_result res;
+	int ret;
+
+	ret = mp_opt_parse(cmd, argc, argv, &set, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	t->kind = kinds[set.prog];
+	if (set.ingress)
 		t->dirs |= MPBPF_DIR(MPLANE_DIR_INGRESS);
-		return 1;
-	case 'e':
+	if (set.egress)
 		t->dirs |= MPBPF_DIR(MPLANE_DIR_EGRESS);
-		return 1;
-	case 'b':
-		t->dirs |= MPBPF_BOTH;
-		return 1;
-	case 'p':
-		return set_kind(t, arg);
-	}
-	return 0;
-}
-
-int mpbpf_target_init(struct mpbpf_target *t, int argc, char **argv)
-{
-	if (!t->kind)
-		t->kind = &pktcount_kind;
-	if (!t->dirs)
+	if (set.both || !t->dirs)
 		t->dirs = MPBPF_BOTH;
+	t->xdp = set.xdp;
 	if (t->xdp && !t->kind->xdp_prog)
 		return mp_usage_err("--xdp: %s has no XDP program", t->kind->name);
 	t->dev = mp_single_arg(argc, argv, "DEV");
 	if (!t->dev)
 		return MP_EXIT_USAGE;
 	t->ifindex = mp_ifindex(t->dev);
-	return t->ifindex ? 0 : MP_EXIT_ERR;
+	return t->ifindex ? MP_OPT_RUN : MP_EXIT_ERR;
 }
 
 void mpbpf_tc_slot(const struct mpbpf_target *t, int dir,

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <bpf/libbpf.h>
 #include <linux/mplane.h>
+#include "mp_opt.h"
 #include "mplane_maps.h"
 
 /* Sets of directions, as chosen by --ingress/--egress/--both. */
@@ -19,13 +20,23 @@
 #define MPBPF_BOTH		(MPBPF_DIR(MPLANE_DIR_INGRESS) | \
 				 MPBPF_DIR(MPLANE_DIR_EGRESS))
 
-/* The options every 'bpf' command takes: directions and --prog. */
-#define MPBPF_SHORTOPTS		"iebp:"
-#define MPBPF_OPTIONS					\
-	{ "ingress",	no_argument,	NULL, 'i' },	\
-	{ "egress",	no_argument,	NULL, 'e' },	\
-	{ "both",	no_argument,	NULL, 'b' },	\
-	{ "prog",	required_argument, NULL, 'p' }
+/*
+ * What the 'bpf' commands' option tables set: --prog, the directions
+ * (attach and detach) and --xdp (attach).  Each command has its own table,
+ * as the directions mean "count" to one and "detach from" to the other;
+ * --prog is the same entry in all of them.
+ */
+struct mpbpf_settings {
+	int prog;			/* index into mpbpf_prog_names */
+	bool ingress, egress, both, xdp;
+};
+
+extern const char *const mpbpf_prog_names[];
+
+#define MPBPF_OPT_PROG							\
+	{ "prog", 'p', MP_OPT_CHOICE, MP_OPT_AT(struct mpbpf_settings, prog), \
+	  "NAME", "the program",						\
+	  .choices = mpbpf_prog_names, .def = "pktcount" }
 
 struct mpbpf_hook {
 	enum bpf_tc_attach_point point;
@@ -81,13 +92,12 @@ extern const struct mpbpf_kind pktcount_kind;
 extern const struct mpbpf_kind hostacct_kind;
 
 /*
- * Handle option @c common to the bpf commands: 1 when it was one of them,
- * 0 when it is the caller's, or MP_EXIT_USAGE after reporting a mistake.
+ * Parse the command line with @cmd, whose table sets a struct
+ * mpbpf_settings, into @t: the program, the directions (both when none
+ * is given), DEV and its ifindex.  MP_OPT_RUN, or the status to exit with.
  */
-int mpbpf_opt(int c, const char *arg, struct mpbpf_target *t);
-
-/* After the options: defaults, DEV and its ifindex; 0 or an exit status. */
-int mpbpf_target_init(struct mpbpf_target *t, int argc, char **argv);
+int mpbpf_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
+		struct mpbpf_target *t);
 
 /* Fill the libbpf arguments that name @t's slot on hook @dir. */
 void mpbpf_tc_slot(const struct mpbpf_target *t, int dir,

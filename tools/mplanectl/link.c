@@ -102,16 +102,16 @@ int link_not_mplane(const struct mp_link *l)
 	return MP_EXIT_ERR;
 }
 
-void link_settings_help(const struct mp_setting *table)
+void link_settings_help(FILE *f, const struct mp_setting *table)
 {
 	char syntax[128], limits[128];
 
 	for (; table->keyword; table++) {
 		mp_setting_help(table, syntax, sizeof(syntax), limits,
 				sizeof(limits));
-		printf("  %s\n        %s\n", syntax, table->help);
+		fprintf(f, "  %s\n        %s\n", syntax, table->help);
 		if (limits[0])
-			printf("        %s\n", limits);
+			fprintf(f, "        %s\n", limits);
 	}
 }
 

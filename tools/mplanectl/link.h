@@ -44,7 +44,7 @@ int link_settings_args(int argc, char **argv, const char *what,
 int link_not_mplane(const struct mp_link *l);
 
 /* Every setting of @table, two lines each, for --help. */
-void link_settings_help(const struct mp_setting *table);
+void link_settings_help(FILE *f, const struct mp_setting *table);
 
 /* The name of @v in @n, or the number when a newer kernel has more. */
 const char *link_enum_str(const struct mp_names *n, uint32_t v, char *buf,

@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <linux/rtnetlink.h>
 
-#include "mp_arg.h"
 #include "mp_cmd.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "link.h"
@@ -24,11 +24,27 @@
 #define NSEC_PER_SEC	((uint64_t)1000000000)
 #define NSEC_PER_MSEC	((uint64_t)1000000)
 
-static void monitor_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] link monitor [OPTIONS] [DEV]\n"
-"\n"
+struct monitor_settings {
+	uint64_t count, timeout_ns;
+	const char *ready;
+};
+
+#define AT(member)	MP_OPT_AT(struct monitor_settings, member)
+static const struct mp_opt monitor_opts[] = {
+	{ "count", 'c', MP_OPT_UINT, AT(count), "N",
+	  "exit after N changes; reaching --timeout before that is a failure (exit 1)",
+	  .min = 1, .max = UINT32_MAX },
+	{ "timeout", 't', MP_OPT_SECONDS, AT(timeout_ns), "SEC",
+	  .help = "exit after SEC seconds, such as 5 or 0.5 (exit 0 without --count)" },
+	{ "ready-file", 0, MP_OPT_STRING, AT(ready), "PATH",
+	  .help = "create PATH once subscribed and the current states are known: from then on, no change is missed (for scripts that start it in background)" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd monitor_cmd = {
+	.usage = "link monitor [OPTIONS] [DEV]",
+	.about =
 "Print a line each time a plane of DEV (or of any mplane device) changes\n"
 "state, reason or admin state, as the kernel announces it on rtnetlink.\n"
 "Each line starts with the time of CLOCK_MONOTONIC in seconds and shows\n"
@@ -44,32 +60,13 @@ static void monitor_help(void)
 "   \"rail\":\"a1\",\"rail_ifindex\":7,\"state\":\"down\",\"reason\":\"carrier\",\n"
 "   \"admin\":\"up\",\"prev\":{\"state\":\"up\",\"reason\":\"none\",\"admin\":\"up\"}}\n"
 "\n"
-"It runs until SIGINT or SIGTERM (exit 0), --count or --timeout.\n"
-"\n"
-"Options:\n"
-"  -c, --count N           exit after N changes; reaching --timeout\n"
-"                          before that is a failure (exit 1)\n"
-"  -t, --timeout SEC       exit after SEC seconds, such as 5 or 0.5 (exit 0\n"
-"                          without --count)\n"
-"      --ready-file PATH   create PATH once subscribed and the current\n"
-"                          states are known: from then on, no change is\n"
-"                          missed (for scripts that start it in background)\n"
-"  -h, --help              show this help\n"
-"\n"
+"It runs until SIGINT or SIGTERM (exit 0), --count or --timeout.\n",
+	.opts = monitor_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl link monitor\n"
 "  mplanectl -j link monitor mp0 --count 1 --timeout 5 --ready-file /tmp/r &\n"
-"  while [ ! -e /tmp/r ]; do sleep 0.1; done; ip link set a1 down; wait\n");
-}
-
-enum { OPT_READY = 256 };
-
-static const struct option monitor_opts[] = {
-	{ "count",	required_argument,	NULL, 'c' },
-	{ "timeout",	required_argument,	NULL, 't' },
-	{ "ready-file",	required_argument,	NULL, OPT_READY },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"  while [ ! -e /tmp/r ]; do sleep 0.1; done; ip link set a1 down; wait\n",
 };
 
 /* What is compared of a plane: STATE, REASON and ADMIN, when sent. */
@@ -414,37 +411,21 @@ static int watch(struct monitor *m, struct mp_rtnl *events, uint64_t timeout_ns)
 int link_monitor_main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
-	const char *dev = NULL, *ready = NULL;
+	struct monitor_settings set = {};
+	struct mp_opt_result res;
 	struct monitor m = {};
-	uint64_t timeout_ns = 0;
+	const char *dev = NULL;
 	struct mp_rtnl events;
-	int c, ret;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":c:t:h", monitor_opts)) != -1) {
-		switch (c) {
-		case 'c':
-			ret = mp_arg_u64("--count", optarg, 1, UINT32_MAX, &m.count);
-			break;
-		case 't':
-			ret = mp_arg_seconds("--timeout", optarg, &timeout_ns);
-			break;
-		case OPT_READY:
-			ready = optarg;
-			ret = MP_EXIT_OK;
-			break;
-		case 'h':
-			monitor_help();
-			return MP_EXIT_OK;
-		default:
-			return MP_EXIT_USAGE;
-		}
-		if (ret)
-			return ret;
-	}
-	if (optind + 1 < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind + 1]);
-	if (optind < argc) {
-		dev = argv[optind];
+	ret = mp_opt_parse(&monitor_cmd, argc, argv, &set, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	m.count = set.count;
+	if (res.argi + 1 < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi + 1]);
+	if (res.argi < argc) {
+		dev = argv[res.argi];
 		ret = link_dev_arg("DEV", dev);
 		if (ret)
 			return ret;
@@ -462,10 +443,10 @@ int link_monitor_main(int argc, char **argv)
 	if (link_open(&events, RTMGRP_LINK))
 		return MP_EXIT_ERR;
 	ret = sync_links(&m) ? MP_EXIT_ERR : MP_EXIT_OK;
-	if (!ret && ready)
-		ret = write_ready(ready);
+	if (!ret && set.ready)
+		ret = write_ready(set.ready);
 	if (!ret)
-		ret = watch(&m, &events, timeout_ns);
+		ret = watch(&m, &events, set.timeout_ns);
 	mp_rtnl_close(&events);
 	free(m.rails);
 	free(m.masters);

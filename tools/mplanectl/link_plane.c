@@ -10,42 +10,42 @@
 #include <linux/rtnetlink.h>
 
 #include "mp_cmd.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "link.h"
 
-static void plane_help(void)
+static void plane_settings_help(FILE *f)
 {
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] link plane RAIL [weight N] [admin STATE]\n"
-"\n"
+	link_settings_help(f, mp_plane_settings);
+}
+
+static const struct mp_opt plane_opts[] = {
+	{}
+};
+
+static const struct mp_opt_cmd plane_cmd = {
+	.usage = "link plane RAIL [weight N] [admin STATE]",
+	.about =
 "Change the plane that the rail RAIL is of its mplane device.  RAIL must be\n"
 "enslaved to an mplane device ('ip link set RAIL master mp0'); a rail of a\n"
 "bridge or a bond is refused, because the numbers would mean something\n"
 "else to them.  The kernel checks the values and tells what it refused.\n"
 "\n"
-"Settings:\n");
-	link_settings_help(mp_plane_settings);
-	printf(
-"\n"
+"Settings:\n",
+	.about_table = plane_settings_help,
+	.about_end =
 "Draining is how to take a plane out without reordering: running flowlets\n"
 "finish on it, new ones go elsewhere.  'admin down' moves everything at\n"
-"once.  A plane down by admin shows reason admin in 'link show'.\n"
-"\n"
-"Options:\n"
-"  -h, --help      show this help\n"
-"\n"
+"once.  A plane down by admin shows reason admin in 'link show'.\n",
+	.opts = plane_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl link plane a1 admin drain\n"
 "  mplanectl link plane a1 admin up weight 0\n"
 "  mplanectl link plane a0 weight 100\n"
 "  mplanectl link plane a0 weight 0          back to the link speed\n"
-"  mplanectl -n blue link plane a0 admin down\n");
-}
-
-static const struct option plane_opts[] = {
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"  mplanectl -n blue link plane a0 admin down\n",
 };
 
 static int not_a_plane(const struct mp_link *l)
@@ -92,15 +92,13 @@ int link_plane_main(int argc, char **argv)
 	struct mp_link *l;
 	struct mp_nlerr e;
 	struct mp_rtnl r;
+	struct mp_opt_result res;
 	const char *rail;
-	int c, err, ret;
+	int err, ret;
 
-	while ((c = mp_getopt(argc, argv, ":h", plane_opts)) != -1) {
-		if (c != 'h')
-			return MP_EXIT_USAGE;
-		plane_help();
-		return MP_EXIT_OK;
-	}
+	ret = mp_opt_parse(&plane_cmd, argc, argv, NULL, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
 	s = malloc(sizeof(*s));
 	l = malloc(sizeof(*l));
 	if (!s || !l) {

@@ -10,6 +10,7 @@
 #include <linux/rtnetlink.h>
 
 #include "mp_cmd.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "link.h"
@@ -17,13 +18,15 @@
 /* Headers and every setting, with the most peers a command line takes. */
 #define REQ_SIZE	(4096 + MP_PEERS_MAX * 20)
 
-static void settings_help(void)
+/* The settings, as the kernel's table has them: KEYWORD VALUE operands. */
+static void dev_settings_help(FILE *f)
 {
-	printf(
-"Settings (KEYWORD VALUE, in any order; numbers are plain decimal):\n");
-	link_settings_help(link_dev_settings());
-	printf(
-"\n"
+	fputs("Settings (KEYWORD VALUE, in any order; numbers are plain decimal):\n",
+	      f);
+	link_settings_help(f, link_dev_settings());
+}
+
+static const char settings_end[] =
 "Policies: flowlet sends each burst of a flow (a flowlet) on the least\n"
 "loaded plane and may move the flow after an idle gap of flowlet-gap;\n"
 "hash keeps a flow on one plane by its hash (the ECMP baseline); rr sends\n"
@@ -49,49 +52,44 @@ static void settings_help(void)
 "--cc dcqcn' sets it, with fq, on every host.\n"
 "\n"
 "Only the syntax is checked here: the kernel checks the ranges and says\n"
-"which value it refused and why.\n");
-}
+"which value it refused and why.\n";
 
-static void add_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] link add DEV [SETTINGS]\n"
-"\n"
+static const struct mp_opt no_opts[] = {
+	{}
+};
+
+static const struct mp_opt_cmd add_cmd = {
+	.usage = "link add DEV [SETTINGS]",
+	.about =
 "Create the mplane device DEV.  Settings not given take the kernel's\n"
 "defaults.  The device starts down and without planes: enslave rails with\n"
 "'ip link set RAIL master DEV', then 'ip link set DEV up'.  It is the\n"
 "same as 'ip link add DEV type mplane', with the settings of mplane.\n"
-"\n");
-	settings_help();
-	printf(
-"\n"
-"Options:\n"
-"  -h, --help      show this help\n"
-"\n"
+"\n",
+	.about_table = dev_settings_help,
+	.about_end = settings_end,
+	.opts = no_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl link add mp0\n"
 "  mplanectl link add mp0 policy spray probe-interval 500 peers 10.0.0.2\n"
 "  mplanectl -n blue link add mp0 gso segment\n"
-"  mplanectl link add mp0 cc dcqcn rate-max 10000000\n");
-}
+"  mplanectl link add mp0 cc dcqcn rate-max 10000000\n",
+};
 
-static void set_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] link set DEV SETTINGS\n"
-"\n"
+static const struct mp_opt_cmd set_cmd = {
+	.usage = "link set DEV SETTINGS",
+	.about =
 "Change settings of the mplane device DEV while traffic flows.  Only the\n"
 "settings given change; a request the kernel refuses changes none of\n"
 "them, and its reason is printed:\n"
 "  mplanectl: link set: mp0: <the kernel's message> (<error>)\n"
 "Weights and admin states belong to planes: see 'mplanectl link plane'.\n"
-"\n");
-	settings_help();
-	printf(
-"\n"
-"Options:\n"
-"  -h, --help      show this help\n"
-"\n"
+"\n",
+	.about_table = dev_settings_help,
+	.about_end = settings_end,
+	.opts = no_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl link set mp0 policy hash\n"
 "  mplanectl link set mp0 flowlet-gap 50 holddown 200\n"
@@ -100,12 +98,7 @@ static void set_help(void)
 "  mplanectl link set mp0 sample-interval 100\n"
 "  mplanectl link set mp0 sample-interval off\n"
 "  mplanectl link set mp0 cc dcqcn cnp-interval 50 rate-min 1000\n"
-"  mplanectl link set mp0 cc off\n");
-}
-
-static const struct option opts[] = {
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"  mplanectl link set mp0 cc off\n",
 };
 
 /*
@@ -170,16 +163,14 @@ static int change(const char *dev, uint16_t flags, const struct mp_settings *s)
 
 static int run(int argc, char **argv, bool create)
 {
+	struct mp_opt_result res;
 	struct mp_settings *s;
 	const char *dev;
-	int c, ret;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":h", opts)) != -1) {
-		if (c != 'h')
-			return MP_EXIT_USAGE;
-		create ? add_help() : set_help();
-		return MP_EXIT_OK;
-	}
+	ret = mp_opt_parse(create ? &add_cmd : &set_cmd, argc, argv, NULL, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
 	s = malloc(sizeof(*s));
 	if (!s) {
 		mp_err("%s", strerror(ENOMEM));
