@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* mplanectl bpf status --prog pktcount: its hooks, and its counts. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "mp_out.h"
+#include "mp_print.h"
 #include "pktcount.h"
 #include "mplane_maps.h"
 
@@ -34,63 +36,32 @@ static int hook_status(struct mpbpf_target *t, int d, struct hook_status *st)
 	return err;
 }
 
-static struct json_object *hook_json(const struct hook_status *st)
-{
-	struct json_object *obj = json_object_new_object(), *c;
-	int class;
-
-	json_object_object_add(obj, "attached",
-			       json_object_new_boolean(st->attached));
-	if (!st->attached)
-		return obj;
-	json_object_object_add(obj, "prog_id", json_object_new_int64(st->prog_id));
-	json_object_object_add(obj, "map_id", json_object_new_int64(st->map_id));
-	for (class = 0; class < __MPLANE_PKT_CLASS_MAX; class++) {
-		c = json_object_new_object();
-		json_object_object_add(c, "packets",
-				       json_object_new_uint64(st->count[class].packets));
-		json_object_object_add(c, "bytes",
-				       json_object_new_uint64(st->count[class].bytes));
-		json_object_object_add(obj, pktcount_class_names[class], c);
-	}
-	return obj;
-}
-
-static void print_json(const char *dev, int ifindex,
-		       const struct hook_status st[__MPLANE_DIR_MAX])
-{
-	struct json_object *obj = json_object_new_object();
-	int d;
-
-	json_object_object_add(obj, "dev", json_object_new_string(dev));
-	json_object_object_add(obj, "ifindex", json_object_new_int(ifindex));
-	for (d = 0; d < __MPLANE_DIR_MAX; d++)
-		json_object_object_add(obj, mpbpf_hooks[d].name,
-				       hook_json(&st[d]));
-	mp_json_print(obj);
-}
-
-static void print_text(const char *dev, int ifindex,
-		       const struct hook_status st[__MPLANE_DIR_MAX])
+/* One hook, as text lines and as the hook's JSON object: one path. */
+static void print_hook(const char *name, const struct hook_status *st)
 {
 	const struct mplane_pktcount *c;
-	int d, class;
+	int class;
 
-	printf("%s (ifindex %d)\n", dev, ifindex);
-	for (d = 0; d < __MPLANE_DIR_MAX; d++) {
-		if (!st[d].attached) {
-			printf("  %-8s not attached\n", mpbpf_hooks[d].name);
-			continue;
-		}
-		printf("  %-8s prog %u, map %u\n", mpbpf_hooks[d].name,
-		       st[d].prog_id, st[d].map_id);
-		printf("    %-6s %14s %14s\n", "class", "packets", "bytes");
-		for (class = 0; class < __MPLANE_PKT_CLASS_MAX; class++) {
-			c = &st[d].count[class];
-			printf("    %-6s %14llu %14llu\n",
-			       pktcount_class_names[class], c->packets, c->bytes);
-		}
+	mp_print_open_object(name);
+	mp_print_text("  %-8s", name);
+	mp_print_bool(MP_PRINT_JSON, "attached", NULL, st->attached);
+	if (!st->attached) {
+		mp_print_text(" not attached\n");
+		mp_print_close_object();
+		return;
 	}
+	mp_print_u64(MP_PRINT_ANY, "prog_id", " prog %" PRIu64, st->prog_id);
+	mp_print_u64(MP_PRINT_ANY, "map_id", ", map %" PRIu64 "\n", st->map_id);
+	mp_print_text("    %-6s %14s %14s\n", "class", "packets", "bytes");
+	for (class = 0; class < __MPLANE_PKT_CLASS_MAX; class++) {
+		c = &st->count[class];
+		mp_print_open_object(pktcount_class_names[class]);
+		mp_print_text("    %-6s", pktcount_class_names[class]);
+		mp_print_u64(MP_PRINT_ANY, "packets", " %14" PRIu64, c->packets);
+		mp_print_u64(MP_PRINT_ANY, "bytes", " %14" PRIu64 "\n", c->bytes);
+		mp_print_close_object();
+	}
+	mp_print_close_object();
 }
 
 int pktcount_status(struct mpbpf_target *t)
@@ -106,9 +77,12 @@ int pktcount_status(struct mpbpf_target *t)
 			return err;
 		}
 	}
-	if (mp_json)
-		print_json(t->dev, t->ifindex, st);
-	else
-		print_text(t->dev, t->ifindex, st);
+	mp_print_start();
+	mp_print_str(MP_PRINT_ANY, "dev", "%s", t->dev);
+	mp_print_s64(MP_PRINT_ANY, "ifindex", " (ifindex %" PRId64 ")\n",
+		     t->ifindex);
+	for (d = 0; d < __MPLANE_DIR_MAX; d++)
+		print_hook(mpbpf_hooks[d].name, &st[d]);
+	mp_print_end();
 	return 0;
 }
