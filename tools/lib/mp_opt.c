@@ -184,7 +184,10 @@ static int build_getopt(const struct mp_opt_cmd *cmd, char *shortopts,
 
 	if (n > OPT_MAX)
 		return -1;
-	/* '+' would stop at the first operand: operands and options mix. */
+	/* '+' stops at the first operand; without it operands and options
+	 * mix. */
+	if (cmd->options_first)
+		*s++ = '+';
 	*s++ = ':';
 	for (i = 0; i < n; i++) {
 		const struct mp_opt *o = &cmd->opts[i];

@@ -66,6 +66,9 @@ struct mp_opt_cmd {
 	void (*about_table)(FILE *f);
 	const char *about_end;
 	const struct mp_opt *opts;	/* ends with an entry without name */
+	/* Options end at the first operand: what follows is a command line
+	 * of its own (fabric exec NODE CMD -x), even without "--". */
+	bool options_first;
 	const char *footer;		/* examples, preformatted */
 };
 
@@ -84,7 +87,8 @@ struct mp_opt_result {
  * (reported, naming the option and what it wants), MP_EXIT_ERR for a
  * table that cannot be parsed with (more than 64 options).  Options and
  * operands may mix: the operands are argv[res->argi..argc-1] after it;
- * "--" ends the options.  -h is --help unless the table takes -h itself.
+ * "--" ends the options (as does the first operand, with options_first).
+ * -h is --help unless the table takes -h itself.
  */
 int mp_opt_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
 		 void *settings, struct mp_opt_result *res);

@@ -9,6 +9,7 @@
 
 #include "mp_cmd.h"
 #include "mp_netns.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "fabric.h"
@@ -17,31 +18,22 @@
 #define EXIT_NOT_FOUND	127
 #define EXIT_NOT_RUN	126
 
-static void exec_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] fabric exec [--prefix NAME] NODE [--] CMD [ARG]...\n"
-"\n"
+static const struct mp_opt_cmd exec_cmd = {
+	.usage = "fabric exec [--prefix NAME] NODE [--] CMD [ARG]...",
+	.about =
 "Run CMD in the network namespace of NODE (h3, p0l1, p1s0...) of fabric\n"
 "NAME.  CMD replaces mplanectl, so its exit status is the command's own;\n"
 "126 or 127 when it cannot be run or found.  As with the global -n, only\n"
 "the network namespace changes: files, /sys and bpffs stay the host's\n"
-"(unlike 'ip netns exec', which mounts a /sys of the namespace).\n"
-"\n"
-"Options:\n"
-FABRIC_PREFIX_HELP
-"  -h, --help         show this help\n"
-"\n"
+"(unlike 'ip netns exec', which mounts a /sys of the namespace).  The\n"
+"options end at NODE: what follows is CMD's, even without \"--\".\n",
+	.opts = fabric_prefix_only_opts,
+	.options_first = true,
+	.footer =
 "Examples:\n"
 "  mplanectl fabric exec h0 -- ping -c1 -I r1 10.101.3.2\n"
 "  mplanectl fabric exec p0l0 -- ip route show 10.100.3.0/24\n"
-"  mplanectl fabric exec --prefix lab p1s0 -- tc -s qdisc\n");
-}
-
-static const struct option exec_opts[] = {
-	FABRIC_PREFIX_OPTION,
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"  mplanectl fabric exec --prefix lab p1s0 -- tc -s qdisc\n",
 };
 
 static int enter_node(const char *prefix, const char *node)
@@ -71,24 +63,14 @@ static int enter_node(const char *prefix, const char *node)
 
 int fabric_exec_main(int argc, char **argv)
 {
-	char prefix[32] = MP_FABRIC_DEF_PREFIX;
+	struct fabric_prefix_settings set = { MP_FABRIC_DEF_PREFIX };
+	struct mp_opt_result res;
 	const char *node;
-	int c, ret;
+	int ret;
 
-	/* '+': options of CMD are CMD's, even without "--". */
-	while ((c = mp_getopt(argc, argv, "+:p:h", exec_opts)) != -1) {
-		switch (c) {
-		case 'p':
-			if (fabric_prefix_arg(optarg, prefix, sizeof(prefix)))
-				return MP_EXIT_USAGE;
-			break;
-		case 'h':
-			exec_help();
-			return MP_EXIT_OK;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
+	ret = mp_opt_parse(&exec_cmd, argc, argv, &set, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
 	if (optind >= argc)
 		return mp_usage_err("missing NODE");
 	node = argv[optind++];
@@ -96,7 +78,7 @@ int fabric_exec_main(int argc, char **argv)
 		optind++;
 	if (optind >= argc)
 		return mp_usage_err("missing CMD to run in %s", node);
-	ret = enter_node(prefix, node);
+	ret = enter_node(set.prefix, node);
 	if (ret)
 		return ret;
 	fflush(NULL);
