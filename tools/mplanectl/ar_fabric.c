@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,11 +15,11 @@
 #include <sys/wait.h>
 
 #include "ar.h"
-#include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_names.h"
 #include "mp_net.h"
 #include "mp_netns.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplane_maps.h"
 
@@ -208,11 +209,52 @@ static int attach_one(const struct mp_fabric *f, const struct mp_fabric_node *n,
 	return 0;
 }
 
-static void attach_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] bpf attach --fabric PREFIX [OPTIONS] [NODE...]\n"
-"\n"
+/* The command line's values, as people give them; turned into an
+ * ar_settings by attach_settings(). */
+struct attach_opts_set {
+	const char *fabric;
+	int policy;			/* index into policy_words */
+	uint64_t flowlet_gap_us, kmin, kmax, pmax_pct;
+	uint64_t sample_packets, sample_us, ring_bytes;
+	bool no_watch;
+};
+
+static const char *const policy_words[] = { "ecmp", "ar", "flowlet", NULL };
+
+#define AT(member)	MP_OPT_AT(struct attach_opts_set, member)
+static const struct mp_opt attach_opts[] = {
+	{ "fabric", 'f', MP_OPT_STRING, AT(fabric), "PREFIX",
+	  .help = "the fabric (required)" },
+	{ "policy", 'p', MP_OPT_CHOICE, AT(policy), "POLICY",
+	  "how a port is chosen", .choices = policy_words, .def = "ar" },
+	{ "flowlet-gap", 'g', MP_OPT_UINT, AT(flowlet_gap_us), "US",
+	  "idle gap, in us, that ends a flowlet",
+	  .min = 1, .max = 1000000, .def = "50" },
+	{ "kmin", 0, MP_OPT_UINT, AT(kmin), "BYTES",
+	  "queue where marking starts", .max = 1 << 30, .def = "20480" },
+	{ "kmax", 0, MP_OPT_UINT, AT(kmax), "BYTES",
+	  "queue where every ECT packet is marked", .max = 1 << 30,
+	  .def = "204800" },
+	{ "pmax", 0, MP_OPT_UINT, AT(pmax_pct), "PERCENT",
+	  "marking probability at kmax", .max = 100, .def = "20" },
+	{ "sample-packets", 0, MP_OPT_UINT, AT(sample_packets), "N",
+	  "a queue sample event every N packets per port (0: none)",
+	  .max = 1 << 30, .def = "0" },
+	{ "sample-us", 0, MP_OPT_UINT, AT(sample_us), "US",
+	  "and at least one every US while a port sends (0: none)",
+	  .max = 10000000, .def = "0" },
+	{ "ring-bytes", 0, MP_OPT_UINT, AT(ring_bytes), "BYTES",
+	  "events ring size, a power of 2",
+	  .min = 4096, .max = 1 << 30, .def = "262144" },
+	{ "no-watch", 0, MP_OPT_FLAG, AT(no_watch), NULL,
+	  .help = "do not start the port watcher" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd attach_cmd = {
+	.usage = "bpf attach --fabric PREFIX [OPTIONS] [NODE...]",
+	.about =
 "Put adaptive routing (bpf/ar.bpf.c) on every port of every switch of the\n"
 "fabric PREFIX (built by 'mplanectl fabric up'), or of the switches NODE\n"
 "(p0l1, p1s0, ...).  On each switch, the next hops of the kernel's own\n"
@@ -231,128 +273,60 @@ static void attach_help(void)
 "soon as it goes down, and reads the routes again when routes or\n"
 "neighbours change; 'bpf detach --fabric' and 'fabric down' stop it.\n"
 "Attaching again replaces the programs and keeps the counters.  Maps are\n"
-"pinned under " MP_FABRIC_PIN_DIR "/PREFIX/NODE/.\n"
-"\n"
-"Options:\n"
-"  -f, --fabric PREFIX       the fabric (required)\n"
-"  -p, --policy POLICY       ecmp, ar or flowlet (default ar)\n"
-"  -g, --flowlet-gap US      idle gap that ends a flowlet, 1..1000000 us\n"
-"                            (default 50)\n"
-"      --kmin BYTES          queue where marking starts (default 20480)\n"
-"      --kmax BYTES          queue where every ECT packet is marked\n"
-"                            (default 204800)\n"
-"      --pmax PERCENT        marking probability at kmax, 0..100 (default 20)\n"
-"      --sample-packets N    a queue sample event every N packets per port\n"
-"      --sample-us US        and at least one every US while a port sends\n"
-"      --ring-bytes BYTES    events ring size, a power of 2 (default 262144)\n"
-"      --no-watch            do not start the port watcher\n"
-"  -h, --help                show this help\n"
-"\n"
+"pinned under " MP_FABRIC_PIN_DIR "/PREFIX/NODE/.\n",
+	.opts = attach_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl bpf attach --fabric mpf --policy ar\n"
 "  mplanectl bpf attach --fabric mpf --policy flowlet --flowlet-gap 100\n"
-"  mplanectl bpf attach --fabric mpf --kmin 10000 --kmax 60000 --pmax 50\n");
-}
-
-enum {
-	OPT_KMIN = 256, OPT_KMAX, OPT_PMAX, OPT_SAMPLE_PKTS, OPT_SAMPLE_US,
-	OPT_RING, OPT_NO_WATCH,
+"  mplanectl bpf attach --fabric mpf --kmin 10000 --kmax 60000 --pmax 50\n",
 };
 
-static const struct option attach_opts[] = {
-	{ "fabric",		required_argument,	NULL, 'f' },
-	{ "policy",		required_argument,	NULL, 'p' },
-	{ "flowlet-gap",	required_argument,	NULL, 'g' },
-	{ "kmin",		required_argument,	NULL, OPT_KMIN },
-	{ "kmax",		required_argument,	NULL, OPT_KMAX },
-	{ "pmax",		required_argument,	NULL, OPT_PMAX },
-	{ "sample-packets",	required_argument,	NULL, OPT_SAMPLE_PKTS },
-	{ "sample-us",		required_argument,	NULL, OPT_SAMPLE_US },
-	{ "ring-bytes",		required_argument,	NULL, OPT_RING },
-	{ "no-watch",		no_argument,		NULL, OPT_NO_WATCH },
-	{ "help",		no_argument,		NULL, 'h' },
-	{}
-};
-
-static int parse_attach_opt(int c, struct ar_settings *s, bool *watch)
+/* The values in the program's units, and what only they together say. */
+static int attach_settings(const struct attach_opts_set *o,
+			   struct ar_settings *s)
 {
-	uint64_t v;
-	int p;
-
-	switch (c) {
-	case 'p':
-		p = ar_policy_parse(optarg);
-		if (p < 0)
-			return mp_usage_err("bad --policy '%s': want ecmp, ar or flowlet",
-					    optarg);
-		s->policy = p;
-		return 0;
-	case 'g':
-		if (mp_arg_u64("--flowlet-gap", optarg, 1, 1000000, &v))
-			return MP_EXIT_USAGE;
-		s->flowlet_gap_ns = v * 1000;
-		return 0;
-	case OPT_KMIN:
-	case OPT_KMAX:
-		if (mp_arg_u64(c == OPT_KMIN ? "--kmin" : "--kmax", optarg, 0,
-			       1 << 30, &v))
-			return MP_EXIT_USAGE;
-		*(c == OPT_KMIN ? &s->kmin_bytes : &s->kmax_bytes) = v;
-		return 0;
-	case OPT_PMAX:
-		if (mp_arg_u64("--pmax", optarg, 0, 100, &v))
-			return MP_EXIT_USAGE;
-		s->pmax = v * 65536 / 100;
-		return 0;
-	case OPT_SAMPLE_PKTS:
-		if (mp_arg_u64("--sample-packets", optarg, 0, 1 << 30, &v))
-			return MP_EXIT_USAGE;
-		s->sample_every = v;
-		return 0;
-	case OPT_SAMPLE_US:
-		if (mp_arg_u64("--sample-us", optarg, 0, 10000000, &v))
-			return MP_EXIT_USAGE;
-		s->sample_ns = v * 1000;
-		return 0;
-	case OPT_RING:
-		if (mp_arg_u64("--ring-bytes", optarg, 4096, 1 << 30, &v))
-			return MP_EXIT_USAGE;
-		if (v & (v - 1))
-			return mp_usage_err("bad --ring-bytes '%s': want a power of 2",
-					    optarg);
-		s->ring_bytes = v;
-		return 0;
-	case OPT_NO_WATCH:
-		*watch = false;
-		return 0;
-	}
-	return MP_EXIT_USAGE;
+	if (!o->fabric)
+		return mp_usage_err("--fabric PREFIX is required");
+	if (o->kmax < o->kmin)
+		return mp_usage_err("--kmax (%" PRIu64 ") must not be below --kmin (%" PRIu64 ")",
+				    o->kmax, o->kmin);
+	if (o->ring_bytes & (o->ring_bytes - 1))
+		return mp_usage_err("bad --ring-bytes '%" PRIu64 "': want a power of 2",
+				    o->ring_bytes);
+	ar_settings_default(s);
+	s->policy = ar_policy_parse(policy_words[o->policy]);
+	s->flowlet_gap_ns = o->flowlet_gap_us * 1000;
+	s->kmin_bytes = o->kmin;
+	s->kmax_bytes = o->kmax;
+	s->pmax = o->pmax_pct * 65536 / 100;
+	s->sample_every = o->sample_packets;
+	s->sample_ns = o->sample_us * 1000;
+	s->ring_bytes = o->ring_bytes;
+	return MP_EXIT_OK;
 }
 
 int bpf_fabric_attach(int argc, char **argv)
 {
+	struct attach_opts_set o = {
+		.policy = 1, .flowlet_gap_us = 50, .kmin = 20 * 1024,
+		.kmax = 200 * 1024, .pmax_pct = 20,
+	};
 	struct attach_args a = {};
-	const char *prefix = NULL;
+	struct mp_opt_result res;
+	const char *prefix;
 	struct mp_fabric f;
-	bool watch = true;
-	int c, err;
+	bool watch;
+	int err;
 
-	ar_settings_default(&a.s);
-	while ((c = mp_getopt(argc, argv, ":f:p:g:h", attach_opts)) != -1) {
-		if (c == 'h') {
-			attach_help();
-			return MP_EXIT_OK;
-		}
-		if (c == 'f')
-			prefix = optarg;
-		else if (parse_attach_opt(c, &a.s, &watch))
-			return MP_EXIT_USAGE;
-	}
-	if (!prefix)
-		return mp_usage_err("--fabric PREFIX is required");
-	if (a.s.kmax_bytes < a.s.kmin_bytes)
-		return mp_usage_err("--kmax (%u) must not be below --kmin (%u)",
-				    a.s.kmax_bytes, a.s.kmin_bytes);
+	err = mp_opt_parse(&attach_cmd, argc, argv, &o, &res);
+	if (err != MP_OPT_RUN)
+		return err;
+	err = attach_settings(&o, &a.s);
+	if (err)
+		return err;
+	prefix = o.fabric;
+	watch = !o.no_watch;
 	if (load_fabric(prefix, &f))
 		return MP_EXIT_ERR;
 	err = check_names(&f, argc - optind, argv + optind);
@@ -381,66 +355,66 @@ static int detach_one(const struct mp_fabric *f, const struct mp_fabric_node *n,
 	return ar_switch_detach(f, n);
 }
 
-static const struct option simple_opts[] = {
-	{ "fabric",	required_argument,	NULL, 'f' },
-	{ "help",	no_argument,		NULL, 'h' },
+struct fabric_only_set {
+	const char *fabric;
+};
+
+/* --fabric PREFIX, the one option of detach, status and watch. */
+static const struct mp_opt fabric_only_opts[] = {
+	{ "fabric", 'f', MP_OPT_STRING, MP_OPT_AT(struct fabric_only_set, fabric),
+	  "PREFIX", .help = "the fabric (required)" },
 	{}
 };
 
-/* --fabric PREFIX and --help: the options of detach, status and watch. */
-static int parse_simple(int argc, char **argv, void (*help)(void),
+/* The fabric's name from the command line; MP_OPT_RUN or an exit status. */
+static int parse_simple(const struct mp_opt_cmd *cmd, int argc, char **argv,
 			const char **prefix)
 {
-	int c;
+	struct fabric_only_set set = {};
+	struct mp_opt_result res;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":f:h", simple_opts)) != -1) {
-		if (c == 'h') {
-			help();
-			return -1;
-		}
-		if (c != 'f')
-			return MP_EXIT_USAGE;
-		*prefix = optarg;
-	}
-	if (!*prefix)
+	ret = mp_opt_parse(cmd, argc, argv, &set, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	if (!set.fabric)
 		return mp_usage_err("--fabric PREFIX is required");
-	return 0;
+	*prefix = set.fabric;
+	return MP_OPT_RUN;
 }
 
 /*
  * The start of detach and status: --fabric and --help, the fabric's
- * state, and NODE... checked.  0 with @f loaded; else the exit status.
+ * state, and NODE... checked.  MP_OPT_RUN with @f loaded; else the exit
+ * status.
  */
-static int open_fabric_cmd(int argc, char **argv, void (*help)(void),
-			   struct mp_fabric *f)
+static int open_fabric_cmd(const struct mp_opt_cmd *cmd, int argc,
+			   char **argv, struct mp_fabric *f)
 {
 	const char *prefix = NULL;
 	int err;
 
-	err = parse_simple(argc, argv, help, &prefix);
-	if (err)
-		return err < 0 ? -1 : err;
+	err = parse_simple(cmd, argc, argv, &prefix);
+	if (err != MP_OPT_RUN)
+		return err;
 	if (load_fabric(prefix, f))
 		return MP_EXIT_ERR;
 	err = check_names(f, argc - optind, argv + optind);
-	if (err)
+	if (err) {
 		mp_fabric_free(f);
-	return err;
+		return err;
+	}
+	return MP_OPT_RUN;
 }
 
-static void detach_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] bpf detach --fabric PREFIX [NODE...]\n"
-"\n"
+static const struct mp_opt_cmd detach_cmd = {
+	.usage = "bpf detach --fabric PREFIX [NODE...]",
+	.about =
 "Take adaptive routing off every switch of fabric PREFIX (or off NODE...):\n"
 "its tc filters, and only its own, its pins, and the port watcher.  The\n"
-"kernel's multipath routes forward on their own again.\n"
-"\n"
-"Options:\n"
-"  -f, --fabric PREFIX   the fabric (required)\n"
-"  -h, --help            show this help\n");
-}
+"kernel's multipath routes forward on their own again.\n",
+	.opts = fabric_only_opts,
+};
 
 int bpf_fabric_detach(int argc, char **argv)
 {
@@ -448,9 +422,9 @@ int bpf_fabric_detach(int argc, char **argv)
 	struct mp_fabric f;
 	int err;
 
-	err = open_fabric_cmd(argc, argv, detach_help, &f);
-	if (err)
-		return err < 0 ? MP_EXIT_OK : err;
+	err = open_fabric_cmd(&detach_cmd, argc, argv, &f);
+	if (err != MP_OPT_RUN)
+		return err;
 	prefix = f.prefix;
 	if (argc == optind)
 		stop_watcher(prefix);
@@ -549,20 +523,15 @@ static void print_status(struct json_object *nodes)
 	}
 }
 
-static void status_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] bpf status --fabric PREFIX [NODE...]\n"
-"\n"
+static const struct mp_opt_cmd status_cmd = {
+	.usage = "bpf status --fabric PREFIX [NODE...]",
+	.about =
 "Show adaptive routing on the switches of fabric PREFIX: per port its\n"
 "state, the packets and bytes sent, the virtual queue now and at its\n"
 "highest, CE marks, packets forwarded by ar rather than the kernel, and\n"
-"path switches.  With -j, every counter of struct mplane_port_stats.\n"
-"\n"
-"Options:\n"
-"  -f, --fabric PREFIX   the fabric (required)\n"
-"  -h, --help            show this help\n");
-}
+"path switches.  With -j, every counter of struct mplane_port_stats.\n",
+	.opts = fabric_only_opts,
+};
 
 int bpf_fabric_status(int argc, char **argv)
 {
@@ -571,9 +540,9 @@ int bpf_fabric_status(int argc, char **argv)
 	struct mp_fabric f;
 	int err;
 
-	err = open_fabric_cmd(argc, argv, status_help, &f);
-	if (err)
-		return err < 0 ? MP_EXIT_OK : err;
+	err = open_fabric_cmd(&status_cmd, argc, argv, &f);
+	if (err != MP_OPT_RUN)
+		return err;
 	prefix = f.prefix;
 	nodes = json_object_new_array();
 	err = for_each_switch(&f, argc - optind, argv + optind, status_one,
@@ -595,22 +564,17 @@ int bpf_fabric_status(int argc, char **argv)
 
 /* watch */
 
-static void watch_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] bpf watch --fabric PREFIX\n"
-"\n"
+static const struct mp_opt_cmd watch_cmd = {
+	.usage = "bpf watch --fabric PREFIX",
+	.about =
 "Keep the port state of adaptive routing current on every switch of\n"
 "fabric PREFIX, in the foreground: a port that goes down (or loses its\n"
 "carrier) is out of the choice from the next packet on, and back when it\n"
 "is up again; each change is a port_state event.  'bpf attach --fabric'\n"
 "starts one in the background; this command is for running it yourself\n"
-"(with --no-watch at attach).\n"
-"\n"
-"Options:\n"
-"  -f, --fabric PREFIX   the fabric (required)\n"
-"  -h, --help            show this help\n");
-}
+"(with --no-watch at attach).\n",
+	.opts = fabric_only_opts,
+};
 
 int bpf_fabric_watch(int argc, char **argv)
 {
@@ -618,9 +582,11 @@ int bpf_fabric_watch(int argc, char **argv)
 	struct mp_fabric f;
 	int err;
 
-	err = parse_simple(argc, argv, watch_help, &prefix);
-	if (err)
-		return err < 0 ? MP_EXIT_OK : err;
+	err = parse_simple(&watch_cmd, argc, argv, &prefix);
+	if (err != MP_OPT_RUN)
+		return err;
+	if (optind < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[optind]);
 	if (load_fabric(prefix, &f))
 		return MP_EXIT_ERR;
 	err = ar_watch(&f, NULL);
