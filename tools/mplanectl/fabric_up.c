@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,120 +20,11 @@
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_names.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_rtnl.h"
 #include "mplanectl.h"
 #include "fabric.h"
-
-static void up_help(void)
-{
-	char policies[64];
-
-	mp_names_join(&mp_policy_names, "|", policies, sizeof(policies));
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] fabric up [OPTIONS]\n"
-"\n"
-"Build a fabric of network namespaces: HOSTS hosts with one rail per\n"
-"plane, and per plane LEAVES leaves and SPINES spines that route (L3,\n"
-"ECMP over all spines with an L4 hash).  Host H is on leaf H*LEAVES/HOSTS\n"
-"in every plane (rail-optimised); every leaf links to every spine of its\n"
-"plane.  Each end of every link has a tbf at its rate, so links are\n"
-"limited both ways; a delay or loss adds netem.  Neighbours are\n"
-"permanent: no ARP or ND is needed.\n"
-"\n"
-"Names (node: namespace PREFIX-node): hosts h<H> with rails r<P>; leaves\n"
-"p<P>l<L> with ports h<H> and s<S>; spines p<P>s<S> with ports l<L>.\n"
-"Host H's rail in plane P is 10.(100+P).H.2/24 and fd10:P:H::2/64.\n"
-"\n"
-"When mplane.ko is loaded, each host also gets mp0 over its rails, with\n"
-"its mplane address 10.99.H.1/32 and fd99::H:1/128, and routes to every\n"
-"other host's (10.99.0.0/16, fd99::/64) via mp0 and through each rail\n"
-"for mp0 to send on; mp0 probes every other host.  Without the module,\n"
-"hosts have their rails only, and a line says so.\n"
-"\n"
-"The build uses netlink only (no ip or tc processes): 64 hosts in 4\n"
-"planes of 8 leaves and 8 spines (128 namespaces, 512 veth pairs) take\n"
-"about a second.  The state file is " MP_FABRIC_RUN_DIR "/PREFIX.json.\n"
-"\n"
-"Options:\n"
-"  -P, --planes N      planes, one rail per host each: 1 to %d (default 2)\n"
-"  -H, --hosts N       hosts: 1 to %d (default 4)\n"
-"  -L, --leaves N      leaves per plane: 1 to HOSTS (default 2)\n"
-"  -S, --spines N      spines per plane: 1 to %d (default 2)\n"
-"  -r, --rate RATE     rate of every link, in tc(8) units: bit, kbit, mbit,\n"
-"                      gbit (bps, kbps... are bytes): 10kbit to 100gbit\n"
-"                      (default 100mbit)\n"
-"      --host-rate RATE\n"
-"                      rate of the host-leaf links (default RATE)\n"
-"      --uplink-rate RATE\n"
-"                      rate of the leaf-spine links (default RATE): a leaf\n"
-"                      of N hosts and S spines is oversubscribed by\n"
-"                      N*HOST_RATE / (S*UPLINK_RATE)\n"
-"      --delay TIME    netem delay on every link end (us, ms, s: 0 to 1s),\n"
-"                      so one way over a link; h0 to a host of another leaf\n"
-"                      is 4 links, its ping RTT 8 times TIME\n"
-"      --loss PCT      netem random loss on every link end, 0%% to 100%%\n"
-"      --buffer TIME   every port's queue (tbf's limit), as time at its\n"
-"                      rate on top of its burst: 1ms to 1s (default 20ms;\n"
-"                      100mbit: 262500 bytes); ar's ECN marking and its\n"
-"                      model of the queue take the same limit\n"
-"      --policy P      mp0's policy: %s (default: the\n"
-"                      module's, flowlet)\n"
-"      --probe-interval TIME|off\n"
-"                      mp0's liveness probes to every other host (at most\n"
-"                      64), from 50us to 1s (default 100ms; 3 misses fail\n"
-"                      a plane for that host); off sets no peers\n"
-"      --cc CC         mp0's congestion control: off or dcqcn (default\n"
-"                      off); dcqcn also puts an fq qdisc under each host\n"
-"                      rail's tbf, which paces mp0's QPs, and 1us of netem\n"
-"                      on every switch port without a delay, so that a\n"
-"                      packet a switch holds no longer counts against its\n"
-"                      sender's socket; it fails at once on a kernel\n"
-"                      without fq (sch_fq) or netem (sch_netem)\n"
-"      --mp0           require mp0: fail when mplane.ko is not loaded\n"
-"      --no-mp0        no mp0 even when mplane.ko is loaded\n"
-"      --host-multipath\n"
-"                      no mp0: each host owns its mplane addresses on lo\n"
-"                      and reaches the others' over all its rails, one\n"
-"                      multipath route hashed by L4 ports, that leaves a\n"
-"                      rail whose link is down: the kernel's ECMP over a\n"
-"                      host's NICs, the baseline mp0 is measured against\n"
-"      --host-bond     no mp0: each host bonds its rails as bond0 (mode\n"
-"                      balance-xor, xmit_hash_policy layer3+4, miimon\n"
-"                      100), which owns its mplane addresses: the static\n"
-"                      LAG over a host's NICs, the other baseline; a host's\n"
-"                      rails, and the leaf ports facing them, have plane\n"
-"                      0's MACs in every plane, as if the leaves were one\n"
-"                      (MLAG); needs the bonding driver (modprobe bonding)\n"
-"  -t, --topology FILE the fabric as JSON, with the keys of these options\n"
-"                      (host_rate, uplink_rate, probe_interval) and\n"
-"                      plane_rates and links for asymmetric fabrics:\n"
-"                      {\"planes\": 2, \"rate\": \"1gbit\", \"plane_rates\":\n"
-"                      {\"1\": \"500mbit\"}, \"links\": [{\"node\": \"p0l0\",\n"
-"                      \"port\": \"s1\", \"rate\": \"200mbit\", \"delay\": \"1ms\"}]};\n"
-"                      an option given too takes precedence over its key\n"
-"  -p, --prefix NAME   the fabric's name, which starts the names of its\n"
-"                      namespaces (default " MP_FABRIC_DEF_PREFIX "): letters, digits and '_',\n"
-"                      at most 15 characters with '-' and the longest\n"
-"                      node name\n"
-"  -f, --force         remove fabric PREFIX first if it exists; without it,\n"
-"                      an existing fabric is an error\n"
-"  -q, --quiet         no progress line on stderr\n"
-"  -h, --help          show this help\n"
-"\n"
-"A link end takes the most specific rate, delay, loss and buffer given: its own\n"
-"(links), its plane's (plane_rates), its role's (--host-rate,\n"
-"--uplink-rate), every link's (--rate, --delay, --loss, --buffer).\n"
-"\n"
-"Examples:\n"
-"  mplanectl fabric up --planes 2 --leaves 2 --spines 2 --hosts 4 --rate 50mbit\n"
-"  mplanectl fabric up --host-rate 100mbit --uplink-rate 50mbit --policy hash\n"
-"  mplanectl fabric up --hosts 5 --uplink-rate 50mbit --cc dcqcn\n"
-"  mplanectl fabric up --prefix big -P 4 -H 64 -L 8 -S 8 --rate 1gbit --no-mp0\n"
-"  mplanectl fabric up --topology lab.json --delay 1ms --loss 0.1%%\n"
-"  mplanectl fabric exec h0 -- ping -c1 10.99.3.1\n",
-	       FABRIC_MAX_PLANES, FABRIC_MAX_HOSTS, FABRIC_MAX_SPINES, policies);
-}
 
 /*
  * The values given as words, from the command line or the file, checked
@@ -158,36 +50,6 @@ static const char *const arg_defaults[NR_ARGS] = {
 	MP_FABRIC_DEF_PREFIX,
 };
 
-/* Long-only options are these plus their ARG_ slot. */
-#define OPT_ARG		0x100
-enum { OPT_MP0 = 0x200, OPT_NO_MP0, OPT_HOST_MULTIPATH, OPT_HOST_BOND };
-
-static const struct option up_opts[] = {
-	{ "planes",	required_argument,	NULL, 'P' },
-	{ "hosts",	required_argument,	NULL, 'H' },
-	{ "leaves",	required_argument,	NULL, 'L' },
-	{ "spines",	required_argument,	NULL, 'S' },
-	{ "rate",	required_argument,	NULL, 'r' },
-	{ "host-rate",	required_argument,	NULL, OPT_ARG + ARG_HOST_RATE },
-	{ "uplink-rate", required_argument,	NULL, OPT_ARG + ARG_UPLINK_RATE },
-	{ "delay",	required_argument,	NULL, OPT_ARG + ARG_DELAY },
-	{ "loss",	required_argument,	NULL, OPT_ARG + ARG_LOSS },
-	{ "policy",	required_argument,	NULL, OPT_ARG + ARG_POLICY },
-	{ "probe-interval", required_argument,	NULL, OPT_ARG + ARG_PROBE },
-	{ "cc",		required_argument,	NULL, OPT_ARG + ARG_CC },
-	{ "buffer",	required_argument,	NULL, OPT_ARG + ARG_BUFFER },
-	{ "mp0",	no_argument,		NULL, OPT_MP0 },
-	{ "no-mp0",	no_argument,		NULL, OPT_NO_MP0 },
-	{ "host-multipath", no_argument,	NULL, OPT_HOST_MULTIPATH },
-	{ "host-bond",	no_argument,		NULL, OPT_HOST_BOND },
-	{ "topology",	required_argument,	NULL, 't' },
-	FABRIC_PREFIX_OPTION,
-	{ "force",	no_argument,		NULL, 'f' },
-	{ "quiet",	no_argument,		NULL, 'q' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
-};
-
 enum mp0_want { MP0_AUTO, MP0_ON, MP0_OFF };
 
 /* How hosts without mp0 reach the others: by one rail, or by all. */
@@ -211,6 +73,114 @@ struct up_args {
 	int policy;			/* enum mplane_policy, or -1 */
 	bool force;
 	bool quiet;
+	/* As given: parse_args() turns them into mp0 and host_paths. */
+	bool opt_mp0, opt_no_mp0, opt_multipath, opt_bond;
+};
+
+/*
+ * The options: the values are words (a->val[ARG_*]), checked with the
+ * file's once all are known, so every entry is a string; the ranges are
+ * in the help, which the checks' limits must match.
+ */
+_Static_assert(FABRIC_MAX_PLANES == 16 && FABRIC_MAX_HOSTS == 250 &&
+	       FABRIC_MAX_SPINES == 128, "up_opts' help names the limits");
+_Static_assert(MPLANE_POLICY_FLOWLET == 0 && MPLANE_POLICY_SPRAY == 3,
+	       "up_opts' help names the policies");
+
+#define AT(member)	MP_OPT_AT(struct up_args, member)
+#define VAL(slot)	AT(val[slot])
+static const struct mp_opt up_opts[] = {
+	{ "planes", 'P', MP_OPT_STRING, VAL(ARG_PLANES), "N",
+	  "planes, one rail per host each: 1 to 16", .def = "2" },
+	{ "hosts", 'H', MP_OPT_STRING, VAL(ARG_HOSTS), "N",
+	  "hosts: 1 to 250", .def = "4" },
+	{ "leaves", 'L', MP_OPT_STRING, VAL(ARG_LEAVES), "N",
+	  "leaves per plane: 1 to HOSTS", .def = "2" },
+	{ "spines", 'S', MP_OPT_STRING, VAL(ARG_SPINES), "N",
+	  "spines per plane: 1 to 128", .def = "2" },
+	{ "rate", 'r', MP_OPT_STRING, VAL(ARG_RATE), "RATE",
+	  "rate of every link, in tc(8) units: bit, kbit, mbit, gbit (bps, kbps... are bytes): 10kbit to 100gbit",
+	  .def = "100mbit" },
+	{ "host-rate", 0, MP_OPT_STRING, VAL(ARG_HOST_RATE), "RATE",
+	  "rate of the host-leaf links", .def = "RATE" },
+	{ "uplink-rate", 0, MP_OPT_STRING, VAL(ARG_UPLINK_RATE), "RATE",
+	  "rate of the leaf-spine links: a leaf of N hosts and S spines is oversubscribed by N*HOST_RATE / (S*UPLINK_RATE)",
+	  .def = "RATE" },
+	{ "delay", 0, MP_OPT_STRING, VAL(ARG_DELAY), "TIME",
+	  .help = "netem delay on every link end (us, ms, s: 0 to 1s), so one way over a link; h0 to a host of another leaf is 4 links, its ping RTT 8 times TIME" },
+	{ "loss", 0, MP_OPT_STRING, VAL(ARG_LOSS), "PCT",
+	  .help = "netem random loss on every link end, 0% to 100%" },
+	{ "buffer", 0, MP_OPT_STRING, VAL(ARG_BUFFER), "TIME",
+	  "every port's queue (tbf's limit), as time at its rate on top of its burst: 1ms to 1s (100mbit: 262500 bytes at 20ms); ar's ECN marking and its model of the queue take the same limit",
+	  .def = "20ms" },
+	{ "policy", 0, MP_OPT_STRING, VAL(ARG_POLICY), "P",
+	  "mp0's policy: flowlet, hash, rr or spray",
+	  .def = "the module's, flowlet" },
+	{ "probe-interval", 0, MP_OPT_STRING, VAL(ARG_PROBE), "TIME|off",
+	  "mp0's liveness probes to every other host (at most 64), from 50us to 1s (3 misses fail a plane for that host); off sets no peers",
+	  .def = "100ms" },
+	{ "cc", 0, MP_OPT_STRING, VAL(ARG_CC), "CC",
+	  "mp0's congestion control: off or dcqcn; dcqcn also puts an fq qdisc under each host rail's tbf, which paces mp0's QPs, and 1us of netem on every switch port without a delay, so that a packet a switch holds no longer counts against its sender's socket; it fails at once on a kernel without fq (sch_fq) or netem (sch_netem)",
+	  .def = "off" },
+	{ "mp0", 0, MP_OPT_FLAG, AT(opt_mp0), NULL,
+	  .help = "require mp0: fail when mplane.ko is not loaded" },
+	{ "no-mp0", 0, MP_OPT_FLAG, AT(opt_no_mp0), NULL,
+	  .help = "no mp0 even when mplane.ko is loaded" },
+	{ "host-multipath", 0, MP_OPT_FLAG, AT(opt_multipath), NULL,
+	  .help = "no mp0: each host owns its mplane addresses on lo and reaches the others' over all its rails, one multipath route hashed by L4 ports, that leaves a rail whose link is down: the kernel's ECMP over a host's NICs, the baseline mp0 is measured against" },
+	{ "host-bond", 0, MP_OPT_FLAG, AT(opt_bond), NULL,
+	  .help = "no mp0: each host bonds its rails as bond0 (mode balance-xor, xmit_hash_policy layer3+4, miimon 100), which owns its mplane addresses: the static LAG over a host's NICs, the other baseline; a host's rails, and the leaf ports facing them, have plane 0's MACs in every plane, as if the leaves were one (MLAG); needs the bonding driver (modprobe bonding)" },
+	{ "topology", 't', MP_OPT_STRING, AT(topology), "FILE",
+	  .help = "the fabric as JSON, with the keys of these options (host_rate, uplink_rate, probe_interval) and plane_rates and links for asymmetric fabrics: {\"planes\": 2, \"rate\": \"1gbit\", \"plane_rates\": {\"1\": \"500mbit\"}, \"links\": [{\"node\": \"p0l0\", \"port\": \"s1\", \"rate\": \"200mbit\", \"delay\": \"1ms\"}]}; an option given too takes precedence over its key" },
+	{ "prefix", 'p', MP_OPT_STRING, VAL(ARG_PREFIX), "NAME",
+	  "the fabric's name, which starts the names of its namespaces: letters, digits and '_', at most 15 characters with '-' and the longest node name",
+	  .def = MP_FABRIC_DEF_PREFIX },
+	{ "force", 'f', MP_OPT_FLAG, AT(force), NULL,
+	  .help = "remove fabric PREFIX first if it exists; without it, an existing fabric is an error" },
+	{ "quiet", 'q', MP_OPT_FLAG, AT(quiet), NULL,
+	  .help = "no progress line on stderr" },
+	{}
+};
+#undef VAL
+#undef AT
+
+static const struct mp_opt_cmd up_cmd = {
+	.usage = "fabric up [OPTIONS]",
+	.about =
+"Build a fabric of network namespaces: HOSTS hosts with one rail per\n"
+"plane, and per plane LEAVES leaves and SPINES spines that route (L3,\n"
+"ECMP over all spines with an L4 hash).  Host H is on leaf H*LEAVES/HOSTS\n"
+"in every plane (rail-optimised); every leaf links to every spine of its\n"
+"plane.  Each end of every link has a tbf at its rate, so links are\n"
+"limited both ways; a delay or loss adds netem.  Neighbours are\n"
+"permanent: no ARP or ND is needed.\n"
+"\n"
+"Names (node: namespace PREFIX-node): hosts h<H> with rails r<P>; leaves\n"
+"p<P>l<L> with ports h<H> and s<S>; spines p<P>s<S> with ports l<L>.\n"
+"Host H's rail in plane P is 10.(100+P).H.2/24 and fd10:P:H::2/64.\n"
+"\n"
+"When mplane.ko is loaded, each host also gets mp0 over its rails, with\n"
+"its mplane address 10.99.H.1/32 and fd99::H:1/128, and routes to every\n"
+"other host's (10.99.0.0/16, fd99::/64) via mp0 and through each rail\n"
+"for mp0 to send on; mp0 probes every other host.  Without the module,\n"
+"hosts have their rails only, and a line says so.\n"
+"\n"
+"The build uses netlink only (no ip or tc processes): 64 hosts in 4\n"
+"planes of 8 leaves and 8 spines (128 namespaces, 512 veth pairs) take\n"
+"about a second.  The state file is " MP_FABRIC_RUN_DIR "/PREFIX.json.\n",
+	.opts = up_opts,
+	.footer =
+"A link end takes the most specific rate, delay, loss and buffer given: its own\n"
+"(links), its plane's (plane_rates), its role's (--host-rate,\n"
+"--uplink-rate), every link's (--rate, --delay, --loss, --buffer).\n"
+"\n"
+"Examples:\n"
+"  mplanectl fabric up --planes 2 --leaves 2 --spines 2 --hosts 4 --rate 50mbit\n"
+"  mplanectl fabric up --host-rate 100mbit --uplink-rate 50mbit --policy hash\n"
+"  mplanectl fabric up --hosts 5 --uplink-rate 50mbit --cc dcqcn\n"
+"  mplanectl fabric up --prefix big -P 4 -H 64 -L 8 -S 8 --rate 1gbit --no-mp0\n"
+"  mplanectl fabric up --topology lab.json --delay 1ms --loss 0.1%\n"
+"  mplanectl fabric exec h0 -- ping -c1 10.99.3.1\n",
 };
 
 /* "--host-rate": the value of @slot is named by its option. */
@@ -413,78 +383,50 @@ static int check_args(struct up_args *a, struct mp_fabric *f)
 	return ret ? ret : check_prefix(a, f);
 }
 
-/* The slot of an option that takes a value, or -1. */
-static int arg_slot(int c)
+/* Which entry of up_opts sets slot @slot, or -1. */
+static int opt_of_slot(int slot)
 {
-	static const char short_arg[] = "PHLSr";
-	const char *s;
+	size_t off = offsetof(struct up_args, val) + slot * sizeof(char *);
+	int i;
 
-	if (c >= OPT_ARG && c < OPT_ARG + NR_ARGS)
-		return c - OPT_ARG;
-	if (c == 'p')
-		return ARG_PREFIX;
-	s = c > 0 && c < 0x100 ? strchr(short_arg, c) : NULL;
-	return s ? s - short_arg : -1;
+	for (i = 0; up_opts[i].name; i++)
+		if (up_opts[i].kind == MP_OPT_STRING && up_opts[i].offset == off)
+			return i;
+	return -1;
 }
 
-static void set_arg(struct up_args *a, int slot, const char *val)
-{
-	a->val[slot] = val;
-	a->given[slot] = true;
-	opt_name(a, slot);
-}
-
+/* The command line: MP_OPT_RUN, or the status to exit with. */
 static int parse_args(int argc, char **argv, struct up_args *a)
 {
-	enum host_paths paths;
-	int c, slot;
+	struct mp_opt_result res;
+	int ret, slot, i;
 
-	while ((c = mp_getopt(argc, argv, ":P:H:L:S:r:t:p:fqh",
-			      up_opts)) != -1) {
-		slot = arg_slot(c);
-		if (slot >= 0) {
-			set_arg(a, slot, optarg);
-			continue;
-		}
-		switch (c) {
-		case OPT_MP0:
-		case OPT_NO_MP0:
-			if (a->mp0 != MP0_AUTO &&
-			    a->mp0 != (c == OPT_MP0 ? MP0_ON : MP0_OFF))
-				return mp_usage_err("--mp0 and --no-mp0: give one of them");
-			a->mp0 = c == OPT_MP0 ? MP0_ON : MP0_OFF;
-			break;
-		case OPT_HOST_MULTIPATH:
-		case OPT_HOST_BOND:
-			paths = c == OPT_HOST_BOND ? HOST_BOND : HOST_MULTIPATH;
-			if (a->host_paths != HOST_RAIL && a->host_paths != paths)
-				return mp_usage_err("--host-multipath and --host-bond: give one of them");
-			a->host_paths = paths;
-			break;
-		case 't':
-			a->topology = optarg;
-			break;
-		case 'f':
-			a->force = true;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		case 'h':
-			up_help();
-			return -1;
-		default:
-			return MP_EXIT_USAGE;
+	ret = mp_opt_parse(&up_cmd, argc, argv, a, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	if (res.argi < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
+	for (slot = 0; slot < NR_ARGS; slot++) {
+		i = opt_of_slot(slot);
+		if (i >= 0 && (res.seen & (1ULL << i))) {
+			a->given[slot] = true;
+			opt_name(a, slot);
 		}
 	}
-	if (optind < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	if (a->opt_mp0 && a->opt_no_mp0)
+		return mp_usage_err("--mp0 and --no-mp0: give one of them");
+	if (a->opt_multipath && a->opt_bond)
+		return mp_usage_err("--host-multipath and --host-bond: give one of them");
+	a->mp0 = a->opt_mp0 ? MP0_ON : a->opt_no_mp0 ? MP0_OFF : MP0_AUTO;
+	a->host_paths = a->opt_bond ? HOST_BOND :
+			a->opt_multipath ? HOST_MULTIPATH : HOST_RAIL;
 	if (a->host_paths != HOST_RAIL && a->mp0 == MP0_ON)
 		return mp_usage_err("%s is for hosts without mp0: not with --mp0",
 				    host_paths_opt[a->host_paths]);
 	if (a->host_paths != HOST_RAIL)
 		a->mp0 = MP0_OFF;
-	return a->topology ? read_topology(a) : MP_EXIT_OK;
+	ret = a->topology ? read_topology(a) : MP_EXIT_OK;
+	return ret ? ret : MP_OPT_RUN;
 }
 
 /*
@@ -697,8 +639,9 @@ int fabric_up_main(int argc, char **argv)
 
 	fabric_spec_init(&a.spec);
 	ret = parse_args(argc, argv, &a);
-	if (!ret)
-		ret = check_args(&a, &f);
+	if (ret != MP_OPT_RUN)
+		goto out;
+	ret = check_args(&a, &f);
 	if (ret)
 		goto out;
 	/* The plan first: a link of the file may name a node it lacks. */
@@ -734,5 +677,5 @@ out:
 	fabric_spec_free(&a.spec);
 	if (a.file)
 		json_object_put(a.file);
-	return ret < 0 ? MP_EXIT_OK : ret;
+	return ret;
 }
