@@ -23,6 +23,7 @@
 #include "marks.skel.h"
 #include "mp_arg.h"
 #include "mp_cmd.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_run.h"
 #include "mp_pin.h"
@@ -35,7 +36,8 @@
 #define MARK_PIN_DIR	MPLANE_BPF_PIN_ROOT "/marks"
 #define MARK_PROG_PIN	MARK_PIN_DIR "/mp_mark"
 
-static const char *const kind_names[__MPLANE_MARK_MAX] = {
+/* By kind, NULL ended for --kind. */
+static const char *const kind_names[__MPLANE_MARK_MAX + 1] = {
 	[MPLANE_MARK_STEP]	= "step",
 	[MPLANE_MARK_STEP_END]	= "step-end",
 	[MPLANE_MARK_USER]	= "user",
@@ -127,25 +129,31 @@ static int emit(int prog_fd, unsigned int kind, uint64_t step, uint32_t pid,
 	return bpf_prog_test_run_opts(prog_fd, &opts) ? -errno : 0;
 }
 
-/* The kind named @word, or -1 (reported). */
-static int parse_kind(const char *word)
-{
-	int i;
-
-	for (i = 0; i < __MPLANE_MARK_MAX; i++)
-		if (!strcmp(word, kind_names[i]))
-			return i;
-	mp_usage_err("bad --kind '%s': want step, step-end or user", word);
-	return -1;
-}
-
 /* mark step */
 
-static void step_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] mark step [OPTIONS] N\n"
-"\n"
+struct step_settings {
+	int kind;
+	const char *socket;
+	uint64_t repeat;
+};
+
+#define AT(member)	MP_OPT_AT(struct step_settings, member)
+static const struct mp_opt step_opts[] = {
+	{ "kind", 'k', MP_OPT_CHOICE, AT(kind), "KIND",
+	  "step: a step begins; step-end: it ends; user: anything else",
+	  .choices = kind_names, .def = "step" },
+	{ "socket", 's', MP_OPT_STRING, AT(socket), "PATH",
+	  .help = "send through 'mark serve' at PATH (give '-' for " MPLANE_MARK_SOCKET ")" },
+	{ "repeat", 'r', MP_OPT_UINT, AT(repeat), "N",
+	  "put the mark N times, back to back: a burst of known size, to test a reader's drop counts",
+	  .min = 1, .max = 100000000, .def = "1" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd step_cmd = {
+	.usage = "mark step [OPTIONS] N",
+	.about =
 "Put step N on the event timeline now: one step_mark event, stamped with\n"
 "the clock of every other mplane event, that 'mplanectl events' shows next\n"
 "to the fabric's ECN marks, path switches and failovers.  As root the mark\n"
@@ -157,28 +165,13 @@ MARK_PIN_DIR " on first use); with --socket it goes to a running\n"
 "training script calling it once a step): step times are the time from\n"
 "one step mark of a pid to its next ('telemetry report', 'hist').\n"
 "Programs stamp their own steps with tools/include/mplane_mark.h: one\n"
-"datagram per mark, no library to link.\n"
-"\n"
-"Options:\n"
-"  -k, --kind KIND     step (the default: a step begins), step-end or user\n"
-"  -s, --socket PATH   send through 'mark serve' at PATH (give '-' for\n"
-"                      " MPLANE_MARK_SOCKET ")\n"
-"  -r, --repeat N      put the mark N times, back to back (default 1): a\n"
-"                      burst of known size, to test a reader's drop counts\n"
-"  -h, --help          show this help\n"
-"\n"
+"datagram per mark, no library to link.\n",
+	.opts = step_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl mark step 100\n"
 "  mplanectl mark step --kind step-end 100\n"
-"  mplanectl mark step --socket - 100     as any user, with mark serve\n");
-}
-
-static const struct option step_opts[] = {
-	{ "kind",	required_argument,	NULL, 'k' },
-	{ "socket",	required_argument,	NULL, 's' },
-	{ "repeat",	required_argument,	NULL, 'r' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"  mplanectl mark step --socket - 100     as any user, with mark serve\n",
 };
 
 static int step_via_socket(const char *path, unsigned int kind, uint64_t step)
@@ -202,48 +195,33 @@ static int step_via_socket(const char *path, unsigned int kind, uint64_t step)
 
 static int mark_step_main(int argc, char **argv)
 {
-	const char *sock = NULL, *arg;
-	int c, kind = MPLANE_MARK_STEP, fd, err = 0;
-	uint64_t step, repeat = 1, i;
+	struct step_settings set = { .kind = MPLANE_MARK_STEP, .repeat = 1 };
+	struct mp_opt_result res;
+	uint64_t step, i;
+	const char *arg;
+	int fd, err;
 
-	while ((c = mp_getopt(argc, argv, ":k:s:r:h", step_opts)) != -1) {
-		switch (c) {
-		case 'k':
-			kind = parse_kind(optarg);
-			if (kind < 0)
-				return MP_EXIT_USAGE;
-			break;
-		case 's':
-			sock = optarg;
-			break;
-		case 'r':
-			if (mp_arg_u64("--repeat", optarg, 1, 100000000, &repeat))
-				return MP_EXIT_USAGE;
-			break;
-		case 'h':
-			step_help();
-			return MP_EXIT_OK;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
+	err = mp_opt_parse(&step_cmd, argc, argv, &set, &res);
+	if (err != MP_OPT_RUN)
+		return err;
 	arg = mp_single_arg(argc, argv, "N");
 	if (!arg || mp_arg_u64("N", arg, 0, UINT64_MAX, &step))
 		return MP_EXIT_USAGE;
-	if (sock && repeat > 1)
+	if (set.socket && set.repeat > 1)
 		return mp_usage_err("--repeat goes straight to the marks program: not with --socket");
-	if (sock)
-		return step_via_socket(sock, kind, step);
+	if (set.socket)
+		return step_via_socket(set.socket, set.kind, step);
 	fd = marks_prog_fd();
 	if (fd < 0) {
 		mp_err("loading the marks program: %s", strerror(-fd));
 		return MP_EXIT_ERR;
 	}
 	/* One BPF_PROG_TEST_RUN each: syscall programs take no repeat. */
-	for (i = 0; i < repeat && !err; i++)
+	err = 0;
+	for (i = 0; i < set.repeat && !err; i++)
 		/* The caller's pid, not ours: a loop that runs this command
 		 * once a step is one process, whose steps make step times. */
-		err = emit(fd, kind, step, getppid(), 0);
+		err = emit(fd, set.kind, step, getppid(), 0);
 	close(fd);
 	if (err)
 		mp_err("marking: %s", strerror(-err));
@@ -259,6 +237,7 @@ static int mark_step_main(int argc, char **argv)
  */
 #define MARK_RATE	10000
 #define MARK_RATE_STR	"10000"
+#define MARK_RATE_MAX	1000000000
 #define MARK_USERS	64	/* users with an allowance kept */
 
 /*
@@ -308,11 +287,43 @@ static bool mark_allowed(struct mark_limit *l, uid_t uid, uint64_t now)
 	return true;
 }
 
-static void serve_help(void)
+struct serve_settings {
+	const char *socket;
+	unsigned long mode;
+	uint64_t rate;
+};
+
+/* --mode: permissions, octal as chmod(1) takes them. */
+static int parse_mode(const char *opt, const char *arg, void *field)
 {
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] mark serve [OPTIONS]\n"
-"\n"
+	unsigned long mode;
+	char *end;
+
+	mode = strtoul(arg, &end, 8);
+	if (!*arg || *end || mode > 0777)
+		return mp_usage_err("bad %s '%s': want octal permissions such as 0660",
+				    opt, arg);
+	*(unsigned long *)field = mode;
+	return MP_EXIT_OK;
+}
+
+#define AT(member)	MP_OPT_AT(struct serve_settings, member)
+static const struct mp_opt serve_opts[] = {
+	{ "socket", 's', MP_OPT_STRING, AT(socket), "PATH",
+	  "where to listen", .def = MPLANE_MARK_SOCKET },
+	{ "mode", 'm', MP_OPT_CUSTOM, AT(mode), "MODE",
+	  "the socket's permissions, octal", .parse = parse_mode,
+	  .def = "0666: any local program may mark" },
+	{ "rate", 'r', MP_OPT_UINT, AT(rate), "N",
+	  "marks a second each user may send; 0 for no limit",
+	  .max = MARK_RATE_MAX, .def = MARK_RATE_STR },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd serve_cmd = {
+	.usage = "mark serve [OPTIONS]",
+	.about =
 "Relay step marks from programs that may not use bpf(2): listen on a Unix\n"
 "datagram socket and turn each struct mplane_mark_msg (mplane_mark_proto.h;\n"
 "tools/include/mplane_mark.h sends them) into a step_mark event, with the\n"
@@ -324,23 +335,12 @@ static void serve_help(void)
 "Any local user may mark (the socket is 0666), so each user (the uid the\n"
 "kernel gives, not the message) may send --rate marks a second, and a\n"
 "second's worth at once: one user's flood cannot fill the event ring that\n"
-"every other program's marks and the fabric's events share.\n"
-"\n"
-"Options:\n"
-"  -s, --socket PATH   where to listen (default " MPLANE_MARK_SOCKET ")\n"
-"  -m, --mode MODE     the socket's permissions, octal (default 0666: any\n"
-"                      local program may mark)\n"
-"  -r, --rate N        marks a second each user may send (default\n"
-"                      " MARK_RATE_STR "; 0: no limit)\n"
-"  -h, --help          show this help\n");
-}
-
-static const struct option serve_opts[] = {
-	{ "socket",	required_argument,	NULL, 's' },
-	{ "mode",	required_argument,	NULL, 'm' },
-	{ "rate",	required_argument,	NULL, 'r' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"every other program's marks and the fabric's events share.\n",
+	.opts = serve_opts,
+	.footer =
+"Examples:\n"
+"  mplanectl mark serve &\n"
+"  mplanectl mark serve --socket /run/train/mark.sock --mode 0660 --rate 1000\n",
 };
 
 static int serve_socket(const char *path, mode_t mode)
@@ -400,50 +400,32 @@ static int read_mark(int fd, struct mplane_mark_msg *m, pid_t *pid,
 
 static int mark_serve_main(int argc, char **argv)
 {
-	const char *path = MPLANE_MARK_SOCKET;
+	struct serve_settings set = {
+		.socket = MPLANE_MARK_SOCKET, .mode = 0666, .rate = MARK_RATE,
+	};
 	uint64_t relayed = 0, refused = 0, throttled = 0;
-	struct mark_limit limit = { .interval_ns = 1000000000ULL / MARK_RATE };
-	unsigned long mode = 0666, rate;
+	struct mark_limit limit = {};
 	struct mplane_mark_msg m;
-	int c, prog, sock, got;
-	char *end;
+	struct mp_opt_result res;
+	int prog, sock, got, rc;
+	const char *path;
 	pid_t pid;
 	uid_t uid;
 
-	while ((c = mp_getopt(argc, argv, ":s:m:r:h", serve_opts)) != -1) {
-		switch (c) {
-		case 's':
-			path = optarg;
-			break;
-		case 'm':
-			mode = strtoul(optarg, &end, 8);
-			if (!*optarg || *end || mode > 0777)
-				return mp_usage_err("bad --mode '%s': want octal permissions such as 0660",
-						    optarg);
-			break;
-		case 'r':
-			rate = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || rate > 1000000000)
-				return mp_usage_err("bad --rate '%s': want marks a second, 0 (no limit) to 1000000000",
-						    optarg);
-			limit.interval_ns = rate ? 1000000000ULL / rate : 0;
-			break;
-		case 'h':
-			serve_help();
-			return MP_EXIT_OK;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	rc = mp_opt_parse(&serve_cmd, argc, argv, &set, &res);
+	if (rc != MP_OPT_RUN)
+		return rc;
+	if (res.argi < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
+	path = set.socket;
+	limit.interval_ns = set.rate ? 1000000000ULL / set.rate : 0;
 	prog = marks_prog_fd();
 	if (prog < 0) {
 		mp_err("loading the marks program: %s", strerror(-prog));
 		return MP_EXIT_ERR;
 	}
 	mkdir("/run/mplane", 0755);
-	sock = serve_socket(path, mode);
+	sock = serve_socket(path, set.mode);
 	if (sock < 0) {
 		mp_err("%s: %s", path, strerror(-sock));
 		close(prog);

@@ -19,6 +19,7 @@
 #include "mp_net.h"
 #include "mp_out.h"
 #include "mp_hist.h"
+#include "mp_opt.h"
 #include "mp_rtnl.h"
 #include "mp_seqstat.h"
 #include "mplanectl.h"
@@ -31,11 +32,56 @@
  * reader drops is not the path's loss (socket_drops counts it apart). */
 #define RECV_RCVBUF	(8 << 20)
 
-static void recv_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] traffic recv [OPTIONS]\n"
-"\n"
+/* The value of a macro that is a plain number, as a string. */
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
+
+struct recv_cfg {
+	uint64_t port;
+	const char *bind;
+	const char *dev;
+	uint64_t count;		/* 0: no limit */
+	uint64_t timeout_ns;	/* 0: none */
+	uint64_t idle_ns;	/* 0: none */
+	uint64_t expect;	/* 0: not known */
+	uint64_t fault_window_ns;
+	const char *watch_link;
+	const char *ready_file;
+};
+
+#define AT(member)	MP_OPT_AT(struct recv_cfg, member)
+static const struct mp_opt recv_opts[] = {
+	{ "port", 'p', MP_OPT_UINT, AT(port), "PORT",
+	  "UDP port; 0 for any free one", .max = 65535,
+	  .def = STR(TRAFFIC_PORT) },
+	{ "bind", 'b', MP_OPT_STRING, AT(bind), "ADDR",
+	  .help = "receive only what is sent to local address ADDR" },
+	{ "dev", 0, MP_OPT_STRING, AT(dev), "IFNAME",
+	  .help = "receive only what comes in on IFNAME (SO_BINDTODEVICE)" },
+	{ "count", 'c', MP_OPT_UINT, AT(count), "N",
+	  "stop after N packets (duplicates included)", .min = 1 },
+	{ "timeout", 't', MP_OPT_SECONDS, AT(timeout_ns), "SEC",
+	  "stop after SEC seconds in all; 0 for never", .def = "never" },
+	{ "idle", 'i', MP_OPT_SECONDS, AT(idle_ns), "SEC",
+	  "stop once SEC seconds pass without a packet, after the first one; 0 for never",
+	  .def = "never" },
+	{ "expect", 'e', MP_OPT_UINT, AT(expect), "N",
+	  "the sender sends N packets per flow, numbered from 0: its --count divided by its --flows",
+	  .min = 1 },
+	{ "fault-window", 0, MP_OPT_SECONDS, AT(fault_window_ns), "SEC",
+	  "how far from a fault, before and after it, an arrival's gaps count as near it",
+	  .def = "0.005" },
+	{ "watch-link", 0, MP_OPT_STRING, AT(watch_link), "IFNAME",
+	  .help = "a change of IFNAME (in recv's namespace) is a fault: the outage of a failover that lost nothing" },
+	{ "ready-file", 0, MP_OPT_STRING, AT(ready_file), "PATH",
+	  .help = "once the socket is bound, write its port to PATH (removed when recv ends): wait for PATH, not a fixed time, before starting the sender" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd recv_cmd = {
+	.usage = "traffic recv [OPTIONS]",
+	.about =
 "Receive the packets of 'mplanectl traffic send' on UDP port PORT (IPv4\n"
 "and IPv6) and account for each flow: packets received, lost, reordered\n"
 "(arrived after a higher sequence number) and duplicated, and the lowest\n"
@@ -82,68 +128,20 @@ static void recv_help(void)
 "   \"reordered\":0,\"duplicates\":0,\"first_seq\":0,\"last_seq\":1999,\n"
 "   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_excess_gap_us\":3.100}]}\n"
 "\"expect\" is there only with --expect, \"link_changes\" only with\n"
-"--watch-link; the gaps near a fault are null without one.  \"socket_drops\" is what the socket\n"
-"dropped because recv did not read in time: not the path's loss.\n"
-"\"stopped_by\" is count, timeout, idle, signal or error; \"timestamps\" is\n"
-"kernel, user (clock_gettime() at receive time, when the kernel gave none)\n"
-"or mixed.\n"
-"\n"
-"Options:\n"
-"  -p, --port PORT        UDP port (default %u); 0 for any free one\n"
-"  -b, --bind ADDR        receive only what is sent to local address ADDR\n"
-"      --dev IFNAME       receive only what comes in on IFNAME\n"
-"  -c, --count N          stop after N packets (duplicates included)\n"
-"  -t, --timeout SEC      stop after SEC seconds in all (default: never)\n"
-"  -i, --idle SEC         stop once SEC seconds pass without a packet, after\n"
-"                         the first one (default: never)\n"
-"  -e, --expect N         the sender sends N packets per flow (its --count\n"
-"                         with one flow)\n"
-"      --fault-window SEC the window of the gaps near a fault (default 0.005)\n"
-"      --watch-link IFNAME  a change of IFNAME (in recv's namespace) is a\n"
-"                         fault: the outage of a failover that lost nothing\n"
-"      --ready-file PATH  once the socket is bound, write its port to PATH\n"
-"                         (removed when recv ends): wait for PATH, not a\n"
-"                         fixed time, before starting the sender\n"
-"  -h, --help             show this help\n"
+"--watch-link; the gaps near a fault are null without one.  \"socket_drops\"\n"
+"is what the socket dropped because recv did not read in time: not the\n"
+"path's loss.  \"stopped_by\" is count, timeout, idle, signal or error;\n"
+"\"timestamps\" is kernel, user (clock_gettime() at receive time, when the\n"
+"kernel gave none) or mixed.\n"
 "\n"
 "Exit status is 0 when packets were received, 1 when none were or on an\n"
-"error.\n"
-"\n"
+"error.\n",
+	.opts = recv_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl traffic recv --idle 1                  until 1 s of silence\n"
 "  mplanectl -j traffic recv -e 20000 -i 1 -t 30 | jq .lost\n"
 "  mplanectl -n b traffic recv --ready-file /run/rx.ready --count 1000 &\n",
-	       TRAFFIC_PORT);
-}
-
-enum { OPT_DEV = 256, OPT_READY, OPT_FAULT_WINDOW, OPT_WATCH_LINK };
-
-static const struct option recv_opts[] = {
-	{ "port",	required_argument,	NULL, 'p' },
-	{ "bind",	required_argument,	NULL, 'b' },
-	{ "dev",	required_argument,	NULL, OPT_DEV },
-	{ "count",	required_argument,	NULL, 'c' },
-	{ "timeout",	required_argument,	NULL, 't' },
-	{ "idle",	required_argument,	NULL, 'i' },
-	{ "expect",	required_argument,	NULL, 'e' },
-	{ "fault-window", required_argument,	NULL, OPT_FAULT_WINDOW },
-	{ "watch-link",	required_argument,	NULL, OPT_WATCH_LINK },
-	{ "ready-file",	required_argument,	NULL, OPT_READY },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
-};
-
-struct recv_cfg {
-	uint64_t port;
-	const char *bind;
-	const char *dev;
-	uint64_t count;		/* 0: no limit */
-	uint64_t timeout_ns;	/* 0: none */
-	uint64_t idle_ns;	/* 0: none */
-	uint64_t expect;	/* 0: not known */
-	uint64_t fault_window_ns;
-	const char *watch_link;
-	const char *ready_file;
 };
 
 struct rx_flow {
@@ -757,61 +755,20 @@ static void print_text(const struct receiver *r)
 	printf("stopped by %s\n", r->stopped_by);
 }
 
-/* parse() showed --help: the command is done, and succeeded. */
-#define PARSE_HELP	(-1)
-
-/* 0, PARSE_HELP or the exit status of a mistake, reported. */
+/* MP_OPT_RUN, or the status to exit with (a mistake is reported). */
 static int parse(int argc, char **argv, struct recv_cfg *cfg)
 {
-	int c, err = 0;
+	struct mp_opt_result res;
+	int err;
 
-	while (!err && (c = mp_getopt(argc, argv, ":p:b:c:t:i:e:h", recv_opts)) != -1) {
-		switch (c) {
-		case 'p':
-			err = mp_arg_u64("--port", optarg, 0, 65535, &cfg->port);
-			break;
-		case 'b':
-			cfg->bind = optarg;
-			break;
-		case OPT_DEV:
-			cfg->dev = optarg;
-			break;
-		case 'c':
-			err = mp_arg_u64("--count", optarg, 1, UINT64_MAX, &cfg->count);
-			break;
-		case 't':
-			err = mp_arg_seconds("--timeout", optarg, &cfg->timeout_ns);
-			break;
-		case 'i':
-			err = mp_arg_seconds("--idle", optarg, &cfg->idle_ns);
-			break;
-		case 'e':
-			err = mp_arg_u64("--expect", optarg, 1, UINT64_MAX, &cfg->expect);
-			break;
-		case OPT_FAULT_WINDOW:
-			err = mp_arg_seconds("--fault-window", optarg,
-					     &cfg->fault_window_ns);
-			break;
-		case OPT_WATCH_LINK:
-			cfg->watch_link = optarg;
-			break;
-		case OPT_READY:
-			cfg->ready_file = optarg;
-			break;
-		case 'h':
-			recv_help();
-			return PARSE_HELP;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (err)
+	err = mp_opt_parse(&recv_cmd, argc, argv, cfg, &res);
+	if (err != MP_OPT_RUN)
 		return err;
-	if (optind < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	if (res.argi < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
 	if (cfg->dev && !mp_ifindex(cfg->dev))
 		return MP_EXIT_ERR;
-	return 0;
+	return MP_OPT_RUN;
 }
 
 static void receiver_free(struct receiver *r)
@@ -837,8 +794,8 @@ int traffic_recv_main(int argc, char **argv)
 	int err;
 
 	err = parse(argc, argv, &cfg);
-	if (err)
-		return err == PARSE_HELP ? MP_EXIT_OK : err;
+	if (err != MP_OPT_RUN)
+		return err;
 	/* Its histogram makes it too big for the stack. */
 	r = calloc(1, sizeof(*r));
 	if (!r) {

@@ -12,6 +12,7 @@
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_net.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "traffic.h"
@@ -21,19 +22,148 @@
 #define SEND_SIZE	64
 #define SEND_MAX_SIZE	65507		/* the most an IPv4 UDP datagram holds */
 #define SEND_BURST	256
-/* A CNP: BTH, 16 reserved bytes, ICRC. */
-#define SEND_CNP_SIZE	(TRAFFIC_BTH_LEN + 16 + TRAFFIC_ICRC_LEN)
+#define SEND_MAX_BURST	1000000
+/* A CNP: BTH, 16 reserved bytes, ICRC; a literal, for --help. */
+#define SEND_CNP_SIZE	32
+_Static_assert(SEND_CNP_SIZE == TRAFFIC_BTH_LEN + 16 + TRAFFIC_ICRC_LEN,
+	       "a CNP's size");
 #define BTH_OP_RC_SEND_ONLY	0x04
 
-static void send_help(void)
+/* The value of a macro that is a plain number, as a string. */
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
+
+/* --roce, --cnp and --opcode, in the order given: --cnp sets the opcode
+ * that an --opcode after it overrides. */
+struct send_roce {
+	bool on;		/* RoCEv2-shaped payloads */
+	bool cnp;
+	struct traffic_roce bth;
+};
+
+struct send_cfg {
+	struct sockaddr_storage to;
+	socklen_t to_len;
+	const char *dev;
+	uint64_t rate;
+	uint64_t count;		/* 0: no limit */
+	uint64_t duration_ns;	/* 0: no limit */
+	uint64_t size;
+	uint64_t flows;
+	uint64_t burst;
+	uint64_t tos_arg;	/* --tos, when given */
+	int tos;		/* -1: leave the socket's */
+	int ecn;		/* -1: that of --tos */
+	struct send_roce roce;
+};
+
+/* --duration: seconds as every command takes them, but not 0, which
+ * would end the stream before it began. */
+static int parse_duration(const char *opt, const char *arg, void *field)
 {
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] traffic send [OPTIONS] ADDR[:PORT]\n"
-"\n"
+	uint64_t *ns = field;
+	int err = mp_arg_seconds(opt, arg, ns);
+
+	if (!err && !*ns)
+		err = mp_usage_err("bad %s '%s': want more than 0 seconds",
+				   opt, arg);
+	return err;
+}
+
+static int parse_qpn(const char *opt, const char *arg, struct send_roce *r)
+{
+	uint64_t v;
+	int err = mp_arg_u64(opt, arg, 0, MPLANE_BTH_QPN_MASK, &v);
+
+	if (err)
+		return err;
+	r->on = true;
+	r->bth.qpn = v;
+	return MP_EXIT_OK;
+}
+
+static int parse_roce(const char *opt, const char *arg, void *field)
+{
+	return parse_qpn(opt, arg, field);
+}
+
+static int parse_cnp(const char *opt, const char *arg, void *field)
+{
+	struct send_roce *r = field;
+	int err = parse_qpn(opt, arg, r);
+
+	if (err)
+		return err;
+	r->cnp = true;
+	r->bth.opcode = MPLANE_BTH_OPCODE_CNP;
+	return MP_EXIT_OK;
+}
+
+static int parse_opcode(const char *opt, const char *arg, void *field)
+{
+	struct send_roce *r = field;
+	uint64_t v;
+	int err = mp_arg_u64(opt, arg, 0, 255, &v);
+
+	if (!err)
+		r->bth.opcode = v;
+	return err;
+}
+
+/* The codepoints' names, by value: ECT(1) is 01, ECT(0) 10 and CE 11. */
+static const char *const ecn_names[] = { "not-ect", "ect1", "ect0", "ce", NULL };
+
+#define AT(member)	MP_OPT_AT(struct send_cfg, member)
+static const struct mp_opt send_opts[] = {
+	{ "rate", 'r', MP_OPT_UINT, AT(rate), "PPS",
+	  "packets per second over all flows",
+	  .min = 1, .max = SEND_MAX_RATE, .def = STR(SEND_RATE) },
+	{ "count", 'c', MP_OPT_UINT, AT(count), "N",
+	  "send N packets over all flows, then stop", .min = 1 },
+	{ "duration", 'd', MP_OPT_CUSTOM, AT(duration_ns), "SEC",
+	  "send for SEC seconds, such as 10 or 0.5; without --count or --duration, until SIGINT or SIGTERM",
+	  .parse = parse_duration },
+	{ "size", 's', MP_OPT_UINT, AT(size), "BYTES",
+	  "UDP payload, the header and zeros",
+	  .min = TRAFFIC_HDR_LEN, .max = SEND_MAX_SIZE,
+	  .def = STR(SEND_SIZE) ", " STR(SEND_CNP_SIZE) " with --cnp" },
+	{ "flows", 'f', MP_OPT_UINT, AT(flows), "K",
+	  "K flows, round-robin over K sockets, each with its own source port and sequence numbers",
+	  .min = 1, .max = TRAFFIC_MAX_FLOWS, .def = "1" },
+	{ "dev", 0, MP_OPT_STRING, AT(dev), "IFNAME",
+	  .help = "send through IFNAME only (SO_BINDTODEVICE)" },
+	{ "tos", 0, MP_OPT_UINT, AT(tos_arg), "N",
+	  "TOS (IPv4) or traffic class (IPv6) byte, such as 0x10",
+	  .max = 255 },
+	{ "burst", 0, MP_OPT_UINT, AT(burst), "N",
+	  "most packets sent back to back to catch up",
+	  .min = 1, .max = SEND_MAX_BURST, .def = STR(SEND_BURST) },
+	{ "roce", 0, MP_OPT_CUSTOM, AT(roce), "QPN",
+	  "RoCEv2-shaped: UDP to port " STR(MPLANE_ROCEV2_PORT) " (unless ADDR has one), the payload an InfiniBand BTH to destination QP QPN (0 to 0xffffff) with the flow's sequence number as PSN, then the header, zeros and a 4-byte ICRC placeholder (recv finds the header after the BTH)",
+	  .parse = parse_roce },
+	{ "cnp", 0, MP_OPT_CUSTOM, AT(roce), "QPN",
+	  "CNPs (BTH opcode 0x81) to QP QPN: --roce QPN --opcode 0x81, and " STR(SEND_CNP_SIZE) " bytes unless --size says",
+	  .parse = parse_cnp },
+	{ "opcode", 0, MP_OPT_CUSTOM, AT(roce), "N",
+	  "BTH opcode of --roce, 0 to 255", .parse = parse_opcode,
+	  .def = "0x04, RC SEND ONLY" },
+	{ "ackreq-every", 0, MP_OPT_UINT, AT(roce.bth.ackreq_every), "N",
+	  "set the BTH ack-request bit on every Nth packet of a flow",
+	  .min = 1, .def = "none" },
+	{ "ecn", 0, MP_OPT_CHOICE, AT(ecn), "CODE",
+	  "the IP ECN field, in the two low bits of --tos, which the kernel keeps for UDP",
+	  .choices = ecn_names },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd send_cmd = {
+	.usage = "traffic send [OPTIONS] ADDR[:PORT]",
+	.about =
 "Send UDP packets to ADDR at a steady rate, each with its flow, sequence\n"
 "number and send time, for 'mplanectl traffic recv' to measure.  ADDR is\n"
 "an IPv4 or IPv6 address or a host name; an IPv6 address takes a port\n"
-"only in brackets, as in [fd00::2]:9000.  The port is %u unless given.\n"
+"only in brackets, as in [fd00::2]:9000.  The port is " STR(TRAFFIC_PORT) " unless given.\n"
 "\n"
 "Packet i is due at start + i/PPS.  The sender sleeps until the next one\n"
 "is due; when it has fallen behind (it did not get the CPU in time) it\n"
@@ -56,83 +186,15 @@ static void send_help(void)
 "\"max_late_us\" is how far behind schedule a packet went out at worst;\n"
 "\"first_error\" is there when \"errors\" is not 0.\n"
 "\n"
-"Options:\n"
-"  -r, --rate PPS       packets per second over all flows (default %u)\n"
-"  -c, --count N        send N packets over all flows, then stop\n"
-"  -d, --duration SEC   send for SEC seconds, such as 10 or 0.5; without\n"
-"                       --count or --duration, until SIGINT or SIGTERM\n"
-"  -s, --size BYTES     UDP payload, %u (the header) to %u (default %u)\n"
-"  -f, --flows K        K flows, 1 to %u (default 1)\n"
-"      --dev IFNAME     send through IFNAME only (SO_BINDTODEVICE)\n"
-"      --tos N          TOS (IPv4) or traffic class (IPv6) byte, e.g. 0x10\n"
-"      --burst N        most packets sent back to back to catch up\n"
-"                       (default %u)\n"
-"      --roce QPN       RoCEv2-shaped: UDP to port %u (unless ADDR has\n"
-"                       one), the payload an InfiniBand BTH to destination\n"
-"                       QP QPN with the flow's sequence number as PSN,\n"
-"                       then the header above, zeros and a 4-byte ICRC\n"
-"                       placeholder (recv finds the header after the BTH)\n"
-"      --cnp QPN        CNPs (BTH opcode 0x81) to QP QPN: --roce QPN\n"
-"                       --opcode 0x81, and %u bytes unless --size says\n"
-"      --opcode N       BTH opcode of --roce (default 0x04, RC SEND ONLY)\n"
-"      --ackreq-every N set the BTH ack-request bit on every Nth packet\n"
-"                       of a flow (default: on none)\n"
-"      --ecn CODE       the IP ECN field: ect0, ect1 or ce, in the two\n"
-"                       low bits of --tos (the kernel keeps them for UDP)\n"
-"  -h, --help           show this help\n"
-"\n"
-"Exit status is 0 when at least one packet went out.\n"
-"\n"
+"Exit status is 0 when at least one packet went out.\n",
+	.opts = send_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl traffic send 10.0.0.2 --count 20000         1 s at 20000 pps\n"
 "  mplanectl traffic send [fd00::2]:9001 -r 1000 -d 10   IPv6, 10 s at 1000 pps\n"
 "  mplanectl -n a traffic send 10.0.0.2 -f 4 -c 4000     4 flows of 1000\n"
 "  mplanectl traffic send 10.0.0.2 --roce 0x11 --ecn ce --ackreq-every 4 -c 100\n"
 "  mplanectl traffic send 10.0.0.2 --cnp 0x11 -c 10        10 CNPs to QP 0x11\n",
-	       TRAFFIC_PORT, SEND_RATE, TRAFFIC_HDR_LEN, SEND_MAX_SIZE,
-	       SEND_SIZE, TRAFFIC_MAX_FLOWS, SEND_BURST, MPLANE_ROCEV2_PORT,
-	       SEND_CNP_SIZE);
-}
-
-enum {
-	OPT_DEV = 256, OPT_TOS, OPT_BURST, OPT_ROCE, OPT_CNP, OPT_OPCODE,
-	OPT_ACKREQ, OPT_ECN,
-};
-
-static const struct option send_opts[] = {
-	{ "rate",	required_argument,	NULL, 'r' },
-	{ "count",	required_argument,	NULL, 'c' },
-	{ "duration",	required_argument,	NULL, 'd' },
-	{ "size",	required_argument,	NULL, 's' },
-	{ "flows",	required_argument,	NULL, 'f' },
-	{ "dev",	required_argument,	NULL, OPT_DEV },
-	{ "tos",	required_argument,	NULL, OPT_TOS },
-	{ "burst",	required_argument,	NULL, OPT_BURST },
-	{ "roce",	required_argument,	NULL, OPT_ROCE },
-	{ "cnp",	required_argument,	NULL, OPT_CNP },
-	{ "opcode",	required_argument,	NULL, OPT_OPCODE },
-	{ "ackreq-every", required_argument,	NULL, OPT_ACKREQ },
-	{ "ecn",	required_argument,	NULL, OPT_ECN },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
-};
-
-struct send_cfg {
-	struct sockaddr_storage to;
-	socklen_t to_len;
-	const char *dev;
-	uint64_t rate;
-	uint64_t count;		/* 0: no limit */
-	uint64_t duration_ns;	/* 0: no limit */
-	uint64_t size;
-	uint64_t flows;
-	uint64_t burst;
-	int tos;		/* -1: leave the socket's */
-	int ecn;		/* -1: that of --tos */
-	bool roce;		/* RoCEv2-shaped payloads */
-	bool cnp;
-	bool size_set;
-	struct traffic_roce bth;
 };
 
 struct send_flow {
@@ -238,8 +300,8 @@ static int sender_open(struct sender *s, const struct send_cfg *cfg)
 
 static void payload_put(const struct sender *s, const struct traffic_pkt *p)
 {
-	if (s->cfg->roce)
-		traffic_roce_put(s->buf, s->cfg->size, &s->cfg->bth, p);
+	if (s->cfg->roce.on)
+		traffic_roce_put(s->buf, s->cfg->size, &s->cfg->roce.bth, p);
 	else
 		traffic_hdr_put(s->buf, p);
 }
@@ -384,123 +446,36 @@ static void print_text(const struct sender *s, const char *to)
 		       s->cfg->burst, s->slipped);
 }
 
-static int ecn_arg(const char *arg, int *ecn)
-{
-	static const char *const names[] = { "not-ect", "ect1", "ect0", "ce" };
-	int i;
-
-	/* The codepoints: ECT(1) is 01, ECT(0) 10 and CE 11. */
-	for (i = 0; i < 4; i++) {
-		if (!strcmp(arg, names[i])) {
-			*ecn = i;
-			return 0;
-		}
-	}
-	return mp_usage_err("bad --ecn '%s': want ect0, ect1 or ce", arg);
-}
-
-/* The RoCEv2 options; 1 when @c is not one of them. */
-static int roce_opt(int c, struct send_cfg *cfg)
-{
-	uint64_t v;
-	int err;
-
-	switch (c) {
-	case OPT_CNP:
-		cfg->cnp = true;
-		cfg->bth.opcode = MPLANE_BTH_OPCODE_CNP;
-		/* fall through */
-	case OPT_ROCE:
-		cfg->roce = true;
-		err = mp_arg_u64(c == OPT_CNP ? "--cnp" : "--roce", optarg, 0,
-				 MPLANE_BTH_QPN_MASK, &v);
-		cfg->bth.qpn = v;
-		return err;
-	case OPT_OPCODE:
-		err = mp_arg_u64("--opcode", optarg, 0, 255, &v);
-		cfg->bth.opcode = v;
-		return err;
-	case OPT_ACKREQ:
-		return mp_arg_u64("--ackreq-every", optarg, 1, UINT64_MAX,
-				  &cfg->bth.ackreq_every);
-	case OPT_ECN:
-		return ecn_arg(optarg, &cfg->ecn);
-	}
-	return 1;
-}
-
 /* What the RoCEv2 and ECN options change in the others, once all are in. */
-static void roce_defaults(struct send_cfg *cfg, uint16_t *port)
+static void roce_defaults(struct send_cfg *cfg, bool size_given,
+			  uint16_t *port)
 {
 	if (cfg->ecn >= 0)
 		cfg->tos = ((cfg->tos < 0 ? 0 : cfg->tos) & ~3) | cfg->ecn;
-	if (!cfg->roce)
+	if (!cfg->roce.on)
 		return;
 	*port = MPLANE_ROCEV2_PORT;
-	if (cfg->cnp && !cfg->size_set)
+	if (cfg->roce.cnp && !size_given)
 		cfg->size = SEND_CNP_SIZE;
 }
 
-/* parse() showed --help: the command is done, and succeeded. */
-#define PARSE_HELP	(-1)
-
-/* 0, PARSE_HELP or the exit status of a mistake, reported. */
+/* MP_OPT_RUN, or the status to exit with (a mistake is reported). */
 static int parse(int argc, char **argv, struct send_cfg *cfg)
 {
-	char host[256];
 	uint16_t port = TRAFFIC_PORT;
+	struct mp_opt_result res;
 	const char *arg;
-	uint64_t tos;
-	int c, err = 0;
+	char host[256];
+	int err;
 
-	while (!err && (c = mp_getopt(argc, argv, ":r:c:d:s:f:h", send_opts)) != -1) {
-		err = roce_opt(c, cfg);
-		if (err != 1)
-			continue;
-		err = 0;
-		switch (c) {
-		case 'r':
-			err = mp_arg_u64("--rate", optarg, 1, SEND_MAX_RATE, &cfg->rate);
-			break;
-		case 'c':
-			err = mp_arg_u64("--count", optarg, 1, UINT64_MAX, &cfg->count);
-			break;
-		case 'd':
-			err = mp_arg_seconds("--duration", optarg, &cfg->duration_ns);
-			if (!err && !cfg->duration_ns)
-				err = mp_usage_err("bad --duration '%s': want more than 0 seconds", optarg);
-			break;
-		case 's':
-			err = mp_arg_u64("--size", optarg, TRAFFIC_HDR_LEN,
-					 SEND_MAX_SIZE, &cfg->size);
-			cfg->size_set = true;
-			break;
-		case 'f':
-			err = mp_arg_u64("--flows", optarg, 1, TRAFFIC_MAX_FLOWS,
-					 &cfg->flows);
-			break;
-		case OPT_DEV:
-			cfg->dev = optarg;
-			break;
-		case OPT_TOS:
-			err = mp_arg_u64("--tos", optarg, 0, 255, &tos);
-			cfg->tos = tos;
-			break;
-		case OPT_BURST:
-			err = mp_arg_u64("--burst", optarg, 1, 1000000, &cfg->burst);
-			break;
-		case 'h':
-			send_help();
-			return PARSE_HELP;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (err)
+	err = mp_opt_parse(&send_cmd, argc, argv, cfg, &res);
+	if (err != MP_OPT_RUN)
 		return err;
 	if (cfg->count && cfg->duration_ns)
 		return mp_usage_err("--count and --duration exclude each other");
-	roce_defaults(cfg, &port);
+	if (mp_opt_given(&send_cmd, &res, "tos"))
+		cfg->tos = cfg->tos_arg;
+	roce_defaults(cfg, mp_opt_given(&send_cmd, &res, "size"), &port);
 	arg = mp_single_arg(argc, argv, "ADDR");
 	if (!arg)
 		return MP_EXIT_USAGE;
@@ -509,7 +484,8 @@ static int parse(int argc, char **argv, struct send_cfg *cfg)
 		return err;
 	if (cfg->dev && !mp_ifindex(cfg->dev))
 		return MP_EXIT_ERR;
-	return mp_resolve(host, port, &cfg->to, &cfg->to_len);
+	err = mp_resolve(host, port, &cfg->to, &cfg->to_len);
+	return err ? err : MP_OPT_RUN;
 }
 
 int traffic_send_main(int argc, char **argv)
@@ -521,15 +497,15 @@ int traffic_send_main(int argc, char **argv)
 		.burst = SEND_BURST,
 		.tos = -1,
 		.ecn = -1,
-		.bth.opcode = BTH_OP_RC_SEND_ONLY,
+		.roce.bth.opcode = BTH_OP_RC_SEND_ONLY,
 	};
 	char to[MP_SOCKADDR_STRLEN];
 	struct sender s;
 	int err;
 
 	err = parse(argc, argv, &cfg);
-	if (err)
-		return err == PARSE_HELP ? MP_EXIT_OK : err;
+	if (err != MP_OPT_RUN)
+		return err;
 	if (sender_open(&s, &cfg))
 		return MP_EXIT_ERR;
 	/* The default slack of 50 us would make every sleep that late. */
