@@ -20,6 +20,9 @@ test_man_has_every_table() {
 
 	[ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
 	page=$(<"$PAGE")
+	# The global options first: mplanectl's own table.
+	list=$("$MPLANECTL" --help-man)
+	[[ -n $list && $page == *"$list"* ]] || missing+=("(global options)")
 	for g in $(commands_of); do
 		for c in $(commands_of "$g") ""; do
 			# shellcheck disable=SC2086 # no command: the group itself

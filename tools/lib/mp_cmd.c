@@ -6,14 +6,20 @@
 #include "mp_cmd.h"
 #include "mp_out.h"
 
-void mp_group_help(const struct mp_group *group, FILE *f)
+void mp_group_commands(const struct mp_group *group, FILE *f)
 {
 	const struct mp_cmd *cmd;
 
-	fputs(group->usage, f);
-	fputs("\nCommands:\n", f);
+	fputs("Commands:\n", f);
 	for (cmd = group->cmds; cmd->name; cmd++)
 		fprintf(f, "  %-12s %s\n", cmd->name, cmd->summary);
+}
+
+void mp_group_help(const struct mp_group *group, FILE *f)
+{
+	fputs(group->usage, f);
+	fputc('\n', f);
+	mp_group_commands(group, f);
 	if (group->footer)
 		fprintf(f, "\n%s", group->footer);
 }

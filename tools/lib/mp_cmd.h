@@ -35,6 +35,8 @@ struct mp_group {
  * command is a usage error, and "help", -h or --help show the group.
  */
 int mp_group_run(const struct mp_group *group, int argc, char **argv);
+/* The "Commands:" list of @group, as its help shows it. */
+void mp_group_commands(const struct mp_group *group, FILE *f);
 void mp_group_help(const struct mp_group *group, FILE *f);
 
 /*

@@ -9,6 +9,7 @@
 #include "mp_bpf.h"
 #include "mp_cmd.h"
 #include "mp_net.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "telemetry.h"
@@ -28,74 +29,80 @@ static const struct mp_cmd groups[] = {
 
 static const struct mp_group mplanectl = {
 	.usage =
-"Usage: mplanectl [GLOBAL OPTIONS] GROUP COMMAND [OPTIONS] [ARGS]\n"
-"\n"
-"Control the mplane AI-fabric datapath.\n",
+"Usage: mplanectl [GLOBAL OPTIONS] GROUP COMMAND [OPTIONS] [ARGS]\n",
+	.cmds = groups,
+};
+
+struct global_settings {
+	const char *netns;
+	bool json, verbose, version;
+};
+
+#define AT(member)	MP_OPT_AT(struct global_settings, member)
+static const struct mp_opt global_opts[] = {
+	{ "netns", 'n', MP_OPT_STRING, AT(netns), "NAME",
+	  .help = "act in network namespace NAME (one 'ip netns add' made), entered before anything else is done; unlike 'ip netns exec' the mount namespace stays the host's, so /sys/fs/bpf and all other files are the host's" },
+	{ "json", 'j', MP_OPT_FLAG, AT(json), NULL,
+	  .help = "print results as one JSON object per command, on one line (a command that prints nothing on success prints nothing with -j either); unlike the other global options also taken after the command (mplanectl link show -j), unless that command has a -j of its own" },
+	{ "verbose", 'v', MP_OPT_FLAG, AT(verbose), NULL,
+	  .help = "show libbpf's log, such as the verifier's output when a program does not load; without it libbpf stays silent and only mplanectl's own errors are printed" },
+	{ "version", 'V', MP_OPT_FLAG, AT(version), NULL,
+	  .help = "show the version of mplanectl and of the libbpf it runs with" },
+	{}
+};
+#undef AT
+
+static void list_groups(FILE *f)
+{
+	mp_group_commands(&mplanectl, f);
+}
+
+static const struct mp_opt_cmd main_cmd = {
+	.usage = "GROUP COMMAND [OPTIONS] [ARGS]",
+	.about = "Control the mplane AI-fabric datapath.\n\n",
+	.about_table = list_groups,
+	.about_end = "The global options below go before GROUP.\n",
+	.opts = global_opts,
+	/* Stop at GROUP, whose commands parse the rest. */
+	.options_first = true,
 	.footer =
-"Global options (they go before GROUP):\n"
-"  -n, --netns NAME  act in network namespace NAME (see ip-netns(8)); only\n"
-"                    the network namespace changes, files stay the host's\n"
-"  -j, --json        print results as JSON (also taken after the command)\n"
-"  -v, --verbose     show libbpf's log, e.g. the verifier's\n"
-"  -h, --help        show this help\n"
-"  -V, --version     show the version\n"
-"\n"
 "Run 'mplanectl GROUP --help' for the commands of a group.  Exit status is\n"
 "0 on success, 1 when a command fails and 2 for a wrong command line.\n"
 "\n"
 "Examples:\n"
 "  mplanectl bpf attach eth0\n"
 "  mplanectl -n blue -j bpf status veth1\n",
-	.cmds = groups,
-};
-
-static const struct option global_opts[] = {
-	{ "netns",	required_argument,	NULL, 'n' },
-	{ "json",	no_argument,		NULL, 'j' },
-	{ "verbose",	no_argument,		NULL, 'v' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ "version",	no_argument,		NULL, 'V' },
-	{}
 };
 
 int main(int argc, char **argv)
 {
-	const char *netns = NULL;
-	bool verbose = false;
-	int c, err;
+	struct global_settings set = {};
+	struct mp_opt_result res;
+	int err;
 
 	mp_progname = "mplanectl";
-	/* '+': stop at GROUP, whose commands parse the rest. */
-	while ((c = mp_getopt(argc, argv, "+:n:jvhV", global_opts)) != -1) {
-		switch (c) {
-		case 'n':
-			netns = optarg;
-			break;
-		case 'j':
-			mp_json = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			mp_group_help(&mplanectl, stdout);
-			return MP_EXIT_OK;
-		case 'V':
-			printf("mplanectl %s (libbpf %u.%u)\n", MPLANE_VERSION,
-			       libbpf_major_version(), libbpf_minor_version());
-			return MP_EXIT_OK;
-		default:
-			return MP_EXIT_USAGE;
-		}
+	err = mp_opt_parse(&main_cmd, argc, argv, &set, &res);
+	if (err != MP_OPT_RUN)
+		return err;
+	if (set.version) {
+		printf("mplanectl %s (libbpf %u.%u)\n", MPLANE_VERSION,
+		       libbpf_major_version(), libbpf_minor_version());
+		return MP_EXIT_OK;
+	}
+	if (set.json)
+		mp_json = true;
+	if (res.argi >= argc) {
+		mp_opt_help(&main_cmd, stderr);
+		return MP_EXIT_USAGE;
 	}
 	/* Before any socket is opened, so that all of them are in NAME. */
-	if (netns) {
-		err = mp_netns_enter(netns);
+	if (set.netns) {
+		err = mp_netns_enter(set.netns);
 		if (err) {
-			mp_err("netns %s: %s", netns, strerror(-err));
+			mp_err("netns %s: %s", set.netns, strerror(-err));
 			return MP_EXIT_ERR;
 		}
 	}
-	mp_libbpf_setup(verbose);
-	return mp_group_run(&mplanectl, argc - optind, argv + optind);
+	mp_libbpf_setup(set.verbose);
+	return mp_group_run(&mplanectl, argc - res.argi, argv + res.argi);
 }
