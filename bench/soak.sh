@@ -33,9 +33,7 @@ TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-bench-soak.XXXXXX")
 stop_long_runners() {
 	local p
 	[ -f "$TMPD/pids" ] || return 0
-	while read -r p; do
-		kill -INT "$p" 2>/dev/null || true
-	done <"$TMPD/pids"
+	signal_pids_in "$TMPD/pids" INT
 	while read -r p; do
 		busywait 10000 sh -c "! kill -0 $p 2>/dev/null" ||
 			kill -KILL "$p" 2>/dev/null || true

@@ -30,14 +30,7 @@ remove_pins() {
 	done <"$TMPD/pins"
 }
 # The readers a failed test left running would read the next tests' rings.
-stop_readers() {
-	local p
-	[ -f "$TMPD/readers" ] || return 0
-	while read -r p; do
-		kill -KILL "$p" 2>/dev/null || true
-	done <"$TMPD/readers"
-}
-trap '_lib_exit; stop_readers; remove_pins; rm -rf "$TMPD"' EXIT
+trap '_lib_exit; signal_pids_in "$TMPD/readers" KILL; remove_pins; rm -rf "$TMPD"' EXIT
 
 # CLOCK_MONOTONIC in ns, the events' clock (bpf_ktime_get_ns).
 mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }

@@ -172,6 +172,16 @@ link_rate_htb() {
 	tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate "$rate"
 }
 
+# signal_pids_in FILE SIGNAL : SIGNAL to every pid FILE lists (one a
+# line), if FILE is there; pids gone already are no error.
+signal_pids_in() {
+	local p
+	[ -f "$1" ] || return 0
+	while read -r p; do
+		kill -"$2" "$p" 2>/dev/null || true
+	done <"$1"
+}
+
 # busywait TIMEOUT_MS CMD... : run CMD until it succeeds or time runs out.
 busywait() {
 	local deadline=$((${EPOCHREALTIME/./} / 1000 + $1))
