@@ -389,6 +389,43 @@ test_exporter_beside_recorder() {
 	assert_eq "slots at the end" "$(reader_slots)" 0
 }
 
+# marks_dropped N : the drops exporter N's own ring has counted.
+marks_dropped() {
+	curl -sf "http://127.0.0.1:${exp_port[$1]}/metrics" |
+		awk '/^mplane_events_dropped_total\{source="marks"\}/ { n = $2 }
+		     END { print n + 0 }'
+}
+
+# (h) An exporter that falls behind loses only its own records, and
+# says how many, live: stopped through a burst larger than its 1 MiB
+# ring, what it then counts and what it says it dropped add up to the
+# burst; a recorder beside it accounts for the burst in its own ring.
+test_exporter_counts_its_drops() {
+	local f=$TMPD/behind.cap n=30000 seen dropped
+	rm -rf "$MARKS"
+	drain_marks
+	exporter_start 7
+	record "$f" --pin "$MARKS" --poll-hz 0
+	kill -STOP "${exp_pid[7]}"
+	"$MPLANECTL" mark step --repeat $n 13 || { kill -CONT "${exp_pid[7]}"; fail "burst"; }
+	kill -CONT "${exp_pid[7]}"
+	slowwait 20 sh -c "[ \$(( \$(curl -sf http://127.0.0.1:${exp_port[7]}/metrics |
+		awk '/^mplane_events_(total{source=\"marks\",type=\"step_mark\"}|dropped_total{source=\"marks\"})/ { n += \$2 } END { print n + 0 }') )) -eq $n ]" ||
+		fail "seen $(marks_seen 7) + dropped $(marks_dropped 7), want $n"
+	seen=$(marks_seen 7) dropped=$(marks_dropped 7)
+	log "the stopped exporter: $seen seen, $dropped dropped of $n"
+	assert_ge "its drops" "$dropped" 1
+	rec_stop "$f"
+	dump "$f"
+	# The recorder's own ring is mp_events: what it read and what that
+	# ring refused are the burst (all read, on an idle machine).
+	assert_eq "the recorder's marks and its ring's drops" \
+		"$(( $(jq -s '[.[] | select(.frame == "event" and .step == 13)] | length' "$f.jsonl") +
+		    $(jq -s '[.[] | select(.frame == "stats")][0].dropped' "$f.jsonl") ))" $n
+	kill -TERM "${exp_pid[7]}"
+	wait "${exp_pid[7]}" || fail "exporter 7 did not end well"
+}
+
 # (f) RDMA hw_counters, named as the kernel names them.
 test_rdma_counters() {
 	local f=$TMPD/rdma.cap n
@@ -512,5 +549,6 @@ QUICK_TESTS="test_drops_exact"
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_step_mark_recorded test_record_report_round_trip test_poller_series test_ethtool_counters \
 	test_sources_merge test_drops_exact test_drops_exact_throttled test_rdma_counters \
-	test_reader_killed test_exporter_beside_recorder test_kmod_netns_names test_capture_private \
+	test_reader_killed test_exporter_beside_recorder test_exporter_counts_its_drops \
+	test_kmod_netns_names test_capture_private \
 	test_refusals}

@@ -35,7 +35,8 @@ for t in $scripts; do
 	echo "# bpf/$t.sh on $(uname -r)"
 	start=$SECONDS
 	if [ "$t" = telemetry ]; then
-		TESTS="test_drops_exact test_drops_exact_throttled test_exporter_beside_recorder" \
+		TESTS="test_drops_exact test_drops_exact_throttled \
+			test_exporter_beside_recorder test_exporter_counts_its_drops" \
 			bash "$here/$t.sh" || rc=1
 	else
 		bash "$here/$t.sh" || rc=1

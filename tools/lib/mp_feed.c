@@ -745,6 +745,19 @@ static int put_stats(struct mp_feed *f, struct ring_src *s,
 	return deliver(f, MPLANE_CF_STATS, s->id, &cs, sizeof(cs));
 }
 
+int mp_feed_stats(struct mp_feed *f)
+{
+	struct mplane_event_stats now;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < f->nsrc && !err; i++) {
+		read_stats(&f->src[i], &now);
+		err = put_stats(f, &f->src[i], &now);
+	}
+	return err;
+}
+
 int mp_feed_finish(struct mp_feed *f)
 {
 	struct mplane_event_stats *after;

@@ -75,6 +75,13 @@ int mp_feed_rescan(struct mp_feed *feed);
 int mp_feed_poll(struct mp_feed *feed, int timeout_ms);
 
 /*
+ * Deliver each ring's CF_STATS as it stands (produced and dropped since
+ * mp_feed_open(), what was read): a live reader's running counts, which
+ * mp_feed_finish() gives once more at the end.  0, or why it stopped.
+ */
+int mp_feed_stats(struct mp_feed *feed);
+
+/*
  * Stop the pollers, read the producers' counts, drain the rings, emit
  * every counter once more and deliver each ring's CF_STATS (produced and
  * dropped since mp_feed_open()); free the feed.  0, or why it stopped.

@@ -543,7 +543,7 @@ static void events(FILE *f, const struct mp_tm *tm)
 		}
 	}
 	export_family(f, "mplane_events_dropped_total", "counter",
-	       "Events the producers could not put in a full ring (known at the end of a capture).");
+	       "Events the producers could not put in a full ring: live, the exporter's own, updated every second; from a capture, its recorder's.");
 	for (i = 0; i < tm->nsources; i++) {
 		s = &tm->sources[i];
 		fprintf(f, "mplane_events_dropped_total{");
@@ -945,6 +945,10 @@ static int run_live(struct exporter *x, struct mp_feed *feed)
 		if (mp_mono_ns() < next_scan)
 			continue;
 		next_scan = mp_mono_ns() + RESCAN_NS;
+		/* The drops of our rings so far, for mplane_events_dropped_total. */
+		err = mp_feed_stats(feed);
+		if (err)
+			break;
 		added = mp_feed_rescan(feed);
 		if (added > 0)
 			fprintf(stderr, "telemetry export: reading %d more ring%s\n",
