@@ -14,6 +14,7 @@
 #include "mp_cmd.h"
 #include "mp_event.h"
 #include "mp_fault.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "telemetry.h"
 #include "mplane_capture.h"
@@ -265,11 +266,15 @@ static int on_frame(struct dumper *d, const struct mplane_capture_frame *fr,
 	return 0;
 }
 
-static void dump_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] telemetry dump [OPTIONS] FILE\n"
-"\n"
+static const struct mp_opt dump_opts[] = {
+	{ "sorted", 's', MP_OPT_FLAG, MP_OPT_AT(struct dumper, sorted), NULL,
+	  .help = "events in timestamp order, after the other frames and before the stats" },
+	{}
+};
+
+static const struct mp_opt_cmd dump_cmd = {
+	.usage = "telemetry dump [OPTIONS] FILE",
+	.about =
 "Print every frame of a capture made by 'mplanectl telemetry record' as one\n"
 "JSON object per line, in file order, for scripts (jq) and tests.  Each has\n"
 "\"frame\" (source, netns, ifname, counter_name, event or stats), \"source\"\n"
@@ -279,7 +284,7 @@ static void dump_help(void)
 "\n"
 "  source        a source begins; ifname lines name its interfaces\n"
 "  netns         a namespace the source's events may name: inode (as\n"
-"                'stat -L -c %%i /run/netns/NAME' shows) and name (under\n"
+"                'stat -L -c %i /run/netns/NAME' shows) and name (under\n"
 "                /run/netns; \"\" for the recorder's own); the kmod relay\n"
 "                names every one, and its plane events carry the inode\n"
 "                in flags\n"
@@ -294,21 +299,11 @@ static void dump_help(void)
 "                recorded and in_flight\n"
 "\n"
 "Events are in the order they arrived, which across rings is not quite\n"
-"time order; --sorted holds them back and prints them sorted by ts_ns,\n"
-"after the other frames and before the stats.\n"
-"\n"
-"Options:\n"
-"  -s, --sorted   events in timestamp order\n"
-"  -h, --help     show this help\n"
-"\n"
+"time order; --sorted holds them back and prints them sorted by ts_ns.\n",
+	.opts = dump_opts,
+	.footer =
 "Example:\n"
-"  mplanectl telemetry dump run.mpcap | jq -c 'select(.type==\"step_mark\")'\n");
-}
-
-static const struct option dump_opts[] = {
-	{ "sorted",	no_argument,	NULL, 's' },
-	{ "help",	no_argument,	NULL, 'h' },
-	{}
+"  mplanectl telemetry dump run.mpcap | jq -c 'select(.type==\"step_mark\")'\n",
 };
 
 static int dump_file(struct dumper *d, const char *path)
@@ -351,23 +346,16 @@ static int dump_file(struct dumper *d, const char *path)
 
 int telemetry_dump_main(int argc, char **argv)
 {
+	struct mp_opt_result res;
 	struct dumper d = {};
 	const char *path;
 	unsigned int i;
-	int c, err;
+	int err;
 
-	while ((c = mp_getopt(argc, argv, ":sh", dump_opts)) != -1) {
-		switch (c) {
-		case 's':
-			d.sorted = true;
-			break;
-		case 'h':
-			dump_help();
-			return MP_EXIT_OK;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
+	err = mp_opt_parse(&dump_cmd, argc, argv, &d, &res);
+	if (err != MP_OPT_RUN)
+		return err;
+	/* optind is res.argi: the one operand, or what is missing. */
 	path = mp_single_arg(argc, argv, "FILE");
 	if (!path)
 		return MP_EXIT_USAGE;

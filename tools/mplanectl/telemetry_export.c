@@ -67,20 +67,6 @@ struct export_args {
 	double threshold;
 };
 
-/* --threshold: a max/mean ratio, above 1. */
-static int parse_threshold(const char *opt, const char *arg, void *field)
-{
-	double *x = field;
-	char *end;
-
-	errno = 0;
-	*x = strtod(arg, &end);
-	if (errno || end == arg || *end || !(*x > 1) || *x > 100)
-		return mp_usage_err("bad %s '%s': want a ratio above 1, such as 1.25",
-				    opt, arg);
-	return MP_EXIT_OK;
-}
-
 #define AT(member)	MP_OPT_AT(struct export_args, member)
 static const struct mp_opt export_opts[] = {
 	{ "listen", 'l', MP_OPT_STRING, AT(listen), "ADDR[:PORT]",
@@ -98,7 +84,7 @@ static const struct mp_opt export_opts[] = {
 	  .help = "live: poll ethtool -S too, for mplane devices' per-plane CNPs sent and rate cuts (at --poll-hz, 10 if not given)" },
 	{ "threshold", 't', MP_OPT_CUSTOM, AT(threshold), "X",
 	  "flag a symmetry group whose max/mean is above X",
-	  .parse = parse_threshold, .def = "1.25" },
+	  .parse = tv_opt_threshold, .def = "1.25" },
 	{}
 };
 #undef AT

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_feed.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_run.h"
 #include "mplanectl.h"
@@ -31,15 +31,65 @@ struct hist_args {
 	const char *path;
 	unsigned int what;
 	uint64_t duration_ns;
+	uint64_t poll_hz;	/* into feed.poll_hz once in range */
 	struct mp_feed_opts feed;
-	bool bars;
+	bool no_bars, json;
 };
 
-static void help(void)
+/* --what: a comma-separated list of queue, gap and step. */
+static int parse_what(const char *opt, const char *arg, void *field)
 {
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] telemetry hist [OPTIONS] [FILE]\n"
-"\n"
+	char *copy = strdup(arg), *tok, *save = NULL;
+	unsigned int what = 0;
+	int ret = MP_EXIT_OK;
+
+	if (!copy) {
+		mp_err("out of memory");
+		return MP_EXIT_ERR;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "queue"))
+			what |= W_QUEUE;
+		else if (!strcmp(tok, "gap"))
+			what |= W_GAP;
+		else if (!strcmp(tok, "step"))
+			what |= W_STEP;
+		else
+			ret = mp_usage_err("bad %s '%s': want queue, gap or step, comma-separated",
+					   opt, tok);
+	}
+	free(copy);
+	if (!ret && !what)
+		ret = mp_usage_err("empty %s", opt);
+	if (!ret)
+		*(unsigned int *)field = what;
+	return ret;
+}
+
+#define AT(member)	MP_OPT_AT(struct hist_args, member)
+static const struct mp_opt hist_opts[] = {
+	{ "what", 'w', MP_OPT_CUSTOM, AT(what), "LIST",
+	  "some of queue,gap,step, comma-separated",
+	  .parse = parse_what, .def = "queue,gap,step" },
+	{ "duration", 'd', MP_OPT_SECONDS, AT(duration_ns), "S",
+	  "live: how long to listen, in seconds", .def = "1" },
+	{ "fabric", 'f', MP_OPT_STRING, AT(feed.fabric), "NAME",
+	  .help = "live: only this fabric's switch rings" },
+	{ "poll-hz", 'p', MP_OPT_UINT, AT(poll_hz), "N",
+	  "live: poll netdev counters N times a second for delivery gaps, 0 for none",
+	  .max = MP_FEED_POLL_HZ_MAX, .def = "0" },
+	{ "no-bars", 'B', MP_OPT_FLAG, AT(no_bars), NULL,
+	  .help = "leave out the bar charts" },
+	{ "json", 'j', MP_OPT_FLAG, AT(json), NULL,
+	  .help = "print JSON (as the global -j)" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd hist_cmd = {
+	.usage = "telemetry hist [OPTIONS] [FILE]",
+	.about =
 "Histograms with count, p50, p90, p99, p99.9 and max of:\n"
 "  queue  queue depth in bytes, of every plane and port sample: overall\n"
 "         and per plane or port;\n"
@@ -50,64 +100,18 @@ static void help(void)
 "  step   step time: from one 'mark step' of a process to its next, and\n"
 "         from the begin to the end of a 'collective run' iteration.\n"
 "The histograms are log-linear: exact below 128, then 64 buckets per\n"
-"power of two, so a percentile is at most 1/64 (1.6 %%) above the exact\n"
+"power of two, so a percentile is at most 1/64 (1.6 %) above the exact\n"
 "value.  The bars show the counts per power of two.\n"
 "\n"
 "With FILE, read a capture of 'telemetry record'; without, read the live\n"
-"feed (every ring pinned under " MPLANE_BPF_PIN_ROOT ") for --duration.\n"
-"\n"
-"Options:\n"
-"  -w, --what LIST      some of queue,gap,step (default all three)\n"
-"  -d, --duration S     live: how long to listen (default 1)\n"
-"  -f, --fabric NAME    live: only this fabric's switch rings\n"
-"  -p, --poll-hz N      live: poll netdev counters N times a second for\n"
-"                       delivery gaps (default 0: no polling)\n"
-"  -B, --no-bars        leave out the bar charts\n"
-"  -j, --json           print JSON (as the global -j)\n"
-"  -h, --help           show this help\n"
-"\n"
+"feed (every ring pinned under " MPLANE_BPF_PIN_ROOT ") for --duration.\n",
+	.opts = hist_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl telemetry hist /tmp/run.mpcp\n"
 "  mplanectl telemetry hist --what queue --duration 5 --fabric f1\n"
-"  mplanectl -j telemetry hist --what step /tmp/run.mpcp | jq .step.p99\n");
-}
-
-static const struct option opts[] = {
-	{ "what",	required_argument,	NULL, 'w' },
-	{ "duration",	required_argument,	NULL, 'd' },
-	{ "fabric",	required_argument,	NULL, 'f' },
-	{ "poll-hz",	required_argument,	NULL, 'p' },
-	{ "no-bars",	no_argument,		NULL, 'B' },
-	{ "json",	no_argument,		NULL, 'j' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"  mplanectl -j telemetry hist --what step /tmp/run.mpcp | jq .step.p99\n",
 };
-
-static int parse_what(const char *arg, unsigned int *what)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int ret = MP_EXIT_OK;
-
-	if (!copy)
-		return MP_EXIT_ERR;
-	*what = 0;
-	for (tok = strtok_r(copy, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "queue"))
-			*what |= W_QUEUE;
-		else if (!strcmp(tok, "gap"))
-			*what |= W_GAP;
-		else if (!strcmp(tok, "step"))
-			*what |= W_STEP;
-		else
-			ret = mp_usage_err("bad --what '%s': want queue, gap or step, comma-separated",
-					   tok);
-	}
-	free(copy);
-	if (!ret && !*what)
-		ret = mp_usage_err("empty --what");
-	return ret;
-}
 
 /* Live */
 
@@ -254,65 +258,39 @@ static void print_text(const struct hist_args *a, const struct mp_tm *tm)
 				print_line(e->name, mp_tm_queue(tm, e),
 					   tv_bytes);
 		}
-		if (a->bars)
+		if (!a->no_bars)
 			print_bars(&tm->queue, tv_bytes);
 	}
 	if (a->what & W_GAP) {
 		print_head("delivery gaps");
 		print_line("all", &tm->gaps, tv_dur);
-		if (a->bars)
+		if (!a->no_bars)
 			print_bars(&tm->gaps, tv_dur);
 	}
 	if (a->what & W_STEP) {
 		print_head("step time");
 		print_line("all", &tm->steps, tv_dur);
-		if (a->bars)
+		if (!a->no_bars)
 			print_bars(&tm->steps, tv_dur);
 	}
 }
 
 static int parse(int argc, char **argv, struct hist_args *a)
 {
-	uint64_t v;
-	int c;
+	struct mp_opt_result res;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":w:d:f:p:Bjh", opts)) != -1) {
-		switch (c) {
-		case 'w':
-			if (parse_what(optarg, &a->what))
-				return MP_EXIT_USAGE;
-			break;
-		case 'd':
-			if (mp_arg_seconds("--duration", optarg,
-					   &a->duration_ns))
-				return MP_EXIT_USAGE;
-			break;
-		case 'f':
-			a->feed.fabric = optarg;
-			break;
-		case 'p':
-			if (mp_arg_u64("--poll-hz", optarg, 0, MP_FEED_POLL_HZ_MAX, &v))
-				return MP_EXIT_USAGE;
-			a->feed.poll_hz = v;
-			break;
-		case 'B':
-			a->bars = false;
-			break;
-		case 'j':
-			mp_json = true;
-			break;
-		case 'h':
-			help();
-			exit(MP_EXIT_OK);
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (optind + 1 < argc)
+	ret = mp_opt_parse(&hist_cmd, argc, argv, a, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	if (res.argi + 1 < argc)
 		return mp_usage_err("unexpected argument '%s'",
-				    argv[optind + 1]);
-	a->path = optind < argc ? argv[optind] : NULL;
-	return MP_EXIT_OK;
+				    argv[res.argi + 1]);
+	a->path = res.argi < argc ? argv[res.argi] : NULL;
+	a->feed.poll_hz = a->poll_hz;
+	if (a->json)
+		mp_json = true;
+	return MP_OPT_RUN;
 }
 
 int telemetry_hist_main(int argc, char **argv)
@@ -320,14 +298,13 @@ int telemetry_hist_main(int argc, char **argv)
 	struct hist_args a = {
 		.what = W_QUEUE | W_GAP | W_STEP,
 		.duration_ns = 1000000000ULL,
-		.bars = true,
 	};
 	struct mplane_capture_hdr hdr;
 	struct mp_tm tm;
 	int ret;
 
 	ret = parse(argc, argv, &a);
-	if (ret)
+	if (ret != MP_OPT_RUN)
 		return ret;
 	if (mp_tm_init(&tm, NULL)) {
 		mp_err("out of memory");

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mp_arg.h"
 #include "mp_capture.h"
 #include "mp_cmd.h"
 #include "mp_event.h"
 #include "mp_fault.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mplanectl.h"
 #include "telemetry.h"
@@ -47,11 +47,40 @@ struct report {
 	unsigned int ntl;
 };
 
-static void help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] telemetry report [OPTIONS] FILE\n"
-"\n"
+/* What the command line sets: parse() hands it to the report and model. */
+struct report_args {
+	uint64_t around_ms;
+	bool samples, all, json;
+	const char *html;
+	struct mp_tm_opts tm;
+};
+
+#define AT(member)	MP_OPT_AT(struct report_args, member)
+static const struct mp_opt report_opts[] = {
+	{ "around", 'a', MP_OPT_UINT, AT(around_ms), "MS",
+	  "timeline window on each side of an anomaly, in ms",
+	  .max = 60000, .def = "5" },
+	{ "threshold", 't', MP_OPT_CUSTOM, AT(tm.sym_threshold), "X",
+	  "symmetry flag: max/mean above X, or a member below mean/X",
+	  .parse = tv_opt_threshold, .def = "1.25" },
+	{ "ecn-storm", 'e', MP_OPT_UINT, AT(tm.ecn_storm_per_s), "N",
+	  "ECN storm: more than N CE marks a second over a 10 ms window",
+	  .min = 100, .max = UINT32_MAX, .def = "100000" },
+	{ "samples", 's', MP_OPT_FLAG, AT(samples), NULL,
+	  .help = "put periodic samples and counters in timelines (and rate_update increases; cuts are in anyway)" },
+	{ "all", 'A', MP_OPT_FLAG, AT(all), NULL,
+	  .help = "every port and rail in the table, not only those with marks, changes, anomalies or uneven groups" },
+	{ "json", 'j', MP_OPT_FLAG, AT(json), NULL,
+	  .help = "print JSON (as the global -j)" },
+	{ "html", 'H', MP_OPT_STRING, AT(html), "FILE",
+	  .help = "also write the Fabric Symmetry Dashboard of the capture: one self-contained HTML file (inline SVG, nothing fetched) with each group's symmetry as bars, a paged timeline of queue depth, ECN marks, CNPs, step ends, faults and state changes, the step times and the anomalies" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd report_cmd = {
+	.usage = "telemetry report [OPTIONS] FILE",
+	.about =
 "Summarise a capture of 'mplanectl telemetry record -o FILE':\n"
 "  - the header: host, duration and every source with what it recorded,\n"
 "    produced and dropped (a lossy capture is called out loudly);\n"
@@ -71,43 +100,13 @@ static void help(void)
 "    the anomaly.\n"
 "\n"
 "Times are from the start of the recording.  With -j (global) or --json\n"
-"everything is printed as one JSON document, timelines complete.\n"
-"\n"
-"Options:\n"
-"  -a, --around MS        timeline window on each side (default 5)\n"
-"  -t, --threshold X      symmetry flag: max/mean above X, or a member\n"
-"                         below mean/X (default 1.25)\n"
-"  -e, --ecn-storm N      ECN storm: more than N CE marks a second over\n"
-"                         a 10 ms window (default 100000)\n"
-"  -s, --samples          put periodic samples and counters in timelines\n"
-"                         (and rate_update increases; cuts are in anyway)\n"
-"  -A, --all              every port and rail in the table, not only those\n"
-"                         with marks, changes, anomalies or uneven groups\n"
-"  -j, --json             print JSON (as the global -j)\n"
-"  -H, --html FILE        also write the Fabric Symmetry Dashboard of the\n"
-"                         capture: one self-contained HTML file (inline\n"
-"                         SVG, nothing fetched) with each group's symmetry\n"
-"                         as bars, a paged timeline of queue depth, ECN\n"
-"                         marks, CNPs, step ends, faults and state\n"
-"                         changes, the step times and the anomalies\n"
-"  -h, --help             show this help\n"
-"\n"
+"everything is printed as one JSON document, timelines complete.\n",
+	.opts = report_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl telemetry record -o /tmp/run.mpcp --duration 10\n"
 "  mplanectl telemetry report /tmp/run.mpcp\n"
-"  mplanectl -j telemetry report --around 2 /tmp/run.mpcp | jq .anomalies\n");
-}
-
-static const struct option opts[] = {
-	{ "around",	required_argument,	NULL, 'a' },
-	{ "threshold",	required_argument,	NULL, 't' },
-	{ "ecn-storm",	required_argument,	NULL, 'e' },
-	{ "samples",	no_argument,		NULL, 's' },
-	{ "all",	no_argument,		NULL, 'A' },
-	{ "json",	no_argument,		NULL, 'j' },
-	{ "html",	required_argument,	NULL, 'H' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"  mplanectl -j telemetry report --around 2 /tmp/run.mpcp | jq .anomalies\n",
 };
 
 static double rel_ms(const struct report *r, uint64_t ts)
@@ -818,64 +817,40 @@ static int write_html(const struct report *r)
 	return 0;
 }
 
+/* The report's and the model's settings, from the command line's. */
 static int parse(int argc, char **argv, struct report *r,
 		 struct mp_tm_opts *o)
 {
-	uint64_t v;
-	char *end;
-	int c;
+	struct report_args a = { .around_ms = 5 };
+	struct mp_opt_result res;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":a:t:e:sAjH:h", opts)) != -1) {
-		switch (c) {
-		case 'a':
-			if (mp_arg_u64("--around", optarg, 0, 60000, &v))
-				return MP_EXIT_USAGE;
-			r->around_ns = v * MS_NS;
-			break;
-		case 't':
-			o->sym_threshold = strtod(optarg, &end);
-			if (*end || !(o->sym_threshold > 1) ||
-			    o->sym_threshold > 100)
-				return mp_usage_err("bad --threshold '%s': want a ratio above 1, such as 1.25",
-						    optarg);
-			break;
-		case 'e':
-			if (mp_arg_u64("--ecn-storm", optarg, 100, UINT32_MAX,
-				       &o->ecn_storm_per_s))
-				return MP_EXIT_USAGE;
-			break;
-		case 's':
-			r->samples = true;
-			break;
-		case 'A':
-			r->all = true;
-			break;
-		case 'j':
-			mp_json = true;
-			break;
-		case 'H':
-			r->html = optarg;
-			break;
-		case 'h':
-			help();
-			exit(MP_EXIT_OK);
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
+	ret = mp_opt_parse(&report_cmd, argc, argv, &a, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	/* optind is res.argi: the one operand, or what is missing. */
 	r->path = mp_single_arg(argc, argv, "capture FILE");
-	return r->path ? MP_EXIT_OK : MP_EXIT_USAGE;
+	if (!r->path)
+		return MP_EXIT_USAGE;
+	r->around_ns = a.around_ms * MS_NS;
+	r->samples = a.samples;
+	r->all = a.all;
+	r->html = a.html;
+	*o = a.tm;
+	if (a.json)
+		mp_json = true;
+	return MP_OPT_RUN;
 }
 
 int telemetry_report_main(int argc, char **argv)
 {
-	struct report r = { .around_ns = 5 * MS_NS };
-	struct mp_tm_opts o = {};
+	struct report r = {};
+	struct mp_tm_opts o;
 	unsigned int i;
 	int ret, err;
 
 	ret = parse(argc, argv, &r, &o);
-	if (ret)
+	if (ret != MP_OPT_RUN)
 		return ret;
 	if (mp_tm_init(&r.tm, &o)) {
 		mp_err("out of memory");

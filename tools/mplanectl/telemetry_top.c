@@ -19,6 +19,7 @@
 #include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_feed.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_run.h"
 #include "mp_tm.h"
@@ -336,11 +337,60 @@ static void show_json(const struct top *t)
 	fflush(stdout);
 }
 
-static void top_help(void)
+struct top_args {
+	const char *from;
+	uint64_t interval_ns;
+	uint64_t count;
+	uint64_t poll_hz;	/* into feed.poll_hz once in range */
+	bool all;
+	struct mp_feed_opts feed;
+	struct mp_tm_opts tm;
+};
+
+/* A refresh more often than 10 a second only redraws the same numbers. */
+#define TOP_INTERVAL_MIN_NS	100000000ULL
+
+/* --interval: seconds, at least 0.1. */
+static int parse_interval(const char *opt, const char *arg, void *field)
 {
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] telemetry top [OPTIONS]\n"
-"\n"
+	uint64_t ns;
+	int ret = mp_arg_seconds(opt, arg, &ns);
+
+	if (ret != MP_EXIT_OK)
+		return ret;
+	if (ns < TOP_INTERVAL_MIN_NS)
+		return mp_usage_err("bad %s '%s': want at least 0.1 s", opt,
+				    arg);
+	*(uint64_t *)field = ns;
+	return MP_EXIT_OK;
+}
+
+#define AT(member)	MP_OPT_AT(struct top_args, member)
+static const struct mp_opt top_opts[] = {
+	{ "interval", 'i', MP_OPT_CUSTOM, AT(interval_ns), "SEC",
+	  "refresh every SEC seconds, at least 0.1",
+	  .parse = parse_interval, .def = "1" },
+	{ "count", 'c', MP_OPT_UINT, AT(count), "N",
+	  "stop after N refreshes, N from 1; without it, at Ctrl-C", .min = 1 },
+	{ "fabric", 'f', MP_OPT_STRING, AT(feed.fabric), "PREFIX",
+	  .help = "of the fabrics' rings only those of PREFIX" },
+	{ "poll-hz", 0, MP_OPT_UINT, AT(poll_hz), "N",
+	  "poll link counters N times a second, 0 for none",
+	  .max = MP_FEED_POLL_HZ_MAX, .def = "0" },
+	{ "threshold", 0, MP_OPT_CUSTOM, AT(tm.sym_threshold), "X",
+	  "max/mean that marks a group ASYMMETRIC",
+	  .parse = tv_opt_threshold, .def = "1.25" },
+	{ "all", 'a', MP_OPT_FLAG, AT(all), NULL,
+	  .help = "list idle ports too (a slow one always shows), and every QP" },
+	{ "from", 'F', MP_OPT_STRING, AT(from), "FILE",
+	  .help = "show a capture's final state once (ages are to its last event)" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd top_cmd = {
+	.usage = "telemetry top [OPTIONS]",
+	.about =
 "A live table of every plane of the mplane devices and every switch port\n"
 "that carries traffic, refreshed in place: state, bandwidth, queue depth\n"
 "(p50, p99 and max of the samples so far), ECN-CE marks and CNPs per\n"
@@ -364,106 +414,30 @@ static void top_help(void)
 "'mplanectl telemetry sample --fabric P --interval 1ms').  top reads the\n"
 "same rings as 'telemetry record': run one reader of a ring at a time.\n"
 "\n"
-"Options:\n"
-"  -i, --interval SEC    refresh every SEC seconds (default 1)\n"
-"  -c, --count N         stop after N refreshes (default: at Ctrl-C)\n"
-"  -f, --fabric PREFIX   of the fabrics' rings only those of PREFIX\n"
-"      --poll-hz N       poll link counters at N Hz (default 0: off)\n"
-"      --threshold X     max/mean that marks a group (default 1.25)\n"
-"  -a, --all             list idle ports too (a slow one always shows),\n"
-"                        and every QP\n"
-"  -F, --from FILE       show a capture's final state once (ages are to\n"
-"                        its last event)\n"
-"  -h, --help            show this help\n"
-"\n"
-"With -j, one JSON object per refresh, one per line.\n"
-"\n"
+"With -j, one JSON object per refresh, one per line.\n",
+	.opts = top_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl telemetry top\n"
 "  mplanectl -j telemetry top --count 5 --fabric mpf\n"
-"  mplanectl telemetry top --from run.mpcp --all\n");
-}
-
-static const struct option top_opts[] = {
-	{ "interval",	required_argument,	NULL, 'i' },
-	{ "count",	required_argument,	NULL, 'c' },
-	{ "fabric",	required_argument,	NULL, 'f' },
-	{ "poll-hz",	required_argument,	NULL, 'H' },
-	{ "threshold",	required_argument,	NULL, 'T' },
-	{ "all",	no_argument,		NULL, 'a' },
-	{ "from",	required_argument,	NULL, 'F' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"  mplanectl telemetry top --from run.mpcp --all\n",
 };
 
-struct top_args {
-	const char *from;
-	uint64_t interval_ns;
-	uint64_t count;
-	struct mp_feed_opts feed;
-	struct mp_tm_opts tm;
-};
-
-static int parse_threshold(const char *arg, double *out)
+/* The feed's settings, from the command line's. */
+static int parse(int argc, char **argv, struct top_args *a)
 {
-	char *end;
+	struct mp_opt_result res;
+	int ret;
 
-	errno = 0;
-	*out = strtod(arg, &end);
-	if (errno || *end || *out <= 1 || *out > 100)
-		return mp_usage_err("bad --threshold '%s': a ratio above 1, such as 1.25",
-				    arg);
-	return 0;
+	ret = mp_opt_parse(&top_cmd, argc, argv, a, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	if (res.argi < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
+	a->feed.poll_hz = a->poll_hz;
+	return MP_OPT_RUN;
 }
 
-static int parse_opts(int argc, char **argv, struct top_args *a, bool *all)
-{
-	uint64_t v;
-	int c;
-
-	while ((c = mp_getopt(argc, argv, ":i:c:f:F:ah", top_opts)) != -1) {
-		switch (c) {
-		case 'i':
-			if (mp_arg_seconds("--interval", optarg, &a->interval_ns))
-				return MP_EXIT_USAGE;
-			if (a->interval_ns < 100000000ULL)
-				return mp_usage_err("bad --interval '%s': at least 0.1 s",
-						    optarg);
-			break;
-		case 'c':
-			if (mp_arg_u64("--count", optarg, 1, UINT64_MAX,
-				       &a->count))
-				return MP_EXIT_USAGE;
-			break;
-		case 'f':
-			a->feed.fabric = optarg;
-			break;
-		case 'H':
-			if (mp_arg_u64("--poll-hz", optarg, 0, MP_FEED_POLL_HZ_MAX, &v))
-				return MP_EXIT_USAGE;
-			a->feed.poll_hz = v;
-			break;
-		case 'T':
-			if (parse_threshold(optarg, &a->tm.sym_threshold))
-				return MP_EXIT_USAGE;
-			break;
-		case 'a':
-			*all = true;
-			break;
-		case 'F':
-			a->from = optarg;
-			break;
-		case 'h':
-			top_help();
-			return -1;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind]);
-	return 0;
-}
 
 static int top_loop(struct top *t, struct mp_feed *feed,
 		    const struct top_args *a)
@@ -502,9 +476,10 @@ int telemetry_top_main(int argc, char **argv)
 	struct mp_feed *feed;
 	int err;
 
-	err = parse_opts(argc, argv, &a, &t.all);
-	if (err)
-		return err < 0 ? MP_EXIT_OK : err;
+	err = parse(argc, argv, &a);
+	if (err != MP_OPT_RUN)
+		return err;
+	t.all = a.all;
 	t.tty = isatty(STDOUT_FILENO);
 	pthread_mutex_init(&t.lock, NULL);
 	if (mp_tm_init(&t.tm, &a.tm)) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers of the telemetry views: see telemetry_views.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mp_capture.h"
@@ -107,4 +108,19 @@ const char *tv_dur(double ns, char *buf, size_t size)
 struct json_object *tv_json_rate(double v)
 {
 	return v < 0 ? NULL : json_object_new_double(v);
+}
+
+int tv_opt_threshold(const char *opt, const char *arg, void *field)
+{
+	char *end;
+	double x;
+
+	errno = 0;
+	x = strtod(arg, &end);
+	/* !(x > 1) rather than x <= 1: "nan" is no ratio either. */
+	if (errno || end == arg || *end || !(x > 1) || x > 100)
+		return mp_usage_err("bad %s '%s': want a ratio above 1, such as 1.25",
+				    opt, arg);
+	*(double *)field = x;
+	return MP_EXIT_OK;
 }

@@ -36,4 +36,8 @@ const char *tv_dur(double ns, char *buf, size_t size);
 /* A double for JSON, or null when negative (not known). */
 struct json_object *tv_json_rate(double v);
 
+/* --threshold of the views, an MP_OPT_CUSTOM parser: a max/mean ratio
+ * above 1 (and at most 100) into the double @field. */
+int tv_opt_threshold(const char *opt, const char *arg, void *field);
+
 #endif /* MPLANECTL_TELEMETRY_VIEWS_H */
