@@ -50,6 +50,11 @@ int mp_run_event_types(const char *opt, const char *arg, uint32_t *mask)
 	return 0;
 }
 
+int mp_run_event_types_opt(const char *opt, const char *arg, void *mask)
+{
+	return mp_run_event_types(opt, arg, mask);
+}
+
 int mp_run_pidfile_write(const char *path, int pid, const char *what)
 {
 	char tmp[4096];

@@ -31,6 +31,10 @@ uint64_t mp_mono_ns(void);
  */
 int mp_run_event_types(const char *opt, const char *arg, uint32_t *mask);
 
+/* mp_run_event_types() as an MP_OPT_CUSTOM parser (mp_opt.h): @mask is
+ * a uint32_t, and each --type given adds its types to it. */
+int mp_run_event_types_opt(const char *opt, const char *arg, void *mask);
+
 /*
  * A pid file, written aside and renamed so that a reader never sees half
  * of one: @pid on the first line (what 'fabric down' reads), then @what

@@ -17,11 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mp_arg.h"
 #include "mp_cmd.h"
 #include "mp_event.h"
 #include "mp_fault.h"
 #include "mp_feed.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_run.h"
 #include "mplanectl.h"
@@ -243,11 +243,57 @@ static int read_loop(struct reader *r, struct mp_feed *feed,
 	return err;
 }
 
-static void events_help(void)
+struct events_settings {
+	char root[PATH_MAX];	/* --fabric's or --pin's; "" for the pin root */
+	uint32_t type_mask;
+	uint64_t count, duration_ns, hold_ms;
+};
+
+static int root_too_long(const char *opt, const char *arg)
 {
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] events [OPTIONS]\n"
-"\n"
+	return mp_usage_err("bad %s '%s': the path is longer than %d bytes",
+			    opt, arg, PATH_MAX - 1);
+}
+
+/* --fabric and --pin both name the root to read: the last one given wins. */
+static int parse_fabric(const char *opt, const char *arg, void *field)
+{
+	if (snprintf(field, PATH_MAX, MPLANE_BPF_PIN_ROOT "/fabric/%s",
+		     arg) >= PATH_MAX)
+		return root_too_long(opt, arg);
+	return MP_EXIT_OK;
+}
+
+static int parse_pin(const char *opt, const char *arg, void *field)
+{
+	if (snprintf(field, PATH_MAX, "%s", arg) >= PATH_MAX)
+		return root_too_long(opt, arg);
+	return MP_EXIT_OK;
+}
+
+#define AT(member)	MP_OPT_AT(struct events_settings, member)
+static const struct mp_opt events_opts[] = {
+	{ "fabric", 'f', MP_OPT_CUSTOM, AT(root), "PREFIX",
+	  "only the switches of fabric PREFIX", .parse = parse_fabric },
+	{ "pin", 'p', MP_OPT_CUSTOM, AT(root), "DIR",
+	  "only the objects pinned below DIR", .parse = parse_pin },
+	{ "type", 't', MP_OPT_CUSTOM, AT(type_mask), "T[,T...]",
+	  "only these types: queue_sample, ecn_mark, cnp, path_switch, flowlet_switch, port_state, plane_state, failover, plane_sample, plane_select, port_sample, step_mark, counter, collective, fault, rate_update",
+	  .parse = mp_run_event_types_opt },
+	{ "count", 'c', MP_OPT_UINT, AT(count), "N",
+	  "stop after N events", .min = 1 },
+	{ "duration", 'd', MP_OPT_SECONDS, AT(duration_ns), "SEC",
+	  .help = "stop after SEC seconds (e.g. 2 or 0.5)" },
+	{ "hold-ms", 0, MP_OPT_UINT, AT(hold_ms), "MS",
+	  "the reorder window: each event waits MS ms before it is printed, so that a slower ring can catch up",
+	  .max = 1000, .def = "5" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd events_cmd = {
+	.usage = "events [OPTIONS]",
+	.about =
 "Print the events of mplane's BPF programs as they happen: queue samples,\n"
 "ECN marks, CNPs, path and flowlet switches, port state changes, and\n"
 "what user space puts on the timeline: step marks, collectives, faults\n"
@@ -262,35 +308,12 @@ static void events_help(void)
 "one JSON object per line.  On exit a summary goes to stderr: the events\n"
 "read and, while it read, how many each ring's producers tried to emit\n"
 "and how many a full ring refused.  One reader of a ring at a time: two\n"
-"readers ('events', 'telemetry record', 'top') take each other's records.\n"
-"\n"
-"Options:\n"
-"  -f, --fabric PREFIX   only the switches of fabric PREFIX\n"
-"  -p, --pin DIR         only the objects pinned below DIR\n"
-"  -t, --type T[,T...]   only these types: queue_sample, ecn_mark, cnp,\n"
-"                        path_switch, flowlet_switch, port_state,\n"
-"                        plane_state, failover, plane_sample,\n"
-"                        plane_select, port_sample, step_mark, counter,\n"
-"                        collective, fault, rate_update\n"
-"  -c, --count N         stop after N events\n"
-"  -d, --duration SEC    stop after SEC seconds (e.g. 2 or 0.5)\n"
-"      --hold-ms MS      reorder window, 0..1000 (default 5)\n"
-"  -h, --help            show this help\n"
-"\n"
+"readers ('events', 'telemetry record', 'top') take each other's records.\n",
+	.opts = events_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl events --fabric mpf --type ecn_mark,path_switch\n"
-"  mplanectl -j events --duration 10 > events.jsonl\n");
-}
-
-static const struct option events_opts[] = {
-	{ "fabric",	required_argument,	NULL, 'f' },
-	{ "pin",	required_argument,	NULL, 'p' },
-	{ "type",	required_argument,	NULL, 't' },
-	{ "count",	required_argument,	NULL, 'c' },
-	{ "duration",	required_argument,	NULL, 'd' },
-	{ "hold-ms",	required_argument,	NULL, 'H' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"  mplanectl -j events --duration 10 > events.jsonl\n",
 };
 
 /* "fabric/mpf/" of "/sys/fs/bpf/mplane/fabric/mpf"; NULL for the pin
@@ -311,50 +334,24 @@ static const char *root_below_pin_root(const char *root, char *buf,
 
 int events_main(int argc, char **argv)
 {
-	static char root[PATH_MAX], strip[PATH_MAX];
+	static char strip[PATH_MAX];
 	static struct reader r;
+	struct events_settings s = { .hold_ms = 5 };
 	struct mp_feed_opts o = { .root = MPLANE_BPF_PIN_ROOT, .no_names = true };
-	uint64_t duration = 0, hold_ms = 5;
+	struct mp_opt_result res;
 	struct mp_feed *feed;
 	unsigned int i;
-	int c, err, ferr;
+	int err, ferr;
 
-	while ((c = mp_getopt(argc, argv, ":f:p:t:c:d:h", events_opts)) != -1) {
-		switch (c) {
-		case 'f':
-			snprintf(root, sizeof(root), MPLANE_BPF_PIN_ROOT "/fabric/%s",
-				 optarg);
-			o.root = root;
-			break;
-		case 'p':
-			snprintf(root, sizeof(root), "%s", optarg);
-			o.root = root;
-			break;
-		case 't':
-			if (mp_run_event_types("--type", optarg, &o.type_mask))
-				return MP_EXIT_USAGE;
-			break;
-		case 'c':
-			if (mp_arg_u64("--count", optarg, 1, UINT64_MAX, &r.count))
-				return MP_EXIT_USAGE;
-			break;
-		case 'd':
-			if (mp_arg_seconds("--duration", optarg, &duration))
-				return MP_EXIT_USAGE;
-			break;
-		case 'H':
-			if (mp_arg_u64("--hold-ms", optarg, 0, 1000, &hold_ms))
-				return MP_EXIT_USAGE;
-			break;
-		case 'h':
-			events_help();
-			return MP_EXIT_OK;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind]);
+	err = mp_opt_parse(&events_cmd, argc, argv, &s, &res);
+	if (err != MP_OPT_RUN)
+		return err;
+	if (res.argi < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
+	if (s.root[0])
+		o.root = s.root;
+	o.type_mask = s.type_mask;
+	r.count = s.count;
 	r.strip = root_below_pin_root(o.root, strip, sizeof(strip));
 	mp_run_stop_on_signals();
 	err = mp_feed_open(&feed, &o, on_frame, &r);
@@ -366,7 +363,7 @@ int events_main(int argc, char **argv)
 		mp_err("opening the rings under %s: %s", o.root, strerror(-err));
 		return MP_EXIT_ERR;
 	}
-	err = read_loop(&r, feed, duration, hold_ms * 1000000ULL);
+	err = read_loop(&r, feed, s.duration_ns, s.hold_ms * 1000000ULL);
 	/* The rest of the rings, then everything still held. */
 	ferr = mp_feed_finish(feed);
 	mp_evq_release(&r.q, ~0ULL, print_event, &r);

@@ -16,8 +16,8 @@
 #include "mplane_maps.h"
 
 #include "kmtrace.skel.h"
-#include "mp_arg.h"
 #include "mp_cmd.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_pin.h"
 #include "telemetry.h"
@@ -36,7 +36,7 @@ static const char *const tp_names[TP_COUNT] = {
 	[TP_RATE]	= "rate_update",
 };
 
-struct attach_opts {
+struct attach_settings {
 	uint64_t sel_every;
 	uint64_t wakeup_bytes;
 	bool replace;
@@ -46,11 +46,23 @@ struct attach_result {
 	bool relayed[TP_COUNT];
 };
 
-static void attach_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] telemetry attach [OPTIONS]\n"
-"\n"
+#define AT(member)	MP_OPT_AT(struct attach_settings, member)
+static const struct mp_opt attach_opts[] = {
+	{ "sel-sample", 's', MP_OPT_UINT, AT(sel_every), "N",
+	  "relay one plane_select in N per CPU; 1 relays every choice, 0 none",
+	  .max = UINT32_MAX, .def = "64" },
+	{ "wakeup-bytes", 'w', MP_OPT_UINT, AT(wakeup_bytes), "N",
+	  "wake readers only once N bytes wait in the ring; 0: on every record, so that a rare failover is seen at once; raise it for a fast sampler, to save wakeups",
+	  .max = UINT32_MAX, .def = "0" },
+	{ "replace", 'r', MP_OPT_FLAG, AT(replace), NULL,
+	  .help = "if the relay is attached already, detach it first (its unread events are lost) and attach anew with these options; without it, attach says so and fails, changing nothing" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd attach_cmd = {
+	.usage = "telemetry attach [--sel-sample N] [--wakeup-bytes N] [--replace]",
+	.about =
 "Relay mplane.ko's tracepoints into the mplane event stream, next to the\n"
 "BPF programs' events and on the same clock:\n"
 "  mplane:plane_state   -> plane_state  (state, old state, reason, rail)\n"
@@ -82,33 +94,13 @@ static void attach_help(void)
 "the relay is attached it holds a reference on the module, so 'rmmod\n"
 "mplane' fails with \"in use\": detach first.  mplane:plane_sample and\n"
 "mplane:rate_update are left out, with a note, when the loaded module\n"
-"does not have them.\n"
-"\n"
-"Options:\n"
-"  -s, --sel-sample N     relay one plane_select in N per CPU (default 64;\n"
-"                         1 relays every choice, 0 none)\n"
-"  -w, --wakeup-bytes N   wake readers only once N bytes wait in the ring\n"
-"                         (default 0: on every record, so that a rare\n"
-"                         failover is seen at once; raise it for a fast\n"
-"                         sampler, to save wakeups)\n"
-"  -r, --replace          if the relay is attached already, detach it\n"
-"                         first (its unread events are lost) and attach\n"
-"                         anew with these options; without it, attach says\n"
-"                         so and fails, changing nothing\n"
-"  -h, --help             show this help\n"
-"\n"
+"does not have them.\n",
+	.opts = attach_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl telemetry attach\n"
 "  mplanectl telemetry attach --replace --sel-sample 1\n"
-"  mplanectl events --type plane_state,failover\n");
-}
-
-static const struct option attach_long[] = {
-	{ "sel-sample",		required_argument,	NULL, 's' },
-	{ "wakeup-bytes",	required_argument,	NULL, 'w' },
-	{ "replace",		no_argument,		NULL, 'r' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{}
+"  mplanectl events --type plane_state,failover\n",
 };
 
 static struct bpf_program *tp_prog(struct kmtrace *skel, int tp)
@@ -187,7 +179,7 @@ static int attach_all(struct kmtrace *skel, struct attach_result *res)
 	return 0;
 }
 
-static int load_and_attach(const struct attach_opts *o,
+static int load_and_attach(const struct attach_settings *o,
 			   struct attach_result *res)
 {
 	struct kmtrace *skel;
@@ -228,7 +220,7 @@ static int load_and_attach(const struct attach_opts *o,
 	return err;
 }
 
-static void print_result(const struct attach_opts *o,
+static void print_result(const struct attach_settings *o,
 			 const struct attach_result *res)
 {
 	struct json_object *obj, *list;
@@ -263,46 +255,28 @@ static void print_result(const struct attach_opts *o,
 	mp_json_print(obj);
 }
 
-static int parse_opts(int argc, char **argv, struct attach_opts *o)
+static int parse_opts(int argc, char **argv, struct attach_settings *o)
 {
-	int c;
+	struct mp_opt_result res;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":s:w:rh", attach_long)) != -1) {
-		switch (c) {
-		case 's':
-			if (mp_arg_u64("--sel-sample", optarg, 0, UINT32_MAX,
-				       &o->sel_every))
-				return MP_EXIT_USAGE;
-			break;
-		case 'w':
-			if (mp_arg_u64("--wakeup-bytes", optarg, 0, UINT32_MAX,
-				       &o->wakeup_bytes))
-				return MP_EXIT_USAGE;
-			break;
-		case 'r':
-			o->replace = true;
-			break;
-		case 'h':
-			attach_help();
-			return -1;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind]);
-	return 0;
+	ret = mp_opt_parse(&attach_cmd, argc, argv, o, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	if (res.argi < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
+	return MP_OPT_RUN;
 }
 
 int telemetry_attach_main(int argc, char **argv)
 {
-	struct attach_opts o = { .sel_every = 64 };
+	struct attach_settings o = { .sel_every = 64 };
 	struct attach_result res = {};
 	int ret;
 
 	ret = parse_opts(argc, argv, &o);
-	if (ret)
-		return ret < 0 ? MP_EXIT_OK : ret;
+	if (ret != MP_OPT_RUN)
+		return ret;
 	if (access(KMOD_SYSFS, F_OK)) {
 		mp_err("mplane.ko is not loaded, so its tracepoints (mplane:*) do not exist: load it first ('modprobe mplane' or 'insmod mplane.ko')");
 		return MP_EXIT_ERR;

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "mp_arg.h"
 #include "mp_capture.h"
 #include "mp_cmd.h"
 #include "mp_event.h"
 #include "mp_feed.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_run.h"
 #include "telemetry.h"
@@ -129,11 +129,49 @@ static void summary_json(const struct recorder *r, const char *path,
 	mp_json_print(o);
 }
 
-static void record_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] telemetry record -o FILE [OPTIONS]\n"
-"\n"
+/* The command line: the feed's settings, and what the loop needs. */
+struct record_settings {
+	const char *output, *ready_file;
+	uint64_t duration_ns, poll_hz, throttle_us;
+	struct mp_feed_opts feed;
+};
+
+#define AT(member)	MP_OPT_AT(struct record_settings, member)
+static const struct mp_opt record_opts[] = {
+	{ "output", 'o', MP_OPT_STRING, AT(output), "FILE",
+	  .help = "the capture file, created or truncated (required)" },
+	{ "duration", 'd', MP_OPT_SECONDS, AT(duration_ns), "SEC",
+	  "stop after SEC seconds, such as 10 or 0.5; 0 runs until SIGINT or SIGTERM",
+	  .def = "0" },
+	{ "fabric", 'f', MP_OPT_STRING, AT(feed.fabric), "PREFIX",
+	  .help = "of the fabrics' rings only those of PREFIX (the others, such as marks/ and kmod/, stay)" },
+	{ "pin", 'p', MP_OPT_STRING, AT(feed.root), "DIR",
+	  .help = "only the rings pinned below DIR" },
+	{ "type", 't', MP_OPT_CUSTOM, AT(feed.type_mask), "T[,T...]",
+	  "only these event types from the rings (step_mark, ecn_mark, queue_sample, ...; see 'mplanectl events --help'); the pollers' counters are always kept",
+	  .parse = mp_run_event_types_opt },
+	{ "poll-hz", 0, MP_OPT_UINT, AT(poll_hz), "N",
+	  "the pollers' rate, 0 for no pollers",
+	  .max = MP_FEED_POLL_HZ_MAX, .def = "1000" },
+	{ "poll-ifaces", 0, MP_OPT_STRING, AT(feed.poll_ifaces), "LIST",
+	  "the links to poll, comma-separated; 'mplanectl -n NS' polls another namespace's",
+	  .def = "every link but lo, of the namespace mplanectl runs in" },
+	{ "ethtool", 0, MP_OPT_FLAG, AT(feed.poll_ethtool), NULL,
+	  .help = "poll the links' ethtool -S counters too (PFC pause, ECN, CNP, per queue, as the driver names them)" },
+	{ "rdma", 0, MP_OPT_FLAG, AT(feed.poll_rdma), NULL,
+	  .help = "poll every /sys/class/infiniband/*/ports/*/hw_counters file too (rxe and mlx5 names as is)" },
+	{ "throttle-us", 0, MP_OPT_UINT, AT(throttle_us), "N",
+	  "sleep N us after each batch read from the rings: a slow reader, to test drop accounting",
+	  .max = 10000000, .def = "0" },
+	{ "ready-file", 0, MP_OPT_STRING, AT(ready_file), "PATH",
+	  .help = "create PATH once every source is open, for scripts that must not act before the recording starts" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd record_cmd = {
+	.usage = "telemetry record -o FILE [OPTIONS]",
+	.about =
 "Capture every telemetry source to FILE until --duration ends or SIGINT or\n"
 "SIGTERM comes: the event ring of every mplane BPF object pinned under\n"
 MPLANE_BPF_PIN_ROOT " (the fabric's switches and hosts, mplane.ko's relayed\n"
@@ -157,117 +195,35 @@ MPLANE_BPF_PIN_ROOT " (the fabric's switches and hosts, mplane.ko's relayed\n"
 "\n"
 "At the end a summary goes to stderr (with -j, a JSON document to stdout):\n"
 "per source what was recorded, produced and dropped, and the bytes written.\n"
-"The exit status is non-zero when the file could not be written in full.\n"
-"\n"
-"Options:\n"
-"  -o, --output FILE      the capture file (created or truncated)\n"
-"  -d, --duration SEC     stop after SEC seconds, such as 10 or 0.5\n"
-"  -f, --fabric PREFIX    of the fabrics' rings only those of PREFIX (the\n"
-"                         others, such as marks/ and kmod/, stay)\n"
-"  -p, --pin DIR          only the rings pinned below DIR\n"
-"  -t, --type T[,T...]    only these event types from the rings (step_mark,\n"
-"                         ecn_mark, queue_sample, ...; see 'mplanectl events\n"
-"                         --help'); the pollers' counters are always kept\n"
-"      --poll-hz N        the pollers' rate, 0 to 10000 (default 1000; 0: no\n"
-"                         pollers)\n"
-"      --poll-ifaces L    the links to poll, comma-separated (default: every\n"
-"                         link but lo, of the namespace mplanectl runs in;\n"
-"                         use 'mplanectl -n NS' for another)\n"
-"      --ethtool          poll the links' ethtool -S counters too (PFC\n"
-"                         pause, ECN, CNP, per queue, as the driver names them)\n"
-"      --rdma             poll every /sys/class/infiniband/*/ports/*/\n"
-"                         hw_counters file too (rxe and mlx5 names as is)\n"
-"      --throttle-us N    sleep N us after each batch read from the rings:\n"
-"                         a slow reader, to test drop accounting\n"
-"      --ready-file PATH  create PATH once every source is open, for scripts\n"
-"                         that must not act before the recording starts\n"
-"  -h, --help             show this help\n"
-"\n"
+"The exit status is non-zero when the file could not be written in full.\n",
+	.opts = record_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl telemetry record -o /tmp/run.mpcap --duration 30\n"
 "  mplanectl -n mpf-h0 telemetry record -o h0.mpcap --ethtool --rdma\n"
-"  mplanectl telemetry dump /tmp/run.mpcap --sorted | head\n");
-}
-
-static const struct option record_opts[] = {
-	{ "output",	required_argument,	NULL, 'o' },
-	{ "duration",	required_argument,	NULL, 'd' },
-	{ "fabric",	required_argument,	NULL, 'f' },
-	{ "pin",	required_argument,	NULL, 'p' },
-	{ "type",	required_argument,	NULL, 't' },
-	{ "poll-hz",	required_argument,	NULL, 'H' },
-	{ "poll-ifaces", required_argument,	NULL, 'I' },
-	{ "ethtool",	no_argument,		NULL, 'E' },
-	{ "rdma",	no_argument,		NULL, 'R' },
-	{ "throttle-us", required_argument,	NULL, 'T' },
-	{ "ready-file",	required_argument,	NULL, 'Y' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"  mplanectl telemetry dump /tmp/run.mpcap --sorted | head\n",
 };
 
-static const char *ready_file;
-
-static int parse_opts(int argc, char **argv, struct mp_feed_opts *o,
-		      const char **path, uint64_t *duration)
+/* The checks that span options, once the table has parsed them. */
+static int parse_opts(int argc, char **argv, struct record_settings *s)
 {
-	uint64_t v;
-	int c;
+	struct mp_feed_opts *o = &s->feed;
+	struct mp_opt_result res;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":o:d:f:p:t:h", record_opts)) != -1) {
-		switch (c) {
-		case 'o':
-			*path = optarg;
-			break;
-		case 'd':
-			if (mp_arg_seconds("--duration", optarg, duration))
-				return MP_EXIT_USAGE;
-			break;
-		case 'f':
-			o->fabric = optarg;
-			break;
-		case 'p':
-			o->root = optarg;
-			break;
-		case 't':
-			if (mp_run_event_types("--type", optarg, &o->type_mask))
-				return MP_EXIT_USAGE;
-			break;
-		case 'H':
-			if (mp_arg_u64("--poll-hz", optarg, 0, MP_FEED_POLL_HZ_MAX, &v))
-				return MP_EXIT_USAGE;
-			o->poll_hz = v;
-			break;
-		case 'I':
-			o->poll_ifaces = optarg;
-			break;
-		case 'E':
-			o->poll_ethtool = true;
-			break;
-		case 'R':
-			o->poll_rdma = true;
-			break;
-		case 'T':
-			if (mp_arg_u64("--throttle-us", optarg, 0, 10000000, &v))
-				return MP_EXIT_USAGE;
-			o->throttle_us = v;
-			break;
-		case 'Y':
-			ready_file = optarg;
-			break;
-		case 'h':
-			record_help();
-			return -1;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind]);
-	if (!*path)
+	ret = mp_opt_parse(&record_cmd, argc, argv, s, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	if (res.argi < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
+	if (!s->output)
 		return mp_usage_err("no output file: give -o FILE");
+	/* In range for the feed's unsigned ints: the table's maxima. */
+	o->poll_hz = s->poll_hz;
+	o->throttle_us = s->throttle_us;
 	if (!o->poll_hz && (o->poll_ifaces || o->poll_ethtool || o->poll_rdma))
 		return mp_usage_err("--poll-ifaces, --ethtool and --rdma need the pollers: --poll-hz is 0");
-	return 0;
+	return MP_OPT_RUN;
 }
 
 static void open_error(const struct mp_feed_opts *o, int err)
@@ -310,16 +266,18 @@ static int record_loop(struct mp_feed *feed, uint64_t duration)
 
 int telemetry_record_main(int argc, char **argv)
 {
-	struct mp_feed_opts o = { .poll_hz = 1000 };
+	struct record_settings s = { .poll_hz = 1000 };
+	const struct mp_feed_opts *o = &s.feed;
 	static struct recorder r;
-	const char *path = NULL;
-	uint64_t duration = 0, t0;
+	const char *path;
 	struct mp_feed *feed;
 	int err, ferr, i;
+	uint64_t t0;
 
-	err = parse_opts(argc, argv, &o, &path, &duration);
-	if (err)
-		return err < 0 ? MP_EXIT_OK : err;
+	err = parse_opts(argc, argv, &s);
+	if (err != MP_OPT_RUN)
+		return err;
+	path = s.output;
 	err = mp_capture_create(&r.w, path);
 	if (err) {
 		mp_err("%s: %s", path, err == -ELOOP ?
@@ -329,17 +287,17 @@ int telemetry_record_main(int argc, char **argv)
 	}
 	mp_run_stop_on_signals();
 	t0 = mp_mono_ns();
-	err = mp_feed_open(&feed, &o, on_frame, &r);
+	err = mp_feed_open(&feed, o, on_frame, &r);
 	if (err) {
-		open_error(&o, r.w.err ? r.w.err : err);
+		open_error(o, r.w.err ? r.w.err : err);
 		mp_capture_finish(&r.w);
 		return MP_EXIT_ERR;
 	}
-	if (ready_file && mark_ready(ready_file)) {
-		mp_err("--ready-file %s: %s", ready_file, strerror(errno));
+	if (s.ready_file && mark_ready(s.ready_file)) {
+		mp_err("--ready-file %s: %s", s.ready_file, strerror(errno));
 		err = -errno;
 	} else {
-		err = record_loop(feed, duration);
+		err = record_loop(feed, s.duration_ns);
 	}
 	ferr = mp_feed_finish(feed);
 	if (!err)

@@ -19,6 +19,7 @@
 #include "ar.h"
 #include "mp_cmd.h"
 #include "mp_fabric.h"
+#include "mp_opt.h"
 #include "mp_out.h"
 #include "telemetry.h"
 
@@ -34,44 +35,43 @@ static const struct {
 	{ "ms", 1000 * 1000 },
 };
 
-static int interval_err(const char *arg)
+static int interval_err(const char *opt, const char *arg)
 {
-	return mp_usage_err("bad --interval '%s': want off, 0, or a number with a unit (ns, us or ms) from 10us to 1000ms, such as 100us or 1ms",
-			    arg);
+	return mp_usage_err("bad %s '%s': want off, 0, or a number with a unit (ns, us or ms) from 10us to 1000ms, such as 100us or 1ms",
+			    opt, arg);
 }
 
-/* "off", or a whole number with ns, us or ms (none for 0), into @ns;
- * 0 is off. */
-static int parse_interval(const char *arg, unsigned long long *ns)
+/* --interval: "off", or a whole number with ns, us or ms (none for 0),
+ * into the uint64_t @field in ns; 0 is off. */
+static int parse_interval(const char *opt, const char *arg, void *field)
 {
-	unsigned long long v;
+	uint64_t v, *ns = field;
 	unsigned int i;
 	char *end;
 
 	if (!strcmp(arg, "off") || !strcmp(arg, "0")) {
 		*ns = 0;
-		return 0;
+		return MP_EXIT_OK;
 	}
 	if (*arg < '0' || *arg > '9')
-		return interval_err(arg);
+		return interval_err(opt, arg);
 	errno = 0;
 	v = strtoull(arg, &end, 10);
 	if (errno)
-		return interval_err(arg);
+		return interval_err(opt, arg);
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].suffix))
 			continue;
 		if (v > SAMPLE_MAX_NS / units[i].ns)
-			return interval_err(arg);
-		*ns = v * units[i].ns;
-		if (*ns && *ns < AR_SAMPLER_MIN_NS)
-			return mp_usage_err("--interval %s is below the minimum of 10us: the timer cannot fire that often and would only burn CPU (use 10us or more, or off)",
-					    arg);
-		if (*ns > SAMPLE_MAX_NS)
-			return interval_err(arg);
-		return 0;
+			return interval_err(opt, arg);
+		v *= units[i].ns;
+		if (v && v < AR_SAMPLER_MIN_NS)
+			return mp_usage_err("%s %s is below the minimum of 10us: the timer cannot fire that often and would only burn CPU (use 10us or more, or off)",
+					    opt, arg);
+		*ns = v;
+		return MP_EXIT_OK;
 	}
-	return interval_err(arg);
+	return interval_err(opt, arg);
 }
 
 #define SAMPLER_START_TRIES	10
@@ -216,12 +216,27 @@ static int sample_fabric(const char *prefix, const char *node,
 	return failed ? MP_EXIT_ERR : MP_EXIT_OK;
 }
 
-static void sample_help(void)
-{
-	printf(
-"Usage: mplanectl [GLOBAL OPTIONS] telemetry sample --fabric PREFIX\n"
-"                 --interval INTERVAL [--node NAME]\n"
-"\n"
+struct sample_settings {
+	const char *prefix, *node;
+	uint64_t interval_ns;
+};
+
+#define AT(member)	MP_OPT_AT(struct sample_settings, member)
+static const struct mp_opt sample_opts[] = {
+	{ "fabric", 'f', MP_OPT_STRING, AT(prefix), "PREFIX",
+	  .help = "the fabric (required)" },
+	{ "interval", 'i', MP_OPT_CUSTOM, AT(interval_ns), "INTERVAL",
+	  "time between samples: a whole number with a unit, ns, us or ms, from 10us to 1000ms; off (or 0) stops the sampler (required)",
+	  .parse = parse_interval },
+	{ "node", 'n', MP_OPT_STRING, AT(node), "NAME",
+	  .help = "only switch NAME (p0l0, p1s1, ...)" },
+	{}
+};
+#undef AT
+
+static const struct mp_opt_cmd sample_cmd = {
+	.usage = "telemetry sample --fabric PREFIX --interval INTERVAL [--node NAME]",
+	.about =
 "Start, change or stop the high-frequency sampler of the switches of\n"
 "fabric PREFIX (or of switch NAME only).  Adaptive routing must be\n"
 "attached ('mplanectl bpf attach --fabric PREFIX'): the sampler is a\n"
@@ -242,61 +257,30 @@ static void sample_help(void)
 "a good share of one CPU busy and fills each switch's ring at about 100000\n"
 "events per second per port, so a reader must keep up or events are\n"
 "dropped (and counted).  Documentation/ar.md has the measured cost.\n"
-"The sampler stops with --interval off, and with 'bpf detach --fabric'.\n"
-"\n"
-"Options:\n"
-"  -f, --fabric PREFIX       the fabric (required)\n"
-"  -i, --interval INTERVAL   time between samples: a whole number with a\n"
-"                            unit, ns, us or ms, from 10us to 1000ms;\n"
-"                            off (or 0) stops the sampler (required)\n"
-"  -n, --node NAME           only switch NAME (p0l0, p1s1, ...)\n"
-"  -h, --help                show this help\n"
-"\n"
+"The sampler stops with --interval off, and with 'bpf detach --fabric'.\n",
+	.opts = sample_opts,
+	.footer =
 "Examples:\n"
 "  mplanectl telemetry sample --fabric mpf --interval 1ms\n"
 "  mplanectl telemetry sample --fabric mpf --interval 100us --node p0l0\n"
-"  mplanectl telemetry sample --fabric mpf --interval off\n");
-}
-
-static const struct option sample_opts[] = {
-	{ "fabric",	required_argument,	NULL, 'f' },
-	{ "interval",	required_argument,	NULL, 'i' },
-	{ "node",	required_argument,	NULL, 'n' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{}
+"  mplanectl telemetry sample --fabric mpf --interval off\n",
 };
 
 int telemetry_sample_main(int argc, char **argv)
 {
-	const char *prefix = NULL, *node = NULL, *interval = NULL;
-	unsigned long long ns = 0;
-	int c;
+	struct sample_settings s = {};
+	struct mp_opt_result res;
+	int ret;
 
-	while ((c = mp_getopt(argc, argv, ":f:i:n:h", sample_opts)) != -1) {
-		switch (c) {
-		case 'h':
-			sample_help();
-			return MP_EXIT_OK;
-		case 'f':
-			prefix = optarg;
-			break;
-		case 'i':
-			interval = optarg;
-			break;
-		case 'n':
-			node = optarg;
-			break;
-		default:
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return mp_usage_err("unexpected argument '%s'", argv[optind]);
-	if (!prefix)
+	ret = mp_opt_parse(&sample_cmd, argc, argv, &s, &res);
+	if (ret != MP_OPT_RUN)
+		return ret;
+	if (res.argi < argc)
+		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
+	if (!s.prefix)
 		return mp_usage_err("--fabric PREFIX is required");
-	if (!interval)
+	/* No default: a sampler starts, changes or stops only when told to. */
+	if (!mp_opt_given(&sample_cmd, &res, "interval"))
 		return mp_usage_err("--interval is required (such as 1ms, or off)");
-	if (parse_interval(interval, &ns))
-		return MP_EXIT_USAGE;
-	return sample_fabric(prefix, node, ns);
+	return sample_fabric(s.prefix, s.node, s.interval_ns);
 }
