@@ -18,11 +18,15 @@
 #     it within 2x.  How much slower ecmp makes it is hash luck at this
 #     size (1.9-2.7x measured), so it is a figure, not a test;
 #   - resiliency, ecmp: a permutation with 1 of 8 links down, over the
-#     capacity left (75 Mbit/s a rank); the hosts' multipath route leaves a rail whose
-#     carrier went, so the stream's gap across a 0.5 s flap of the
-#     sender's plane-0 link, and across the loss of plane 0, is under
-#     200 ms (7-8 ms measured), where a route that kept the rail would
-#     stall for the flap's 500 ms, and for good;
+#     capacity left (75 Mbit/s a rank); the hosts' multipath route leaves
+#     a rail whose carrier went once linkwatch tells it, which for a NIC
+#     (and these veths, whose ifindex is their peer's) is at most once a
+#     second (net/core/link_watch.c): so the worst flow's gap across a
+#     0.5 s flap of the sender's plane-0 link is under 700 ms (the flap's
+#     500 at most), and across the loss of plane 0 under 1500 ms (4-6 ms,
+#     or 683-1016 ms when linkwatch had just run), where a route that
+#     kept the rail would stall for good; and what the stream lost fits
+#     in that gap;
 #   - scale, 16 hosts: the allreduce on 4, 8 and 16 ranks, each with its
 #     ranks, and the figures' verdicts;
 #   - every mistake is exit 2 with one line: an unknown class or policy,
@@ -61,8 +65,8 @@ isolation ar+plb+cc  victim_step_ratio    <= 1.05
 isolation ecmp       victim_step_ratio    >= 0.8
 isolation ar         victim_step_ratio    <= 2.0
 resiliency ecmp      links_down_capacity  > 0.1
-resiliency ecmp      flap_gap_ms          < 200
-resiliency ecmp      plane_loss_gap_ms    < 200
+resiliency ecmp      flap_gap_ms          < 700
+resiliency ecmp      plane_loss_gap_ms    < 1500
 resiliency ar+plb    flap_gap_ms          < 1
 scale     ar         rank_lag             <= 1.5
 scale     ar         busbw_16_over_4      > 0.3
@@ -226,8 +230,11 @@ test_resiliency_small() {
 	# one spine for 2 hosts a leaf, 25 Mbit/s a rank, plane 1 all 50.
 	assert_eq "links down" "$(jq -c '.policies[0].steps[0] | [.links_down, .limit_bps]' "$j")" "[1,75000000]"
 	assert_eq "recovered" "$(jq -c '[.policies[0].steps[1:][].recovered]' "$j")" "[true,true]"
-	# What the stream lost is what was on the failed link, no more.
-	jq -e 'all(.policies[0].steps[1:][]; .lost < 50 and .received > 14000)' \
+	# What the stream lost is what was on the failed link while its flows
+	# were dark: at most its 5000 packets a second over the worst flow's
+	# gap, which the stream's own gap never exceeds.
+	jq -e 'all(.policies[0].steps[1:][]; .max_flow_gap_us >= .max_gap_us and
+		.lost <= 5000 * .max_flow_gap_us / 1e6 + 50 and .received + .lost == 15000)' \
 		"$j" >/dev/null || fail "the stream: $(jq -c '.policies[0].steps' "$j")"
 	assert_eq "left behind" "$(left_behind)" ""
 }
