@@ -198,11 +198,31 @@ test_status_and_pins() {
 	ino=$(ip netns exec "$b" stat -L -c %i /proc/self/ns/net)
 	dir=/sys/fs/bpf/mplane/dev/$ino/vb
 	assert_eq "pin dir" "${S[pin]}" "$dir"
-	for f in mp_rail_acct mp_qp_acct mp_events mp_event_stats; do
+	for f in mp_rail_acct mp_qp_acct mp_events mp_event_stats mp_event_readers; do
 		[ -e "$dir/$f" ] || fail "no pin $dir/$f"
 		assert_eq "mode of $f" "$(stat -c %a "$dir/$f")" 600
 	done
+	pins_of_another_layout "$dir"
 	"$MPLANECTL" -n "$b" bpf detach --prog hostacct vb
+}
+
+# A pin of another layout (an older mplanectl's event counters, 16
+# bytes a CPU where they are now 48) cannot be reused by a re-attach:
+# attach says which pin and what to do, exit 1, and changes nothing;
+# detach, then attach, starts afresh.
+pins_of_another_layout() {
+	local dir=$1 err rc=0
+	rm "$dir/mp_event_stats"
+	bpftool map create "$dir/mp_event_stats" type percpu_array key 4 value 16 \
+		entries 1 name mp_event_stats || fail "cannot pin the old layout"
+	err=$("$MPLANECTL" -n "$b" bpf attach --prog hostacct vb 2>&1) || rc=$?
+	assert_eq "re-attach over an old pin: exit" "$rc" 1
+	[[ $err == *"$dir/mp_event_stats was pinned by another version of mplanectl"*"bpf detach --prog hostacct vb' first"* ]] ||
+		fail "message: $err"
+	st "$b" vb
+	assert_eq "still attached" "${S[ingress.attached]}" true
+	"$MPLANECTL" -n "$b" bpf detach --prog hostacct vb || fail "detach"
+	attach "$b" vb || fail "attach after the detach"
 }
 
 # (d) detach takes only hostacct's filters, its XDP program and its pins:

@@ -118,6 +118,15 @@ static bool wanted_label(const struct mp_feed *f, const char *label)
 	return !strncmp(label + 7, f->o.fabric, n) && label[7 + n] == '/';
 }
 
+static bool stats_layout_ok(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	       info.value_size == sizeof(struct mplane_event_stats);
+}
+
 static uint32_t map_id(int fd)
 {
 	struct bpf_map_info info = {};
@@ -164,7 +173,7 @@ static int use_own_ring(struct mp_feed *f, struct ring_src *s,
 	if (f->nunread < MAX_RINGS)
 		f->unread[f->nunread++] = s->events_id;
 	fprintf(stderr, "mplanectl: not reading %s: %s\n", s->label,
-		err == -ENOENT ? "it has no reader slots (loaded by an older mplanectl: attach it again)" :
+		err == -ENOENT ? "it has no reader slots (its programs come from an older mplanectl: detach and attach them again)" :
 		err == -EBUSY ? "every reader slot is taken" : strerror(-err));
 	return err;
 }
@@ -212,6 +221,12 @@ static int add_ring(const char *path, const struct stat *sb, int type,
 	}
 	snprintf(stats, sizeof(stats), "%.*smp_event_stats", ftw->base, path);
 	s->stats_fd = bpf_obj_get(stats);
+	/* An older mplanectl's counters have another size: read as ours,
+	 * they would be nonsense, so the ring goes without. */
+	if (s->stats_fd >= 0 && !stats_layout_ok(s->stats_fd)) {
+		close(s->stats_fd);
+		s->stats_fd = -1;
+	}
 	s->feed = f;
 	s->id = f->nsrc++;
 	return 0;

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 
 #include "hostacct.h"
 #include "hostacct.skel.h"
@@ -73,6 +75,43 @@ static int fresh_dir(const char *dir)
 	return mp_pin_dev_dir(strrchr(path, '/') + 1, path, sizeof(path), true);
 }
 
+/*
+ * A pin that libbpf cannot reuse (made by an mplanectl whose maps had
+ * another layout, such as the event counters before the readers' slots)
+ * fails the load with a bare EINVAL: name it, and the way out.
+ */
+static int check_pins_reusable(const struct mpbpf_target *t,
+			       struct hostacct *skel)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+	struct bpf_map *map;
+	const char *pin;
+	int fd, err = 0;
+
+	bpf_object__for_each_map(map, skel->obj) {
+		pin = bpf_map__pin_path(map);
+		fd = pin ? bpf_obj_get(pin) : -1;
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    (info.type != bpf_map__type(map) ||
+		     info.key_size != bpf_map__key_size(map) ||
+		     info.value_size != bpf_map__value_size(map) ||
+		     info.max_entries != bpf_map__max_entries(map))) {
+			mp_err("%s: %s was pinned by another version of mplanectl, with another layout: 'mplanectl bpf detach --prog hostacct %s' first (its counters start again)",
+			       t->dev, pin, t->dev);
+			err = -EEXIST;
+		}
+		close(fd);
+		if (err)
+			break;
+	}
+	return err;
+}
+
 static int load_pinned(const struct mpbpf_target *t, struct hostacct *skel)
 {
 	char dir[256];
@@ -86,6 +125,10 @@ static int load_pinned(const struct mpbpf_target *t, struct hostacct *skel)
 		return err;
 	}
 	err = set_pins(skel, dir);
+	if (!err)
+		err = check_pins_reusable(t, skel);
+	if (err == -EEXIST)
+		return err;
 	if (!err)
 		err = hostacct__load(skel);
 	if (err) {
