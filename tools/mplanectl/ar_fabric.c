@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -210,7 +209,7 @@ static int attach_one(const struct mp_fabric *f, const struct mp_fabric_node *n,
 }
 
 /* The command line's values, as people give them; turned into an
- * ar_settings by attach_settings(). */
+ * ar_settings by attach_settings(), whose defaults are the program's. */
 struct attach_opts_set {
 	const char *fabric;
 	int policy;			/* index into policy_words */
@@ -282,36 +281,44 @@ static const struct mp_opt_cmd attach_cmd = {
 "  mplanectl bpf attach --fabric mpf --kmin 10000 --kmax 60000 --pmax 50\n",
 };
 
-/* The values in the program's units, and what only they together say. */
+/*
+ * ar_settings_default(), with what the command line gave in the
+ * program's units; then what only the values together say.
+ */
 static int attach_settings(const struct attach_opts_set *o,
+			   const struct mp_opt_result *res,
 			   struct ar_settings *s)
 {
+#define GIVEN(name)	mp_opt_given(&attach_cmd, res, name)
 	if (!o->fabric)
 		return mp_usage_err("--fabric PREFIX is required");
-	if (o->kmax < o->kmin)
-		return mp_usage_err("--kmax (%" PRIu64 ") must not be below --kmin (%" PRIu64 ")",
-				    o->kmax, o->kmin);
-	if (o->ring_bytes & (o->ring_bytes - 1))
-		return mp_usage_err("bad --ring-bytes '%" PRIu64 "': want a power of 2",
-				    o->ring_bytes);
 	ar_settings_default(s);
-	s->policy = ar_policy_parse(policy_words[o->policy]);
-	s->flowlet_gap_ns = o->flowlet_gap_us * 1000;
-	s->kmin_bytes = o->kmin;
-	s->kmax_bytes = o->kmax;
-	s->pmax = o->pmax_pct * 65536 / 100;
+	if (GIVEN("policy"))
+		s->policy = ar_policy_parse(policy_words[o->policy]);
+	if (GIVEN("flowlet-gap"))
+		s->flowlet_gap_ns = o->flowlet_gap_us * 1000;
+	if (GIVEN("kmin"))
+		s->kmin_bytes = o->kmin;
+	if (GIVEN("kmax"))
+		s->kmax_bytes = o->kmax;
+	if (GIVEN("pmax"))
+		s->pmax = o->pmax_pct * 65536 / 100;
 	s->sample_every = o->sample_packets;
 	s->sample_ns = o->sample_us * 1000;
 	s->ring_bytes = o->ring_bytes;
+#undef GIVEN
+	if (s->kmax_bytes < s->kmin_bytes)
+		return mp_usage_err("--kmax (%u) must not be below --kmin (%u)",
+				    s->kmax_bytes, s->kmin_bytes);
+	if (s->ring_bytes & (s->ring_bytes - 1))
+		return mp_usage_err("bad --ring-bytes '%u': want a power of 2",
+				    s->ring_bytes);
 	return MP_EXIT_OK;
 }
 
 int bpf_fabric_attach(int argc, char **argv)
 {
-	struct attach_opts_set o = {
-		.policy = 1, .flowlet_gap_us = 50, .kmin = 20 * 1024,
-		.kmax = 200 * 1024, .pmax_pct = 20,
-	};
+	struct attach_opts_set o = {};
 	struct attach_args a = {};
 	struct mp_opt_result res;
 	const char *prefix;
@@ -322,7 +329,7 @@ int bpf_fabric_attach(int argc, char **argv)
 	err = mp_opt_parse(&attach_cmd, argc, argv, &o, &res);
 	if (err != MP_OPT_RUN)
 		return err;
-	err = attach_settings(&o, &a.s);
+	err = attach_settings(&o, &res, &a.s);
 	if (err)
 		return err;
 	prefix = o.fabric;
