@@ -25,6 +25,14 @@ void mp_libbpf_setup(bool verbose)
 	libbpf_set_print(verbose ? libbpf_print_all : NULL);
 }
 
+int mp_map_info(int fd, struct bpf_map_info *info)
+{
+	__u32 len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	return bpf_obj_get_info_by_fd(fd, info, &len) ? -errno : 0;
+}
+
 int mp_prog_name(__u32 prog_id, char name[BPF_OBJ_NAME_LEN])
 {
 	struct bpf_prog_info info = {};
@@ -69,16 +77,14 @@ static int prog_map_ids(int prog_fd, __u32 **ids, __u32 *nr)
 static int map_fd_by_name(const __u32 *ids, __u32 nr, const char *name,
 			  struct bpf_map_info *info)
 {
-	__u32 len, i;
+	__u32 i;
 	int fd;
 
 	for (i = 0; i < nr; i++) {
 		fd = bpf_map_get_fd_by_id(ids[i]);
 		if (fd < 0)
 			continue;	/* freed meanwhile: not ours to find */
-		memset(info, 0, sizeof(*info));
-		len = sizeof(*info);
-		if (!bpf_obj_get_info_by_fd(fd, info, &len) &&
+		if (!mp_map_info(fd, info) &&
 		    !strncmp(info->name, name, BPF_OBJ_NAME_LEN))
 			return fd;
 		close(fd);

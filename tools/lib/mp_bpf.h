@@ -10,6 +10,9 @@
 /* libbpf logs nothing unless @verbose: tools print their own errors. */
 void mp_libbpf_setup(bool verbose);
 
+/* Map @fd's info (id, type, sizes), zeroed first: 0 or a negative errno. */
+int mp_map_info(int fd, struct bpf_map_info *info);
+
 /* The name the kernel holds for program @prog_id; 0 or a negative errno. */
 int mp_prog_name(__u32 prog_id, char name[BPF_OBJ_NAME_LEN]);
 

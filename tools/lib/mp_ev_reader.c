@@ -19,16 +19,9 @@
 #include <sys/file.h>
 #include <bpf/bpf.h>
 
+#include "mp_bpf.h"
 #include "mp_ev_reader.h"
 #include "mplane_events.h"
-
-static int map_info(int fd, struct bpf_map_info *info)
-{
-	__u32 len = sizeof(*info);
-
-	memset(info, 0, sizeof(*info));
-	return bpf_obj_get_info_by_fd(fd, info, &len) ? -errno : 0;
-}
 
 /* The directory of @pin, open: what the slots' lock is taken on. */
 static int open_dir_of(const char *pin)
@@ -116,12 +109,17 @@ static int find_slot(int readers_fd, unsigned int slots, unsigned int *slot)
 	return -EBUSY;
 }
 
+/*
+ * Under the lock: a slot, then our ring in it.  The ring is made only once
+ * a slot is found, so that a reader that finds none (and tries again at
+ * every rescan) does not make and free 1 MiB each time.
+ */
 static int put_in_slot(struct mp_ev_reader *r, int dir_fd)
 {
 	struct bpf_map_info info;
 	int err;
 
-	err = map_info(r->readers_fd, &info);
+	err = mp_map_info(r->readers_fd, &info);
 	if (err)
 		return err;
 	if (info.type != BPF_MAP_TYPE_ARRAY_OF_MAPS)
@@ -129,30 +127,31 @@ static int put_in_slot(struct mp_ev_reader *r, int dir_fd)
 	if (flock(dir_fd, LOCK_EX))
 		return -errno;
 	err = find_slot(r->readers_fd, info.max_entries, &r->slot);
+	if (!err) {
+		r->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mp_ev_reader",
+					    0, 0, MPLANE_EV_READER_RING_BYTES,
+					    NULL);
+		err = r->ring_fd < 0 ? -errno : mp_map_info(r->ring_fd, &info);
+	}
 	if (!err && bpf_map_update_elem(r->readers_fd, &r->slot, &r->ring_fd,
 					BPF_ANY))
 		err = -errno;
 	flock(dir_fd, LOCK_UN);
+	if (!err)
+		r->ring_id = info.id;
 	return err;
 }
 
 int mp_ev_reader_claim(struct mp_ev_reader *r, const char *readers_pin)
 {
-	struct bpf_map_info info;
 	int dir_fd, err;
 
 	r->ring_fd = -1;
 	r->readers_fd = bpf_obj_get(readers_pin);
 	if (r->readers_fd < 0)
 		return -errno;
-	r->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "mp_ev_reader", 0, 0,
-				    MPLANE_EV_READER_RING_BYTES, NULL);
-	err = r->ring_fd < 0 ? -errno : map_info(r->ring_fd, &info);
-	dir_fd = err ? -1 : open_dir_of(readers_pin);
-	if (!err && dir_fd < 0)
-		err = dir_fd;
-	if (!err)
-		err = put_in_slot(r, dir_fd);
+	dir_fd = open_dir_of(readers_pin);
+	err = dir_fd < 0 ? dir_fd : put_in_slot(r, dir_fd);
 	if (dir_fd >= 0)
 		close(dir_fd);
 	if (err) {
@@ -160,10 +159,8 @@ int mp_ev_reader_claim(struct mp_ev_reader *r, const char *readers_pin)
 			close(r->ring_fd);
 		close(r->readers_fd);
 		r->ring_fd = r->readers_fd = -1;
-		return err;
 	}
-	r->ring_id = info.id;
-	return 0;
+	return err;
 }
 
 /*

@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "mp_bpf.h"
 #include "mp_capture.h"
 #include "mp_ev_reader.h"
 #include "mp_fabric.h"
@@ -120,19 +121,17 @@ static bool wanted_label(const struct mp_feed *f, const char *label)
 
 static bool stats_layout_ok(int fd)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 
-	return !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	return !mp_map_info(fd, &info) &&
 	       info.value_size == sizeof(struct mplane_event_stats);
 }
 
 static uint32_t map_id(int fd)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+	return mp_map_info(fd, &info) ? 0 : info.id;
 }
 
 /* One ring pinned twice (a shared object) is read once, under the first

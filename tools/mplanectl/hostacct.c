@@ -8,6 +8,7 @@
 
 #include "hostacct.h"
 #include "hostacct.skel.h"
+#include "mp_bpf.h"
 #include "mp_out.h"
 #include "mp_pin.h"
 #include "mplane_maps.h"
@@ -84,7 +85,6 @@ static int check_pins_reusable(const struct mpbpf_target *t,
 			       struct hostacct *skel)
 {
 	struct bpf_map_info info;
-	__u32 len = sizeof(info);
 	struct bpf_map *map;
 	const char *pin;
 	int fd, err = 0;
@@ -94,9 +94,7 @@ static int check_pins_reusable(const struct mpbpf_target *t,
 		fd = pin ? bpf_obj_get(pin) : -1;
 		if (fd < 0)
 			continue;
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		if (!mp_map_info(fd, &info) &&
 		    (info.type != bpf_map__type(map) ||
 		     info.key_size != bpf_map__key_size(map) ||
 		     info.value_size != bpf_map__value_size(map) ||
