@@ -32,7 +32,7 @@ set -euo pipefail
 # 'make fuzz' links (clang only recommends it).
 # shellcheck disable=SC2034
 BUILD_SET=(build-essential pkg-config clang llvm libclang-rt-dev bpftool
-	libbpf-dev libmnl-dev libjson-c-dev libmicrohttpd-dev libcmocka-dev
+	libbpf-dev libxdp-dev libmnl-dev libjson-c-dev libmicrohttpd-dev libcmocka-dev
 	perl bc)
 # shellcheck disable=SC2034
 BUILDROOT_SET=(debootstrap)
@@ -40,7 +40,9 @@ BUILDROOT_SET=(debootstrap)
 # Debian's module files, kmod for their dependencies), network tools and
 # real clients, and bash-builtins' loadable sleep/mktemp/rm for the test
 # helpers (selftests/lib/lib.sh).  curl and python3-prometheus-client are
-# the telemetry exporter's real client and parser.  rdma-core,
+# the telemetry exporter's real client and parser.  xdp-tools'
+# xdp-loader is another tool on the XDP hook that hostacct shares through
+# libxdp's dispatcher (selftests/bpf/hostacct.sh).  rdma-core,
 # ibverbs-providers (librxe), ibverbs-utils (ibv_rc_pingpong) and perftest
 # (ib_write_bw, ib_send_lat) run RoCE over mp0 on Soft-RoCE
 # (selftests/kmod/rxe.sh).  chromium, headless, loads the HTML reports
@@ -49,7 +51,7 @@ BUILDROOT_SET=(debootstrap)
 # shellcheck disable=SC2034
 TEST_SET=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	iproute2 ethtool iputils-ping iperf3 sockperf jq procps bash-builtins
-	curl python3-prometheus-client
+	curl python3-prometheus-client xdp-tools
 	rdma-core ibverbs-providers ibverbs-utils perftest chromium)
 # About 170 packages, 146 MB to download and 600 MB installed: its own
 # set, so that building and the demo never pay for it.

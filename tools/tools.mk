@@ -11,7 +11,7 @@ MPLANE_VERSION	?= $(shell cat $(ROOT)/VERSION)
 Q		?= @
 
 TOOLS_OUT	:= $(BUILD)/tools
-TOOLS_PKGS	:= libbpf libmnl json-c libmicrohttpd
+TOOLS_PKGS	:= libxdp libbpf libmnl json-c libmicrohttpd
 TOOLS_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 \
 		   -I$(ROOT)/tools/lib -I$(ROOT)/tools/include -I$(ROOT)/uapi \
 		   -I$(BPF_OUT) \
@@ -19,15 +19,15 @@ TOOLS_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 \
 		   -DMPLANE_ACCEPT_EXPECT='"$(ROOT)/tools/accept/expect.conf"' \
 		   -DMPLANE_TORCH_LAUNCH='"$(ROOT)/tools/torch/launch.sh"' \
 		   $(shell $(PKG_CONFIG) --cflags $(TOOLS_PKGS))
-# libbpf, libelf, zlib and json-c are linked in, and libmicrohttpd is
+# libxdp, libbpf, libelf, zlib and json-c are linked in, and libmicrohttpd is
 # loaded only by the command that serves HTTP (tools/lib/mp_http.h): each
 # shared object costs an exec ~40 ms in a debug guest under TCG, where the
 # tests start mplanectl hundreds of times.  libmnl has no archive.
 # TOOLS_STATIC= links every library as a shared one: Debian's packages
 # do (debian/rules), as policy wants no library embedded.
-TOOLS_STATIC	?= libbpf json-c
+TOOLS_STATIC	?= libxdp libbpf json-c
 comma		:= ,
-TOOLS_SHARED	:= $(filter-out $(TOOLS_STATIC),libbpf json-c) libmnl
+TOOLS_SHARED	:= $(filter-out $(TOOLS_STATIC),libxdp libbpf json-c) libmnl
 TOOLS_LDLIBS	:= $(if $(TOOLS_STATIC),-Wl$(comma)-Bstatic $(shell $(PKG_CONFIG) \
 		     --static --libs-only-l $(TOOLS_STATIC)) -Wl$(comma)-Bdynamic) \
 		   $(shell $(PKG_CONFIG) --libs $(TOOLS_SHARED))

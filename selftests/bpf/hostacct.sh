@@ -271,6 +271,68 @@ test_refusals() {
 	assert_eq "unknown --prog: exit" "$rc" 2
 }
 
+# xdp_loader NS ARGS... : xdp-loader in NS.  Not 'ip netns exec', whose
+# fresh /sys has no bpffs, without which libxdp makes no dispatcher.
+xdp_loader() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" xdp-loader "$@"
+}
+
+# xdp_components NS DEV : "NAME PRIO" of each program on DEV's libxdp
+# dispatcher, one a line, in the order the dispatcher runs them.
+xdp_components() {
+	xdp_loader "$1" status "$2" |
+		awk -v dev="$2" '$1 == dev && $2 ~ /xdp_dispatcher/ { on = 1; next }
+			on && $1 == "=>" { print $3, $2; next } on { on = 0 }'
+}
+
+# (g) the XDP hook is shared through libxdp's dispatcher: another tool's
+# program (xdp-loader's) and hostacct both run, hostacct first, and
+# counts exactly; a re-attach keeps the one component; detach leaves the
+# other tool's.  Where the kernel has no freplace (BPF_PROG_TYPE_EXT),
+# libxdp has no dispatcher, and test_refusals covers the one program.
+test_xdp_shares_the_hook() {
+	local id1 id2 old
+
+	bpftool feature probe kernel 2>/dev/null |
+		grep -q "program_type ext is available" ||
+		skip "$(uname -r) has no freplace (BPF_PROG_TYPE_EXT): no libxdp dispatcher"
+	topo
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+	# hostacct attached directly, as an mplanectl before libxdp did: the
+	# next attach moves it onto a dispatcher.
+	old=/sys/fs/bpf/mplane-test-old-$$
+	bpftool prog loadall "$MPLANE_BUILD/bpf/hostacct.bpf.o" "$old" ||
+		fail "bpftool cannot load hostacct"
+	nsenter --net="/run/netns/$b" ip link set dev vb xdp pinned "$old/mp_hacct_xdp" ||
+		fail "ip cannot attach it"
+	rm -rf "$old"
+	attach "$b" vb --xdp
+	assert_eq "moved onto a dispatcher" "$(xdp_components "$b" vb | xargs)" "mp_hacct_xdp 10"
+	"$MPLANECTL" -n "$b" bpf detach --prog hostacct vb || fail "detach"
+	xdp_loader "$b" load -n mp_pass_xdp vb "$MPLANE_BUILD/bpf/pass.bpf.o" ||
+		fail "xdp-loader cannot load the foreign program"
+	assert_eq "the foreign program alone" "$(xdp_components "$b" vb | xargs)" "mp_pass_xdp 50"
+	attach "$b" vb --xdp
+	assert_eq "ingress hook" "${S[ingress.hook]}" xdp
+	assert_eq "both on the dispatcher" "$(xdp_components "$b" vb | xargs)" 		"mp_hacct_xdp 10 mp_pass_xdp 50"
+	id1=${S[ingress.prog_id]}
+	attach "$b" vb --xdp
+	id2=${S[ingress.prog_id]}
+	assert_eq "a re-attach keeps the component" "$id2" "$id1"
+	assert_eq "still one hostacct" "$(xdp_components "$b" vb | grep -c mp_hacct_xdp)" 1
+	receiver "$b" 4791
+	send "$a" 10.99.0.2 --roce $QP --ecn ce -r 5000 -c $N
+	stop_receivers
+	st "$b" vb
+	assert_eq "xdp roce_packets" "${S[ingress.roce_packets]}" $N
+	assert_eq "xdp QP packets" "${S[qps.$((QP)).ingress.packets]}" $N
+	"$MPLANECTL" -n "$b" bpf detach --prog hostacct vb || fail "detach"
+	assert_eq "the foreign program stays" "$(xdp_components "$b" vb | xargs)" "mp_pass_xdp 50"
+	xdp_loader "$b" unload vb --all || fail "xdp-loader unload"
+}
+
 # (f) a device deleted without a detach leaves its pins; a new device of
 # the same name starts from zero, not from those counters.
 test_stale_pins() {
@@ -323,6 +385,6 @@ test_exported() {
 }
 
 # The share that the debug kernel runs (selftests/kmod/bpf.sh).
-QUICK_TESTS="test_counts_exact test_xdp_counts_same"
-ktap_run test_counts_exact test_xdp_counts_same test_status_and_pins \
+QUICK_TESTS="test_counts_exact test_xdp_counts_same test_xdp_shares_the_hook"
+ktap_run test_counts_exact test_xdp_counts_same test_xdp_shares_the_hook test_status_and_pins \
 	test_detach_only_ours test_refusals test_stale_pins test_exported

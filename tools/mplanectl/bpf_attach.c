@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <linux/if_link.h>
 
 #include "bpf_prog.h"
 #include "mp_cmd.h"
@@ -18,7 +17,7 @@
 static const struct mp_opt attach_opts[] = {
 	MPBPF_OPT_PROG,
 	{ "xdp", 'x', MP_OPT_FLAG, AT(xdp), NULL,
-	  .help = "hostacct only: count what DEV receives at XDP (the driver's hook, before any skb) instead of tc ingress; a program already on DEV's XDP hook that is not hostacct makes attach refuse" },
+	  .help = "hostacct only: count what DEV receives at XDP (the driver's hook, before any skb) instead of tc ingress, sharing the hook with other programs through libxdp's dispatcher; only a program attached to DEV's XDP hook without libxdp makes attach refuse" },
 	{ "ingress", 'i', MP_OPT_FLAG, AT(ingress), NULL,
 	  .help = "count only what DEV receives" },
 	{ "egress", 'e', MP_OPT_FLAG, AT(egress), NULL,
@@ -150,28 +149,6 @@ static int attach_hook(const struct mpbpf_target *t, int prog_fd, int d)
 }
 
 /*
- * The XDP program, replacing only ours: UPDATE_IF_NOEXIST fails if any
- * program came meanwhile, REPLACE if ours was swapped for another.
- */
-static int attach_xdp(const struct mpbpf_target *t, int prog_fd)
-{
-	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = -1);
-	__u32 flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
-	int err;
-
-	if (t->xdp_slot.ours) {
-		opts.old_prog_fd = bpf_prog_get_fd_by_id(t->xdp_slot.prog_id);
-		flags = XDP_FLAGS_REPLACE;
-	}
-	err = bpf_xdp_attach(t->ifindex, prog_fd, flags, &opts);
-	if (opts.old_prog_fd >= 0)
-		close(opts.old_prog_fd);
-	if (err)
-		mp_err("%s: xdp: %s", t->dev, strerror(-err));
-	return err;
-}
-
-/*
  * Ingress is counted at one hook only: after a move between tc and XDP,
  * take ours off the hook that is no longer used.
  */
@@ -212,7 +189,7 @@ static int attach_all(const struct mpbpf_target *t,
 			undo(t, d);
 	}
 	if (!err && t->xdp) {
-		err = attach_xdp(t, l->xdp_fd);
+		err = mpbpf_xdp_attach(t, l->xdp_fd);
 		if (err)
 			undo(t, __MPLANE_DIR_MAX);
 	}

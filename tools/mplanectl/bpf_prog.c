@@ -5,7 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <linux/if_link.h>
 
 #include "bpf_prog.h"
 #include "mp_bpf.h"
@@ -109,15 +108,15 @@ static int tc_prog_id(const struct mpbpf_target *t, int dir, __u32 *id)
 
 int mpbpf_query(struct mpbpf_target *t, int dir)
 {
-	struct mpbpf_slot *slot = dir < 0 ? &t->xdp_slot : &t->slots[dir];
+	struct mpbpf_slot *slot;
 	__u32 id = 0;
 	int err;
 
-	memset(slot, 0, sizeof(*slot));
 	if (dir < 0)
-		err = bpf_xdp_query_id(t->ifindex, 0, &id);
-	else
-		err = tc_prog_id(t, dir, &id);
+		return mpbpf_xdp_query(t);
+	slot = &t->slots[dir];
+	memset(slot, 0, sizeof(*slot));
+	err = tc_prog_id(t, dir, &id);
 	if (err || !id)
 		return err;
 	err = mp_prog_name(id, slot->prog_name);
@@ -135,19 +134,4 @@ int mpbpf_tc_detach(const struct mpbpf_target *t, int dir)
 
 	mpbpf_tc_slot(t, dir, &tc_hook, &tc_opts);
 	return bpf_tc_detach(&tc_hook, &tc_opts);
-}
-
-int mpbpf_xdp_detach(const struct mpbpf_target *t)
-{
-	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
-	int err;
-
-	/* REPLACE with the old fd: a program that took over since the
-	 * query is left alone (EEXIST). */
-	opts.old_prog_fd = bpf_prog_get_fd_by_id(t->xdp_slot.prog_id);
-	if (opts.old_prog_fd < 0)
-		return -errno;
-	err = bpf_xdp_detach(t->ifindex, XDP_FLAGS_REPLACE, &opts);
-	close(opts.old_prog_fd);
-	return err;
 }

@@ -52,6 +52,7 @@ struct mpbpf_slot {
 	__u32 prog_id;			/* 0 when the slot is free */
 	bool ours;			/* a program of this kind */
 	char prog_name[BPF_OBJ_NAME_LEN];
+	__u8 tag[BPF_TAG_SIZE];		/* XDP only: the code's hash */
 };
 
 struct mpbpf_kind;
@@ -65,6 +66,7 @@ struct mpbpf_target {
 	bool xdp;			/* ingress through XDP rather than tc */
 	struct mpbpf_slot slots[__MPLANE_DIR_MAX];
 	struct mpbpf_slot xdp_slot;
+	bool xdp_shared;		/* the hook holds libxdp's dispatcher */
 };
 
 /* Program fds of a loaded object, for attach to put on the hooks. */
@@ -81,6 +83,14 @@ struct mpbpf_kind {
 	const char *tc_progs[__MPLANE_DIR_MAX];	/* names the kernel reports */
 	const char *xdp_prog;		/* NULL: no XDP variant */
 	int (*load)(const struct mpbpf_target *t, struct mpbpf_loaded *l);
+	/*
+	 * With xdp_prog: a second instance of the object, opened and not
+	 * loaded, its maps the ones load() pinned and its XDP program the
+	 * only one to load, for libxdp to load as a component of its
+	 * dispatcher (bpf_xdp.c).  unload() closes it.
+	 */
+	int (*open_xdp)(const struct mpbpf_target *t, struct mpbpf_loaded *l,
+			struct bpf_object **obj);
 	void (*unload)(struct mpbpf_loaded *l);
 	/* Print what is attached and the counters, text or JSON. */
 	int (*status)(struct mpbpf_target *t);
@@ -107,9 +117,15 @@ void mpbpf_tc_slot(const struct mpbpf_target *t, int dir,
  * into t->slots[dir] (t->xdp_slot); 0 or a negative errno. */
 int mpbpf_query(struct mpbpf_target *t, int dir);
 
-/* Take @t's program off its tc slot of @dir, or off the XDP hook
- * (only if it is still the one in t->xdp_slot); 0 or a negative errno. */
+/* Take @t's program off its tc slot of @dir; 0 or a negative errno. */
 int mpbpf_tc_detach(const struct mpbpf_target *t, int dir);
+
+/* The XDP hook, through libxdp (bpf_xdp.c): libxdp quiet unless
+ * @verbose; query into t->xdp_slot; attach the program loaded as @new_fd
+ * (kept if it is already there); take t->xdp_slot's program off. */
+void mpbpf_xdp_setup(bool verbose);
+int mpbpf_xdp_query(struct mpbpf_target *t);
+int mpbpf_xdp_attach(const struct mpbpf_target *t, int new_fd);
 int mpbpf_xdp_detach(const struct mpbpf_target *t);
 
 /* "tc handle 0x4d50 priority 19792" of @t, for messages. */

@@ -163,6 +163,44 @@ static int load(const struct mpbpf_target *t, struct mpbpf_loaded *l)
 	return 0;
 }
 
+/*
+ * The object again, for libxdp to load its XDP program as a component of
+ * the dispatcher: its maps are the pins that load() made or reused, so
+ * XDP counts into the same counters as tc.
+ */
+static int open_xdp(const struct mpbpf_target *t, struct mpbpf_loaded *l,
+		    struct bpf_object **obj)
+{
+	struct bpf_program *prog;
+	struct hostacct *skel;
+	char dir[256];
+	int err;
+
+	err = mp_pin_dev_dir(t->dev, dir, sizeof(dir), false);
+	if (err) {
+		mp_err("%s: pin directory %s: %s", t->dev, dir, strerror(-err));
+		return err;
+	}
+	skel = hostacct__open();
+	if (!skel) {
+		mp_err("%s: opening BPF object: %s", t->dev, strerror(errno));
+		return -errno;
+	}
+	err = set_pins(skel, dir);
+	bpf_object__for_each_program(prog, skel->obj)
+		if (!err && prog != skel->progs.mp_hacct_xdp)
+			err = bpf_program__set_autoload(prog, false);
+	if (err) {
+		mp_err("%s: preparing the XDP program: %s", t->dev,
+		       strerror(-err));
+		hostacct__destroy(skel);
+		return err;
+	}
+	l->skel = skel;
+	*obj = skel->obj;
+	return 0;
+}
+
 static void unload(struct mpbpf_loaded *l)
 {
 	hostacct__destroy(l->skel);
@@ -190,6 +228,7 @@ const struct mpbpf_kind hostacct_kind = {
 	},
 	.xdp_prog	= HOSTACCT_PROG_XDP,
 	.load		= load,
+	.open_xdp	= open_xdp,
 	.unload		= unload,
 	.status		= hostacct_status,
 	.cleanup	= cleanup,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
+#include "bpf_prog.h"
 #include "mp_bpf.h"
 #include "mp_cmd.h"
 #include "mp_net.h"
@@ -104,5 +105,6 @@ int main(int argc, char **argv)
 		}
 	}
 	mp_libbpf_setup(set.verbose);
+	mpbpf_xdp_setup(set.verbose);
 	return mp_group_run(&mplanectl, argc - res.argi, argv + res.argi);
 }
