@@ -302,7 +302,7 @@ exporter_killed() {
 		slowwait 20 curl -sf "http://127.0.0.1:$port/metrics" -o /dev/null ||
 			fail "exporter $i does not serve: $(cat "$TMPD/export-$i.out")"
 		"$MPLANECTL" mark step --repeat 100 7 || fail "marks with exporter $i"
-		slowwait 20 sh -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^mplane_step_seconds_count [1-9]'" ||
+		slowwait 20 sh -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^mplane_step_seconds_count{[^}]*} [1-9]'" ||
 			fail "exporter $i saw no steps"
 		kill -KILL "$x"
 		wait "$x" 2>/dev/null || true

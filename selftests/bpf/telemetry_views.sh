@@ -206,7 +206,8 @@ helps = {l.split()[2] for l in text.splitlines() if l.startswith('# HELP ')}
 types = {l.split()[2] for l in text.splitlines() if l.startswith('# TYPE ')}
 # One label scheme for every family (tools/mplanectl/telemetry_export.c).
 scheme = {'node', 'dev', 'dir', 'plane', 'port', 'counter', 'stat', 'qpn', 'peer',
-          'kind', 'state', 'source', 'type', 'what', 'le', 'version', 'kernel'}
+          'kind', 'state', 'source', 'type', 'what', 'le', 'version', 'kernel',
+          'pid', 'collective', 'rank'}
 for fam in text_string_to_metric_families(text):
     for s in fam.samples:
         assert set(s.labels) <= scheme, '%s: labels %s' % (s.name, set(s.labels) - scheme)
@@ -344,10 +345,19 @@ test_export_from_file() {
 	assert_eq "build info" "$(s "mplane_build_info{kernel=$(uname -r),version=$(<"$MPLANE_ROOT/VERSION")}")" 1.0
 	assert_eq "failovers" "$(s 'mplane_anomalies_total{type=failover}')" 1.0
 	assert_eq "mp0 flagged" "$(s 'mplane_symmetry_flagged{dev=mp0,kind=plane,node=ns4026531840}')" 1.0
-	assert_eq "steps" "$(s 'mplane_step_seconds_count{}')" 20.0
-	assert_eq "steps sum" "$(s 'mplane_step_seconds_sum{}')" 0.2
-	assert_eq "steps <= 50 ms" "$(s 'mplane_step_seconds_bucket{le=0.05}')" 20.0
-	assert_eq "steps <= 5 ms" "$(s 'mplane_step_seconds_bucket{le=0.005}')" 0.0
+	# Step times per process of a source, {node,pid}: the 20 of pid 42.
+	assert_eq "steps" "$(s 'mplane_step_seconds_count{node=marks,pid=42}')" 20.0
+	assert_eq "steps sum" "$(s 'mplane_step_seconds_sum{node=marks,pid=42}')" 0.2
+	assert_eq "steps <= 50 ms" "$(s 'mplane_step_seconds_bucket{le=0.05,node=marks,pid=42}')" 20.0
+	assert_eq "steps <= 5 ms" "$(s 'mplane_step_seconds_bucket{le=0.005,node=marks,pid=42}')" 0.0
+	assert_eq "step series" "$(grep -c '^mplane_step_seconds_count' "$TMPD/samples")" 1
+	# Delivery gaps per plane and port; their sum is hist's 6996, and
+	# plane1, which stopped at 100 ms, has half of plane0's.
+	assert_eq "gap count" "$(sum_of "$TMPD/samples" 'mplane_delivery_gap_seconds_count{')" 6996.0
+	assert_eq "plane0 gaps" "$(s 'mplane_delivery_gap_seconds_count{dev=mp0,node=ns4026531840,plane=0}')" 1999.0
+	assert_eq "plane1 gaps" "$(s 'mplane_delivery_gap_seconds_count{dev=mp0,node=ns4026531840,plane=1}')" 999.0
+	assert_eq "s2 gaps <= 250 us" "$(s 'mplane_delivery_gap_seconds_bucket{le=0.00025,node=l0,port=s2}')" 1999.0
+	assert_eq "s2 gaps <= 50 us" "$(s 'mplane_delivery_gap_seconds_bucket{le=5e-05,node=l0,port=s2}')" 0.0
 	# Per plane and port now; their sum is the capture's.
 	assert_eq "queue count" "$(sum_of "$TMPD/samples" 'mplane_queue_bytes_count{')" 8004.0
 	assert_eq "plane0 queue count" "$(s 'mplane_queue_bytes_count{dev=mp0,node=ns4026531840,plane=0}')" 2001.0
@@ -470,7 +480,7 @@ PYEOF
 live_steps() {
 	curl -sf "http://127.0.0.1:$1/metrics" >"$TMPD/live" &&
 		check_metrics "$TMPD/live" >"$TMPD/live.samples" &&
-		awk '/^mplane_step_seconds_count/ { exit !($2 >= 4) }' "$TMPD/live.samples"
+		awk '/^mplane_step_seconds_count\{/ { exit !($2 >= 4) }' "$TMPD/live.samples"
 }
 
 test_export_live() {
@@ -485,7 +495,7 @@ test_export_live() {
 	send_marks "$TMPD/mark.sock"
 	slowwait 10 live_steps "$port" || fail "no steps on /metrics: $(grep step_seconds_count "$TMPD/live.samples")"
 	# 20 ms apart, and generous for a loaded machine: all above 10 ms.
-	awk '/^mplane_step_seconds_bucket\{le=0.01\}/ { exit $2 != 0 }' "$TMPD/live.samples" ||
+	awk '/^mplane_step_seconds_bucket\{le=0.01,/ { exit $2 != 0 }' "$TMPD/live.samples" ||
 		fail "steps shorter than 10 ms: $(grep step_seconds "$TMPD/live.samples")"
 	stop_export
 	kill "$serve_pid"

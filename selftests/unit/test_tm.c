@@ -226,6 +226,18 @@ static void test_steps(TEST_ARGS)
 	assert_true(mp_hist_quantile(&tm.steps, 0.5) >= 10 * MS);
 	assert_true(mp_hist_quantile(&tm.steps, 0.5) <= 10 * MS + 10 * MS / 64);
 	assert_int_equal(tm.npids, 2);
+	/* Each process has its own: pid 7's three, pid 8's none. */
+	assert_int_equal(tm.pids[0].pid, 7);
+	assert_int_equal(tm.pids[0].hist.count, 3);
+	assert_int_equal(tm.pids[0].hist.max, 15 * MS);
+	assert_int_equal(tm.pids[1].hist.count, 1);
+	/* The same pid on another source is another process. */
+	ev(SRC_L0, MPLANE_EV_STEP_MARK, 0, MPLANE_EVENT_NO_PLANE, 40 * MS, 0, 7,
+	   MPLANE_MARK_STEP, 0);
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.npids, 3);
+	assert_int_equal(tm.pids[2].source, SRC_L0);
+	assert_int_equal(tm.pids[0].hist.count, 3);
 	mp_tm_free(&tm);
 }
 
@@ -267,6 +279,13 @@ static void test_collective_steps(TEST_ARGS)
 	assert_true(mp_hist_quantile(&tm.steps, 0.5) <= 5 * MS + 5 * MS / 64);
 	assert_int_equal(tm.nranks, 2);
 	assert_int_equal(tm.npids, 0);
+	/* Per rank of each job: job 100's two, job 200's one. */
+	assert_int_equal(tm.ranks[0].job, 100);
+	assert_int_equal(tm.ranks[0].hist.count, 2);
+	assert_int_equal(tm.ranks[0].hist.max, 6 * MS);
+	assert_int_equal(tm.ranks[1].job, 200);
+	assert_int_equal(tm.ranks[1].hist.count, 1);
+	assert_int_equal(tm.ranks[1].source, SRC_MARKS);
 	assert_string_equal(mp_event_val_name(MPLANE_EV_COLLECTIVE, 0),
 			    "iteration");
 	assert_string_equal(mp_event_val_name(MPLANE_EV_COLLECTIVE, 3), "bytes");
@@ -317,6 +336,10 @@ static void test_gap(TEST_ARGS)
 	/* 750 increases of the plane, 80 of the counter (21 .. 100 ms,
 	 * from its second sample on): gaps between them. */
 	assert_int_equal(tm.gaps.count, 750 - 1 + 80 - 1);
+	/* And each series' own: the plane's and the counter's. */
+	assert_int_equal(find("mp0/plane0")->gaps.count, 750 - 1);
+	assert_int_equal(find("mp0/plane0")->gaps.max, 5100 * US);
+	assert_int_equal(find("rail0/tx_bytes")->gaps.count, 80 - 1);
 	assert_int_equal(find("rail0/tx_bytes")->tx_bytes.max_gap_ns, 1 * MS);
 	assert_int_equal(group_of("poll rails"), find("rail0/tx_bytes")->group);
 	mp_tm_free(&tm);
@@ -888,6 +911,7 @@ static void test_copy(TEST_ARGS)
 	p0 = find("mp0/plane0");
 	assert_near(mp_tm_bw(p0, MP_TM_BW_MEAN), bw, 1e-12);
 	assert_int_equal(mp_tm_queue(&tm, p0)->count, 1001);
+	assert_int_equal(mp_tm_expand(&tm, &p0->gaps)->count, 999);
 	/* The copy goes on as a model of its own. */
 	port_sample(3, 300 * MS, 7, 10, 0);
 	mp_tm_finish(&tm);

@@ -68,8 +68,14 @@ void mp_tm_free(struct mp_tm *tm)
 {
 	unsigned int i;
 
-	for (i = 0; i < tm->nents; i++)
+	for (i = 0; i < tm->nents; i++) {
 		mp_hist_sparse_free(&tm->ents[i].queue);
+		mp_hist_sparse_free(&tm->ents[i].gaps);
+	}
+	for (i = 0; i < tm->npids; i++)
+		mp_hist_sparse_free(&tm->pids[i].hist);
+	for (i = 0; i < tm->nranks; i++)
+		mp_hist_sparse_free(&tm->ranks[i].hist);
 	free(tm->scratch);
 	free(tm->ents);
 	mp_index_free(&tm->ent_index);
@@ -133,8 +139,9 @@ static int dup_index(struct mp_index *dst, const struct mp_index *src)
 	return 0;
 }
 
-static int dup_queue(struct mp_hist_sparse *dst,
-		     const struct mp_hist_sparse *src)
+/* @dst, a byte copy of @src, gets buckets of its own. */
+static int dup_sparse(struct mp_hist_sparse *dst,
+		      const struct mp_hist_sparse *src)
 {
 	*dst = *src;
 	dst->b = NULL;
@@ -184,11 +191,28 @@ int mp_tm_copy(struct mp_tm *dst, const struct mp_tm *src)
 	err |= dup_array(&dst->ents, src->ents, src->nents, sizeof(*src->ents));
 	if (!dst->ents)
 		dst->nents = 0;
-	/* Each entity's queue depths are its own, or nobody's. */
-	for (i = 0; i < dst->nents; i++)
+	if (!dst->pids)
+		dst->npids = 0;
+	if (!dst->ranks)
+		dst->nranks = 0;
+	/* Each histogram's buckets are its own, or nobody's: none is left
+	 * pointing at @src's when a copy fails half way. */
+	for (i = 0; i < dst->nents; i++) {
 		memset(&dst->ents[i].queue, 0, sizeof(dst->ents[i].queue));
-	for (i = 0; i < dst->nents; i++)
-		err |= dup_queue(&dst->ents[i].queue, &src->ents[i].queue);
+		memset(&dst->ents[i].gaps, 0, sizeof(dst->ents[i].gaps));
+	}
+	for (i = 0; i < dst->npids; i++)
+		memset(&dst->pids[i].hist, 0, sizeof(dst->pids[i].hist));
+	for (i = 0; i < dst->nranks; i++)
+		memset(&dst->ranks[i].hist, 0, sizeof(dst->ranks[i].hist));
+	for (i = 0; i < dst->nents; i++) {
+		err |= dup_sparse(&dst->ents[i].queue, &src->ents[i].queue);
+		err |= dup_sparse(&dst->ents[i].gaps, &src->ents[i].gaps);
+	}
+	for (i = 0; i < dst->npids; i++)
+		err |= dup_sparse(&dst->pids[i].hist, &src->pids[i].hist);
+	for (i = 0; i < dst->nranks; i++)
+		err |= dup_sparse(&dst->ranks[i].hist, &src->ranks[i].hist);
 	if (err) {
 		mp_tm_free(dst);
 		return -ENOMEM;
@@ -307,13 +331,19 @@ static void key_for(const struct mp_tm *tm, unsigned int source,
 	}
 }
 
+const struct mp_hist *mp_tm_expand(const struct mp_tm *tm,
+				   const struct mp_hist_sparse *h)
+{
+	if (!h->count)
+		return NULL;
+	mp_hist_sparse_expand(h, tm->scratch);
+	return tm->scratch;
+}
+
 const struct mp_hist *mp_tm_queue(const struct mp_tm *tm,
 				  const struct mp_tm_entity *e)
 {
-	if (!e->queue.count)
-		return NULL;
-	mp_hist_sparse_expand(&e->queue, tm->scratch);
-	return tm->scratch;
+	return mp_tm_expand(tm, &e->queue);
 }
 
 int mp_tm_lookup(const struct mp_tm *tm, unsigned int source,
@@ -369,8 +399,9 @@ static int entity(struct mp_tm *tm, const struct ent_key *k)
  */
 static uint64_t after_end(const struct mp_tm *tm);
 
+/* @gaps: the entity's delivery-gap histogram, for a series with gaps. */
 static uint64_t series_add(struct mp_tm *tm, struct mp_tm_series *s,
-			   uint64_t ts, uint64_t v)
+			   struct mp_hist_sparse *gaps, uint64_t ts, uint64_t v)
 {
 	uint64_t inc = 0;
 
@@ -396,6 +427,7 @@ static uint64_t series_add(struct mp_tm *tm, struct mp_tm_series *s,
 	if (inc && s->gaps) {
 		if (s->inc_ts && ts >= s->inc_ts) {
 			mp_hist_add(&tm->gaps, ts - s->inc_ts);
+			mp_hist_sparse_add(gaps, ts - s->inc_ts);
 			if (ts - s->inc_ts > s->max_gap_ns)
 				s->max_gap_ns = ts - s->inc_ts;
 		}
@@ -548,7 +580,16 @@ static void set_state(struct mp_tm_entity *e, int state)
 	e->state = state;
 }
 
-static void step_mark(struct mp_tm *tm, const struct mplane_event *ev)
+/* One step time, in the model's histogram and in @own. */
+static void step_time(struct mp_tm *tm, struct mp_hist_sparse *own,
+		      uint64_t ns)
+{
+	mp_hist_add(&tm->steps, ns);
+	mp_hist_sparse_add(own, ns);
+}
+
+static void step_mark(struct mp_tm *tm, unsigned int source,
+		      const struct mplane_event *ev)
 {
 	uint32_t pid = ev->val[1];
 	struct mp_tm_step_pid *p = NULL;
@@ -556,23 +597,27 @@ static void step_mark(struct mp_tm *tm, const struct mplane_event *ev)
 
 	if (ev->val[2] != MPLANE_MARK_STEP)
 		return;
+	/* A pid is a process of one host: the same number on another
+	 * source is another process. */
 	for (i = 0; i < tm->npids && !p; i++)
-		if (tm->pids[i].pid == pid)
+		if (tm->pids[i].pid == pid && tm->pids[i].source == source)
 			p = &tm->pids[i];
 	if (!p) {
 		p = grow(&tm->pids, &tm->npids, sizeof(*p));
 		if (!p)
 			return;
+		p->source = source;
 		p->pid = pid;
 	} else if (ev->hdr.ts_ns >= p->last_ts) {
-		mp_hist_add(&tm->steps, ev->hdr.ts_ns - p->last_ts);
+		step_time(tm, &p->hist, ev->hdr.ts_ns - p->last_ts);
 	}
 	p->last_ts = ev->hdr.ts_ns;
 	p->steps++;
 }
 
 /* A collective iteration: from its begin to its end is one step. */
-static void coll_mark(struct mp_tm *tm, const struct mplane_event *ev)
+static void coll_mark(struct mp_tm *tm, unsigned int source,
+		      const struct mplane_event *ev)
 {
 	struct mp_tm_step_rank *p = NULL;
 	unsigned int i;
@@ -585,6 +630,7 @@ static void coll_mark(struct mp_tm *tm, const struct mplane_event *ev)
 		p = grow(&tm->ranks, &tm->nranks, sizeof(*p));
 		if (!p)
 			return;
+		p->source = source;
 		p->job = ev->hdr.ifindex;
 		p->rank = ev->val[1];
 	}
@@ -595,7 +641,7 @@ static void coll_mark(struct mp_tm *tm, const struct mplane_event *ev)
 		p->begin_ts = ev->hdr.ts_ns;
 	} else if (ev->val[2] == MPLANE_MARK_STEP_END && p->begin_ts &&
 		   p->iter == ev->val[0] && ev->hdr.ts_ns >= p->begin_ts) {
-		mp_hist_add(&tm->steps, ev->hdr.ts_ns - p->begin_ts);
+		step_time(tm, &p->hist, ev->hdr.ts_ns - p->begin_ts);
 		p->begin_ts = 0;
 		p->steps++;
 	}
@@ -773,10 +819,10 @@ static void apply(struct mp_tm *tm, unsigned int source,
 		i = entity_of(tm, source, h);
 		break;
 	case MPLANE_EV_STEP_MARK:
-		step_mark(tm, ev);
+		step_mark(tm, source, ev);
 		return;
 	case MPLANE_EV_COLLECTIVE:
-		coll_mark(tm, ev);
+		coll_mark(tm, source, ev);
 		return;
 	case MPLANE_EV_FAULT:
 		fault(tm, ev);
@@ -794,17 +840,17 @@ static void apply(struct mp_tm *tm, unsigned int source,
 	case MPLANE_EV_PLANE_SAMPLE:
 	case MPLANE_EV_PORT_SAMPLE:
 		queue_sample(tm, i, ev->val[0]);
-		series_add(tm, &e->tx_bytes, ts, ev->val[1]);
-		n = series_add(tm, &e->ecn, ts, ev->val[2]);
+		series_add(tm, &e->tx_bytes, &e->gaps, ts, ev->val[1]);
+		n = series_add(tm, &e->ecn, &e->gaps, ts, ev->val[2]);
 		if (h->type == MPLANE_EV_PLANE_SAMPLE)
-			series_add(tm, &e->cnp, ts, ev->val[3]);
+			series_add(tm, &e->cnp, &e->gaps, ts, ev->val[3]);
 		else
-			series_add(tm, &e->tx_packets, ts, ev->val[3]);
+			series_add(tm, &e->tx_packets, &e->gaps, ts, ev->val[3]);
 		ecn_marks(tm, i, ts, n);
 		break;
 	case MPLANE_EV_QUEUE_SAMPLE:
 		queue_sample(tm, i, ev->val[0]);
-		series_add(tm, &e->tx_packets, ts, ev->val[2]);
+		series_add(tm, &e->tx_packets, &e->gaps, ts, ev->val[2]);
 		break;
 	case MPLANE_EV_ECN_MARK:
 		e->ecn_events++;
@@ -827,7 +873,7 @@ static void apply(struct mp_tm *tm, unsigned int source,
 		anomaly(tm, ts, MP_TM_AN_FAILOVER, i, ev->val[1]);
 		break;
 	case MPLANE_EV_COUNTER:
-		series_add(tm, &e->tx_bytes, ts, ev->val[0]);
+		series_add(tm, &e->tx_bytes, &e->gaps, ts, ev->val[0]);
 		break;
 	}
 }

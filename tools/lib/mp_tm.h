@@ -135,6 +135,7 @@ struct mp_tm_entity {
 	/* Planes and ports: tx_bytes; counters: their value. */
 	struct mp_tm_series tx_bytes, tx_packets, ecn, cnp;
 	struct mp_hist_sparse queue;	/* q_bytes of samples (mp_tm_queue) */
+	struct mp_hist_sparse gaps;	/* tx_bytes' delivery gaps, ns */
 	uint64_t q_last;
 	uint64_t ecn_events, cnp_events;
 	uint64_t rate_cuts;		/* planes: RATE_UPDATE cuts by CNPs
@@ -182,19 +183,24 @@ struct mp_tm_source {
 	uint64_t by_type[__MPLANE_EV_MAX];
 };
 
+/* A process of a source that marks its steps (STEP_MARK events). */
 struct mp_tm_step_pid {
+	unsigned int source;
 	uint32_t pid;
 	uint64_t last_ts;
 	uint64_t steps;
+	struct mp_hist_sparse hist;	/* its step times, ns */
 };
 
 /* A rank of a collective job (COLLECTIVE events: the job is hdr.ifindex,
  * the rank val[1]), whose iterations are steps too. */
 struct mp_tm_step_rank {
+	unsigned int source;		/* of its first mark */
 	uint32_t job, rank;
 	uint64_t iter;			/* of the iteration begun */
 	uint64_t begin_ts;		/* its begin mark; 0: none open */
 	uint64_t steps;
+	struct mp_hist_sparse hist;	/* its iterations' times, ns */
 };
 
 /* A QP's latest rate, from its RATE_UPDATE events. */
@@ -303,6 +309,11 @@ void mp_tm_refresh(struct mp_tm *tm);
  * histogram (valid until the next call), or NULL when it has none. */
 const struct mp_hist *mp_tm_queue(const struct mp_tm *tm,
 				  const struct mp_tm_entity *e);
+
+/* The same for any of the model's sparse histograms (an entity's gaps,
+ * a process's or a rank's step times). */
+const struct mp_hist *mp_tm_expand(const struct mp_tm *tm,
+				   const struct mp_hist_sparse *h);
 
 /* The source of id @id (a frame's), or NULL when none came. */
 const struct mp_tm_source *mp_tm_source(const struct mp_tm *tm,

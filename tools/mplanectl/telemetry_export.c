@@ -111,9 +111,11 @@ static const struct mp_opt_cmd export_cmd = {
 "drops.  Gauges: queue depth, one series per plane state\n"
 "(mplane_plane_state{...,state}: 1 for the state it is in), port up, the\n"
 "symmetry index per group, and mplane_build_info{version,kernel}.\n"
-"Histograms (_bucket/_sum/_count): queue depth per plane and port\n"
-"(mplane_queue_bytes), step time (mplane_step_seconds) and delivery gaps\n"
-"(mplane_delivery_gap_seconds).  The pollers' counters as read, per\n"
+"Histograms (_bucket/_sum/_count), all labelled: queue depth\n"
+"(mplane_queue_bytes) and delivery gaps (mplane_delivery_gap_seconds) per\n"
+"plane, port and polled counter, step time (mplane_step_seconds) per\n"
+"process {node,pid} and per collective rank {node,collective,rank}.\n"
+"The pollers' counters as read, per\n"
 "{node,dev,stat}: link statistics (mplane_netdev_stat_total, --poll-hz),\n"
 "ethtool -S (mplane_ethtool_stat, --ethtool) and RDMA hw_counters\n"
 "(mplane_rdma_stat_total{...,port}).  Live, hostacct's rail counters,\n"
@@ -149,8 +151,8 @@ CONN_MAX_STR " connections are served at once, " CONN_PER_IP_STR " from one addr
 "      static_configs:\n"
 "        - targets: ['host1:9464', 'host2:9464']\n"
 "then, for example, rate(mplane_plane_tx_bytes_total[1m]) * 8 is each\n"
-"plane's bit rate and histogram_quantile(0.99,\n"
-"rate(mplane_step_seconds_bucket[5m])) the p99 step time.\n"
+"plane's bit rate and histogram_quantile(0.99, sum by (le)\n"
+"(rate(mplane_step_seconds_bucket[5m]))) the p99 step time of them all.\n"
 "\n"
 "Examples:\n"
 "  mplanectl telemetry export\n"
@@ -187,12 +189,10 @@ void export_family(FILE *f, const char *name, const char *type,
  * for a plane, {node,port} for a switch port, {node,counter} for a
  * polled counter; and @name="@value" when @name is not NULL.
  */
-static void entity_labels_and(FILE *f, const struct mp_tm_entity *e,
-			      const char *name, const char *value)
+static void entity_label_list(FILE *f, const struct mp_tm_entity *e)
 {
 	char plane[8];
 
-	fputc('{', f);
 	export_label(f, "node", e->node, true);
 	switch (e->kind) {
 	case MP_TM_PLANE:
@@ -207,6 +207,13 @@ static void entity_labels_and(FILE *f, const struct mp_tm_entity *e,
 		export_label(f, "counter", e->name, false);
 		break;
 	}
+}
+
+static void entity_labels_and(FILE *f, const struct mp_tm_entity *e,
+			      const char *name, const char *value)
+{
+	fputc('{', f);
+	entity_label_list(f, e);
 	if (name)
 		export_label(f, name, value, false);
 	fputc('}', f);
@@ -631,68 +638,138 @@ static const uint64_t time_le[] = {
 };
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* One histogram's series: @labels is "" or "a=\"b\"," (ending in a comma). */
+/* One histogram's series; @labels is "" or a="b",c="d" (no braces). */
 static void histogram_series(FILE *f, const char *name, const char *labels,
 			     const struct mp_hist *h, const uint64_t *le,
 			     unsigned int n, double div)
 {
+	const char *sep = *labels ? "," : "";
 	uint64_t cum[32];
 	unsigned int i;
-	size_t len;
 
 	mp_hist_cumulative(h, le, n, cum);
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s_bucket{%sle=\"%.9g\"} %" PRIu64 "\n", name,
-			labels, le[i] / div, cum[i]);
-	fprintf(f, "%s_bucket{%sle=\"+Inf\"} %" PRIu64 "\n", name, labels,
-		h->count);
-	/* The labels again, without the comma, in their braces if any. */
-	len = strlen(labels);
-	fprintf(f, "%s_sum%s%.*s%s %.9g\n", name, len ? "{" : "",
-		len ? (int)len - 1 : 0, labels, len ? "}" : "", h->sum / div);
-	fprintf(f, "%s_count%s%.*s%s %" PRIu64 "\n", name, len ? "{" : "",
-		len ? (int)len - 1 : 0, labels, len ? "}" : "", h->count);
+		fprintf(f, "%s_bucket{%s%sle=\"%.9g\"} %" PRIu64 "\n", name,
+			labels, sep, le[i] / div, cum[i]);
+	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels,
+		sep, h->count);
+	if (*labels) {
+		fprintf(f, "%s_sum{%s} %.9g\n", name, labels, h->sum / div);
+		fprintf(f, "%s_count{%s} %" PRIu64 "\n", name, labels, h->count);
+	} else {
+		fprintf(f, "%s_sum %.9g\n", name, h->sum / div);
+		fprintf(f, "%s_count %" PRIu64 "\n", name, h->count);
+	}
 }
 
-static void histogram(FILE *f, const char *name, const char *helptext,
-		      const struct mp_hist *h, const uint64_t *le,
-		      unsigned int n, double div)
-{
-	export_family(f, name, "histogram", helptext);
-	histogram_series(f, name, "", h, le, n, div);
-}
-
-/* Queue depth per plane and port, under the entity's labels. */
-static void queue_histograms(FILE *f, const struct mp_tm *tm)
-{
-	const struct mp_tm_entity *e;
+/* What a histogram is of, and how its labels are written. */
+struct labelled_hist {
 	const struct mp_hist *h;
-	char *labels;
+	void (*labels)(FILE *f, const struct mp_tm *tm, const void *of);
+	const void *of;
+};
+
+/* One labelled histogram's series, if it has any value: the labels go
+ * first into a string, as each of its lines repeats them. */
+static void labelled_series(FILE *f, const char *name, const struct mp_tm *tm,
+			    const struct labelled_hist *lh, const uint64_t *le,
+			    unsigned int n, double div)
+{
+	char *labels = NULL;
 	size_t len;
 	FILE *lf;
+
+	if (!lh->h || !lh->h->count)
+		return;
+	lf = open_memstream(&labels, &len);
+	if (!lf)
+		return;
+	lh->labels(lf, tm, lh->of);
+	if (!fclose(lf))
+		histogram_series(f, name, labels, lh->h, le, n, div);
+	free(labels);
+}
+
+static void entity_hist_labels(FILE *f, const struct mp_tm *tm,
+			       const void *of)
+{
+	(void)tm;
+	entity_label_list(f, of);
+}
+
+/* Queue depth and delivery gaps: per plane, port and polled counter, under
+ * their labels. */
+static void entity_histograms(FILE *f, const struct mp_tm *tm, bool gaps)
+{
+	const char *name = gaps ? "mplane_delivery_gap_seconds" :
+				  "mplane_queue_bytes";
+	const struct mp_tm_entity *e;
+	struct labelled_hist lh = { .labels = entity_hist_labels };
 	unsigned int i;
 
-	export_family(f, "mplane_queue_bytes", "histogram",
-		      "Queue depth of a plane's or a port's samples, in bytes.");
+	if (gaps)
+		export_family(f, name, "histogram",
+			      "Time between successive increases of a plane's or a port's bytes sent, or of a polled traffic counter.");
+	else
+		export_family(f, name, "histogram",
+			      "Queue depth of a plane's or a port's samples, in bytes.");
 	for (i = 0; i < tm->nents; i++) {
 		e = &tm->ents[i];
-		h = mp_tm_queue(tm, e);
-		if (!h || !h->count)
-			continue;
-		labels = NULL;
-		lf = open_memstream(&labels, &len);
-		if (!lf)
-			return;
-		entity_labels(lf, e);
-		if (fclose(lf) || len < 2) {
-			free(labels);
-			return;
-		}
-		/* "{a="b"}" as "a="b",": the bucket's le follows. */
-		labels[len - 1] = ',';
-		histogram_series(f, "mplane_queue_bytes", labels + 1, h,
-				 queue_le, N(queue_le), 1);
-		free(labels);
+		lh.of = e;
+		lh.h = gaps ? mp_tm_expand(tm, &e->gaps) : mp_tm_queue(tm, e);
+		if (gaps)
+			labelled_series(f, name, tm, &lh, time_le, N(time_le), 1e9);
+		else
+			labelled_series(f, name, tm, &lh, queue_le, N(queue_le), 1);
+	}
+}
+
+static void pid_labels(FILE *f, const struct mp_tm *tm, const void *of)
+{
+	const struct mp_tm_step_pid *p = of;
+	char node[64], pid[16];
+
+	mp_tm_node(tm, p->source, node, sizeof(node));
+	snprintf(pid, sizeof(pid), "%u", p->pid);
+	export_label(f, "node", node, true);
+	export_label(f, "pid", pid, false);
+}
+
+static void rank_labels(FILE *f, const struct mp_tm *tm, const void *of)
+{
+	const struct mp_tm_step_rank *r = of;
+	char node[64], job[16], rank[16];
+
+	mp_tm_node(tm, r->source, node, sizeof(node));
+	snprintf(job, sizeof(job), "%u", r->job);
+	snprintf(rank, sizeof(rank), "%u", r->rank);
+	export_label(f, "node", node, true);
+	/* Not "job": Prometheus gives that label to the scrape job. */
+	export_label(f, "collective", job, false);
+	export_label(f, "rank", rank, false);
+}
+
+/* Step times: per process that marks its steps {node,pid}, and per rank
+ * of a collective job {node,collective,rank}, whose iterations are its
+ * steps. */
+static void step_histograms(FILE *f, const struct mp_tm *tm)
+{
+	struct labelled_hist lh;
+	unsigned int i;
+
+	export_family(f, "mplane_step_seconds", "histogram",
+		      "Time from one step mark of a process to its next, or of a collective rank's iteration.");
+	for (i = 0; i < tm->npids; i++) {
+		lh = (struct labelled_hist){ mp_tm_expand(tm, &tm->pids[i].hist),
+					     pid_labels, &tm->pids[i] };
+		labelled_series(f, "mplane_step_seconds", tm, &lh, time_le,
+				N(time_le), 1e9);
+	}
+	for (i = 0; i < tm->nranks; i++) {
+		lh = (struct labelled_hist){ mp_tm_expand(tm, &tm->ranks[i].hist),
+					     rank_labels, &tm->ranks[i] };
+		labelled_series(f, "mplane_step_seconds", tm, &lh, time_le,
+				N(time_le), 1e9);
 	}
 }
 
@@ -727,13 +804,9 @@ static void render(FILE *f, struct mp_tm *tm, bool from_file,
 	}
 	symmetry(f, tm, from_file);
 	events(f, tm);
-	queue_histograms(f, tm);
-	histogram(f, "mplane_step_seconds",
-		  "Time from one step mark of a process to its next, or of a collective iteration.",
-		  &tm->steps, time_le, N(time_le), 1e9);
-	histogram(f, "mplane_delivery_gap_seconds",
-		  "Time between successive increases of a byte or packet counter.",
-		  &tm->gaps, time_le, N(time_le), 1e9);
+	entity_histograms(f, tm, false);
+	step_histograms(f, tm);
+	entity_histograms(f, tm, true);
 }
 
 /* HTTP */
