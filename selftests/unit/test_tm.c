@@ -242,6 +242,38 @@ static void test_steps(TEST_ARGS)
 }
 
 /*
+ * 3000 processes, each marking two steps 1 ms apart, as every 'mark step'
+ * through 'mark serve' is a process of its own: the model times the
+ * 1024 marked last, each with its one step, counts the 1976 it let go,
+ * and its own histogram keeps all 3000 steps.
+ */
+static void test_steppers_cap(TEST_ARGS)
+{
+	unsigned int i, newest = 0, oldest = 0;
+
+	setup_tm();
+	for (i = 0; i < 3000; i++) {
+		ev(SRC_MARKS, MPLANE_EV_STEP_MARK, 0, MPLANE_EVENT_NO_PLANE,
+		   (2 * i + 1) * MS, 0, 1000 + i, MPLANE_MARK_STEP, 0);
+		ev(SRC_MARKS, MPLANE_EV_STEP_MARK, 0, MPLANE_EVENT_NO_PLANE,
+		   (2 * i + 2) * MS, 1, 1000 + i, MPLANE_MARK_STEP, 0);
+	}
+	mp_tm_finish(&tm);
+	assert_int_equal(tm.npids, MP_TM_STEPPERS_MAX);
+	assert_int_equal(tm.steppers_evicted, 3000 - MP_TM_STEPPERS_MAX);
+	assert_int_equal(tm.steps.count, 3000);
+	for (i = 0; i < tm.npids; i++) {
+		assert_int_equal(tm.pids[i].hist.count, 1);
+		assert_true(tm.pids[i].pid >= 1000 + 3000 - MP_TM_STEPPERS_MAX);
+		newest += tm.pids[i].pid == 1000 + 2999;
+		oldest += tm.pids[i].pid == 1000;
+	}
+	assert_int_equal(newest, 1);
+	assert_int_equal(oldest, 0);
+	mp_tm_free(&tm);
+}
+
+/*
  * Collective iterations: begin to end of the same iteration of a rank
  * of a job is a step (4 and 6 ms for job 100's rank 0, 5 ms for job
  * 200's rank 0, which shares the rank number but not the job); an end
@@ -1011,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_bandwidth_symmetry),
 		cmocka_unit_test(test_threshold_option),
 		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_steppers_cap),
 		cmocka_unit_test(test_collective_steps),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_failover),

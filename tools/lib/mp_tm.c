@@ -580,6 +580,32 @@ static void set_state(struct mp_tm_entity *e, int state)
 	e->state = state;
 }
 
+/*
+ * A new process or rank in table @arr of @n elements of @size, whose
+ * uint64_t last mark and sparse histogram are at @ts_off and @hist_off:
+ * a new element while the table is below the cap, else the one marked
+ * least recently, emptied.  Its own timings go; the model's stay.
+ */
+static void *new_stepper(struct mp_tm *tm, void **arr, unsigned int *n,
+			 size_t size, size_t ts_off, size_t hist_off)
+{
+	char *e, *oldest = NULL;
+	unsigned int i;
+
+	if (*n < MP_TM_STEPPERS_MAX)
+		return grow(arr, n, size);
+	for (i = 0; i < *n; i++) {
+		e = (char *)*arr + (size_t)i * size;
+		if (!oldest || *(uint64_t *)(e + ts_off) <
+			       *(uint64_t *)(oldest + ts_off))
+			oldest = e;
+	}
+	mp_hist_sparse_free((struct mp_hist_sparse *)(oldest + hist_off));
+	memset(oldest, 0, size);
+	tm->steppers_evicted++;
+	return oldest;
+}
+
 /* One step time, in the model's histogram and in @own. */
 static void step_time(struct mp_tm *tm, struct mp_hist_sparse *own,
 		      uint64_t ns)
@@ -603,7 +629,9 @@ static void step_mark(struct mp_tm *tm, unsigned int source,
 		if (tm->pids[i].pid == pid && tm->pids[i].source == source)
 			p = &tm->pids[i];
 	if (!p) {
-		p = grow(&tm->pids, &tm->npids, sizeof(*p));
+		p = new_stepper(tm, (void **)&tm->pids, &tm->npids, sizeof(*p),
+				offsetof(struct mp_tm_step_pid, last_ts),
+				offsetof(struct mp_tm_step_pid, hist));
 		if (!p)
 			return;
 		p->source = source;
@@ -627,7 +655,10 @@ static void coll_mark(struct mp_tm *tm, unsigned int source,
 		    tm->ranks[i].rank == ev->val[1])
 			p = &tm->ranks[i];
 	if (!p && ev->val[2] == MPLANE_MARK_STEP) {
-		p = grow(&tm->ranks, &tm->nranks, sizeof(*p));
+		p = new_stepper(tm, (void **)&tm->ranks, &tm->nranks,
+				sizeof(*p),
+				offsetof(struct mp_tm_step_rank, last_ts),
+				offsetof(struct mp_tm_step_rank, hist));
 		if (!p)
 			return;
 		p->source = source;
@@ -636,6 +667,7 @@ static void coll_mark(struct mp_tm *tm, unsigned int source,
 	}
 	if (!p)
 		return;
+	p->last_ts = ev->hdr.ts_ns;
 	if (ev->val[2] == MPLANE_MARK_STEP) {
 		p->iter = ev->val[0];
 		p->begin_ts = ev->hdr.ts_ns;

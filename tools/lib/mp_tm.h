@@ -78,6 +78,14 @@
 #define MP_TM_NAMES_MAX		(1U << 18)	/* interface and counter names;
 						 * namespaces: as many */
 #define MP_TM_ANOMS_MAX		(1U << 16)	/* anomalies listed */
+/*
+ * Processes that mark steps, and ranks of collectives, each timed on its
+ * own: every 'mplanectl mark step' through 'mark serve' is a process of
+ * its own, and every collective run a job of its own, so that a
+ * long-running exporter would otherwise keep one more of them a turn.
+ * Past the cap the one marked least recently is let go (and counted).
+ */
+#define MP_TM_STEPPERS_MAX	1024
 
 struct mp_tm_opts {
 	double sym_threshold;		/* 0: MP_TM_SYM_THRESHOLD */
@@ -197,6 +205,7 @@ struct mp_tm_step_pid {
 struct mp_tm_step_rank {
 	unsigned int source;		/* of its first mark */
 	uint32_t job, rank;
+	uint64_t last_ts;		/* of its latest mark */
 	uint64_t iter;			/* of the iteration begun */
 	uint64_t begin_ts;		/* its begin mark; 0: none open */
 	uint64_t steps;
@@ -249,6 +258,7 @@ struct mp_tm {
 	unsigned int npids;
 	struct mp_tm_step_rank *ranks;
 	unsigned int nranks;
+	uint64_t steppers_evicted;	/* pids and ranks past the cap */
 	/* One of each (source, kind, id, netns), the newest announcement
 	 * of it; at most MP_TM_NAMES_MAX, and as many namespaces. */
 	struct mp_tm_name *names;

@@ -551,11 +551,13 @@ static void events(FILE *f, const struct mp_tm *tm)
 		fprintf(f, "} %" PRIu64 "\n", tm->anom_count[t]);
 	}
 	export_family(f, "mplane_model_refused_total", "counter",
-	       "What the model did not keep, past its caps: new entities (ports, planes, counters) and names.");
+	       "What the model did not keep, past its caps: new entities (ports, planes, counters), names, and the processes and collective ranks timed least recently (steppers).");
 	fprintf(f, "mplane_model_refused_total{what=\"entities\"} %" PRIu64 "\n",
 		tm->ents_refused);
 	fprintf(f, "mplane_model_refused_total{what=\"names\"} %" PRIu64 "\n",
 		tm->names_refused);
+	fprintf(f, "mplane_model_refused_total{what=\"steppers\"} %" PRIu64 "\n",
+		tm->steppers_evicted);
 }
 
 /*

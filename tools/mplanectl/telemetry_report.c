@@ -276,13 +276,15 @@ static uint64_t anomalies(const struct mp_tm *tm)
 static void print_limits(const struct mp_tm *tm)
 {
 	if (!tm->ents_refused && !tm->names_refused &&
-	    anomalies(tm) == tm->nanoms)
+	    !tm->steppers_evicted && anomalies(tm) == tm->nanoms)
 		return;
 	printf("past the model's limits, not kept: %" PRIu64
 	       " entities (of %u), %" PRIu64 " names (of %u), %" PRIu64
-	       " anomalies (of %u listed)\n", tm->ents_refused,
+	       " anomalies (of %u listed), %" PRIu64
+	       " processes and ranks timed (of %u)\n", tm->ents_refused,
 	       MP_TM_ENTS_MAX, tm->names_refused, MP_TM_NAMES_MAX,
-	       anomalies(tm) - tm->nanoms, MP_TM_ANOMS_MAX);
+	       anomalies(tm) - tm->nanoms, MP_TM_ANOMS_MAX,
+	       tm->steppers_evicted, MP_TM_STEPPERS_MAX);
 }
 
 static struct json_object *limits_json(const struct mp_tm *tm)
@@ -298,6 +300,8 @@ static struct json_object *limits_json(const struct mp_tm *tm)
 						      tm->nanoms));
 	json_object_object_add(o, "qps_evicted",
 			       json_object_new_uint64(tm->qps_evicted));
+	json_object_object_add(o, "steppers_evicted",
+			       json_object_new_uint64(tm->steppers_evicted));
 	return o;
 }
 
