@@ -141,16 +141,27 @@ static int load_pinned(const struct mpbpf_target *t, struct hostacct *skel)
 	return err;
 }
 
+/* The object, opened: NULL, said, with errno set, when it cannot be. */
+static struct hostacct *open_object(const struct mpbpf_target *t)
+{
+	struct hostacct *skel = hostacct__open();
+	int err = errno;
+
+	if (!skel) {
+		mp_err("%s: opening BPF object: %s", t->dev, strerror(err));
+		errno = err;
+	}
+	return skel;
+}
+
 static int load(const struct mpbpf_target *t, struct mpbpf_loaded *l)
 {
 	struct hostacct *skel;
 	int err;
 
-	skel = hostacct__open();
-	if (!skel) {
-		mp_err("%s: opening BPF object: %s", t->dev, strerror(errno));
+	skel = open_object(t);
+	if (!skel)
 		return -errno;
-	}
 	err = load_pinned(t, skel);
 	if (err) {
 		hostacct__destroy(skel);
@@ -181,11 +192,9 @@ static int open_xdp(const struct mpbpf_target *t, struct mpbpf_loaded *l,
 		mp_err("%s: pin directory %s: %s", t->dev, dir, strerror(-err));
 		return err;
 	}
-	skel = hostacct__open();
-	if (!skel) {
-		mp_err("%s: opening BPF object: %s", t->dev, strerror(errno));
+	skel = open_object(t);
+	if (!skel)
 		return -errno;
-	}
 	err = set_pins(skel, dir);
 	bpf_object__for_each_program(prog, skel->obj)
 		if (!err && prog != skel->progs.mp_hacct_xdp)
