@@ -58,6 +58,17 @@ struct ring_src {
 	int stats_fd;			/* -1 when the object pins none */
 	struct mplane_event_stats before;
 	uint64_t recorded;
+	/*
+	 * A source is its label: an object that is unloaded and loaded
+	 * again (a policy change, a fabric re-made) goes on as the same
+	 * source, read from its new ring, so that its counts never go
+	 * back.  gone: its object went, its ring is closed, and what its
+	 * producers counted is in @carried; fresh: (re)opened by the
+	 * current scan, to be read and announced.
+	 */
+	bool gone, fresh;
+	bool in_rb;			/* in f->rb, libbpf's ring manager */
+	struct mplane_event_stats carried;
 };
 
 struct mp_feed {
@@ -141,9 +152,19 @@ static bool seen_ring(const struct mp_feed *f, uint32_t id)
 	unsigned int i;
 
 	for (i = 0; i < f->nsrc; i++)
-		if (f->src[i].events_id == id)
+		if (!f->src[i].gone && f->src[i].events_id == id)
 			return true;
 	return false;
+}
+
+static struct ring_src *src_of_label(struct mp_feed *f, const char *label)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nsrc; i++)
+		if (!strcmp(f->src[i].label, label))
+			return &f->src[i];
+	return NULL;
 }
 
 /*
@@ -183,15 +204,13 @@ static int add_ring(const char *path, const struct stat *sb, int type,
 	struct mp_feed *f = walk_feed;
 	const char *base = path + ftw->base;
 	static const char pin_root[] = MPLANE_BPF_PIN_ROOT "/";
+	struct ring_src new = {}, *s = &new, *old;
 	int start, len;
 	char stats[PATH_MAX];
-	struct ring_src *s;
 
 	(void)sb;
-	if (type != FTW_F || strcmp(base, "mp_events") || f->nsrc >= MAX_RINGS)
+	if (type != FTW_F || strcmp(base, "mp_events"))
 		return 0;
-	s = &f->src[f->nsrc];
-	memset(s, 0, sizeof(*s));
 	/* Labels are below the pin root even when the walk starts deeper
 	 * (--pin), so that a ring has one name wherever it is read from. */
 	start = strncmp(path, pin_root, sizeof(pin_root) - 1) ?
@@ -203,6 +222,9 @@ static int add_ring(const char *path, const struct stat *sb, int type,
 	else
 		snprintf(s->label, sizeof(s->label), ".");
 	if (!wanted_label(f, s->label))
+		return 0;
+	old = src_of_label(f, s->label);
+	if ((old && !old->gone) || (!old && f->nsrc >= MAX_RINGS))
 		return 0;
 	s->own.readers_fd = s->own.ring_fd = -1;
 	s->ring_fd = bpf_obj_get(path);
@@ -227,7 +249,16 @@ static int add_ring(const char *path, const struct stat *sb, int type,
 		s->stats_fd = -1;
 	}
 	s->feed = f;
-	s->id = f->nsrc++;
+	s->fresh = true;
+	if (old) {
+		s->id = old->id;
+		s->recorded = old->recorded;
+		s->carried = old->carried;
+		*old = *s;
+	} else {
+		s->id = f->nsrc;
+		f->src[f->nsrc++] = *s;
+	}
 	return 0;
 }
 
@@ -252,7 +283,7 @@ static void read_stats(const struct ring_src *s, struct mplane_event_stats *sum)
 	__u32 zero = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	if (s->stats_fd < 0 || ncpu <= 0 ||
+	if (s->gone || s->stats_fd < 0 || ncpu <= 0 ||
 	    bpf_map_lookup_elem(s->stats_fd, &zero, st))
 		return;
 	for (c = 0; c < ncpu; c++) {
@@ -473,13 +504,17 @@ static bool all_netns_source(const char *label)
 }
 
 /* Announce every source: label, then its interface names. */
-static int announce_rings(struct mp_feed *f, unsigned int from)
+static int announce_rings(struct mp_feed *f)
 {
 	unsigned int i;
 	int err = 0;
 
-	for (i = from; i < f->nsrc && !err; i++) {
+	for (i = 0; i < f->nsrc && !err; i++) {
 		const char *label = f->src[i].label;
+
+		if (!f->src[i].fresh)
+			continue;
+		f->src[i].fresh = false;
 
 		err = deliver(f, MPLANE_CF_SOURCE, i, label, strlen(label) + 1);
 		if (err || f->o.no_names)
@@ -512,14 +547,17 @@ static int on_record(void *ctx, void *data, size_t size)
 	return f->batch >= f->batch_limit ? BATCH_FULL : 0;
 }
 
-static int open_rings(struct mp_feed *f, unsigned int from)
+static int open_rings(struct mp_feed *f)
 {
 	unsigned int i;
 
-	for (i = from; i < f->nsrc; i++) {
+	for (i = 0; i < f->nsrc; i++) {
 		struct ring_src *s = &f->src[i];
 
-		read_stats(s, &s->before);
+		if (s->fresh)
+			read_stats(s, &s->before);
+		if (s->gone || s->in_rb)
+			continue;
 		if (!f->rb) {
 			f->rb = ring_buffer__new(s->ring_fd, on_record, s, NULL);
 			if (!f->rb)
@@ -527,6 +565,7 @@ static int open_rings(struct mp_feed *f, unsigned int from)
 		} else if (ring_buffer__add(f->rb, s->ring_fd, on_record, s)) {
 			return -errno;
 		}
+		s->in_rb = true;
 	}
 	return 0;
 }
@@ -642,6 +681,19 @@ static void stop_pollers(struct mp_feed *f)
 	f->thread_running = false;
 }
 
+static void close_src(struct ring_src *s)
+{
+	if (s->gone)
+		return;
+	if (s->own.readers_fd >= 0)
+		mp_ev_reader_release(&s->own);
+	else
+		close(s->ring_fd);
+	if (s->stats_fd >= 0)
+		close(s->stats_fd);
+	s->ring_fd = s->stats_fd = -1;
+}
+
 static void feed_free(struct mp_feed *f)
 {
 	unsigned int i;
@@ -649,14 +701,8 @@ static void feed_free(struct mp_feed *f)
 	stop_pollers(f);
 	ring_buffer__free(f->rb);
 	mp_poll_free(f->poller);
-	for (i = 0; i < f->nsrc; i++) {
-		if (f->src[i].own.readers_fd >= 0)
-			mp_ev_reader_release(&f->src[i].own);
-		else
-			close(f->src[i].ring_fd);
-		if (f->src[i].stats_fd >= 0)
-			close(f->src[i].stats_fd);
-	}
+	for (i = 0; i < f->nsrc; i++)
+		close_src(&f->src[i]);
 	free(f->src);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
@@ -680,9 +726,9 @@ int mp_feed_open(struct mp_feed **feed, const struct mp_feed_opts *opts,
 	if (!err && !f->nsrc && !opts->poll_hz && !opts->allow_empty)
 		err = -ENOENT;
 	if (!err)
-		err = open_rings(f, 0);
+		err = open_rings(f);
 	if (!err)
-		err = announce_rings(f, 0);
+		err = announce_rings(f);
 	if (!err && opts->poll_hz)
 		err = open_pollers(f);
 	if (err) {
@@ -703,17 +749,83 @@ static int stopped(struct mp_feed *f)
 	return err < 0 ? err : (err ? -ECANCELED : 0);
 }
 
+/* Whether @s's object is still there: its pin, holding the same ring. */
+static bool still_pinned(const struct mp_feed *f, const struct ring_src *s)
+{
+	char pin[PATH_MAX + sizeof(s->label) + 16];	/* as add_ring() saw */
+	uint32_t id;
+	int fd;
+
+	if (!strcmp(s->label, "."))
+		snprintf(pin, sizeof(pin), "%s/mp_events", f->root);
+	else if (strncmp(f->root, MPLANE_BPF_PIN_ROOT,
+			 sizeof(MPLANE_BPF_PIN_ROOT) - 1))
+		snprintf(pin, sizeof(pin), "%s/%s/mp_events", f->root, s->label);
+	else
+		snprintf(pin, sizeof(pin), MPLANE_BPF_PIN_ROOT "/%s/mp_events",
+			 s->label);
+	fd = bpf_obj_get(pin);
+	if (fd < 0)
+		return errno != ENOENT;	/* only a pin that is gone says so */
+	id = map_id(fd);
+	close(fd);
+	return id == s->events_id;
+}
+
+/*
+ * Let go of the rings whose objects went: what they still hold is read
+ * first, their producers' counts are carried over to the source, and
+ * libbpf's ring manager (which cannot drop one ring) is made anew over
+ * the rest.  Without this, a reader ring (1 MiB, every page touched)
+ * stayed mapped for every object that was ever loaded.
+ */
+static int retire_gone(struct mp_feed *f)
+{
+	struct mplane_event_stats now;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->nsrc; i++)
+		if (!f->src[i].gone && !still_pinned(f, &f->src[i]))
+			n++;
+	if (!n)
+		return 0;
+	f->batch = 0;
+	f->batch_limit = (uint64_t)BATCH_MAX * f->nsrc;
+	if (f->rb)
+		ring_buffer__consume(f->rb);
+	ring_buffer__free(f->rb);
+	f->rb = NULL;
+	for (i = 0; i < f->nsrc; i++) {
+		struct ring_src *s = &f->src[i];
+
+		if (!s->gone && !still_pinned(f, s)) {
+			read_stats(s, &now);
+			s->carried.produced += now.produced - s->before.produced;
+			s->carried.dropped += now.dropped - s->before.dropped;
+			memset(&s->before, 0, sizeof(s->before));
+			close_src(s);
+			s->gone = true;
+			s->events_id = 0;
+		}
+		s->in_rb = false;	/* open_rings() adds the rest again */
+	}
+	return n;
+}
+
 int mp_feed_rescan(struct mp_feed *feed)
 {
-	unsigned int before = feed->nsrc;
+	unsigned int i, added = 0;
 	int err;
 
+	retire_gone(feed);
 	err = find_rings(feed);
+	for (i = 0; i < feed->nsrc; i++)
+		added += feed->src[i].fresh;
 	if (!err)
-		err = open_rings(feed, before);
+		err = open_rings(feed);
 	if (!err)
-		err = announce_rings(feed, before);
-	return err ? err : (int)(feed->nsrc - before);
+		err = announce_rings(feed);
+	return err ? err : (int)added;
 }
 
 int mp_feed_poll(struct mp_feed *feed, int timeout_ms)
@@ -747,8 +859,10 @@ static int put_stats(struct mp_feed *f, struct ring_src *s,
 		     const struct mplane_event_stats *after)
 {
 	struct mplane_capture_stats cs = {
-		.produced = after->produced - s->before.produced,
-		.dropped = after->dropped - s->before.dropped,
+		.produced = s->carried.produced +
+			    (s->gone ? 0 : after->produced - s->before.produced),
+		.dropped = s->carried.dropped +
+			   (s->gone ? 0 : after->dropped - s->before.dropped),
 		.recorded = s->recorded,
 	};
 	uint64_t written = cs.produced - cs.dropped;
