@@ -126,7 +126,7 @@ kmod-check: kmod dkms
 	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)" kmod
 
 # selftests/deb/boot.sh on every kernel of the matrix (make check: one),
-# about 3 min a kernel under TCG, 19 on the debug kernel, 6.5 on 7.3
+# about 3 min a kernel under TCG, 19 on the debug kernel, 6.5-11 on 7.3
 # (a trixie machine with make deb-trixie's packages: KERNELS=7.3).
 check-deb: deps-test
 	$(Q)$(ROOT)/scripts/deps.sh --quiet package
