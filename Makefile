@@ -50,6 +50,8 @@ help:
 	@echo "  install     mplanectl, ip's plugin, man pages, completion, units,"
 	@echo "              the mark header (DESTDIR, PREFIX: Documentation/install.md)"
 	@echo "  install-dkms  the module's source for DKMS in /usr/src/mplane-VERSION"
+	@echo "  deb deb-trixie  the .debs for Debian 12 (.build/deb), for Debian 13 in"
+	@echo "              the trixie build root (.build/deb-trixie)"
 	@echo "  clean       remove .build/"
 	@echo "Variables:"
 	@echo "  KERNELS='$(KERNELS)'  (6.1, 6.12, 7.3, debug or a release string)"
@@ -124,7 +126,8 @@ kmod-check: kmod dkms
 	$(Q)$(ROOT)/selftests/run --kernels "$(KERNELS)" kmod
 
 # selftests/deb/boot.sh on every kernel of the matrix (make check: one),
-# about 3 min a kernel under TCG, 19 on the debug kernel.
+# about 3 min a kernel under TCG, 19 on the debug kernel, 6.5-11 on 7.3
+# (a trixie machine with make deb-trixie's packages: KERNELS=7.3).
 check-deb: deps-test
 	$(Q)$(ROOT)/scripts/deps.sh --quiet package
 	$(Q)MPLANE_DEB_KERNELS="$(KERNELS)" $(ROOT)/selftests/run --kernels "$(KERNELS)" deb

@@ -95,7 +95,7 @@ uninstall:
 # copy of the tree's files (what git tracks or would), so that the package
 # build's clean never touches this tree's .build.  Into $(BUILD)/deb/.
 DEB_OUT		:= $(BUILD)/deb
-.PHONY: deb
+.PHONY: deb deb-trixie
 deb:
 	$(Q)$(ROOT)/scripts/deps.sh --quiet package
 	$(Q)rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/mplane-$(MPLANE_VERSION)
@@ -106,3 +106,10 @@ deb:
 		dpkg-buildpackage -b -us -uc >$(DEB_OUT)/build.log 2>&1 || \
 		{ tail -n 30 $(DEB_OUT)/build.log; exit 1; }
 	$(Q)ls $(DEB_OUT)/*.deb
+
+# make deb-trixie: the same packages for Debian 13, built by
+# dpkg-buildpackage inside the trixie build root (scripts/deb-trixie.sh),
+# into $(BUILD)/deb-trixie/: what selftests/deb/boot.sh installs on the
+# 7.3 kernel's trixie machine.
+deb-trixie:
+	$(Q)$(ROOT)/scripts/deb-trixie.sh

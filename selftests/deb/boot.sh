@@ -10,10 +10,16 @@
 #      DKMS's module, brings mp0 up from the config and starts the
 #      exporter; guest-check.sh checks all of it and that promtool takes
 #      /metrics.
-# Kernels: the arguments, else MPLANE_KERNELS, else the matrix.  7.3 is
-# trixie's kernel, built by trixie's gcc-14, which the machine (this
-# Debian 12 host's root) cannot have: DKMS could not build for it there,
-# so it is skipped (make dkms builds for it in the trixie build root).
+# Kernels: the arguments, else MPLANE_KERNELS, else the matrix.
+#
+# The machine is a host of the kernel's own release.  For Debian 12's
+# kernels (6.1, 6.12, debug) its lower layer is this Debian 12 host's
+# root and the packages are make deb's.  7.3 is trixie's kernel, built
+# by trixie's gcc-14, which Debian 12 has not: its machine is a trixie
+# host, whose lower layer is the trixie build root (scripts/buildroot.sh,
+# with trixie's DKMS, gcc-14, systemd, the kernel's headers and the
+# packages' dependencies installed in it), and its packages are built
+# for trixie in that root (scripts/deb-trixie.sh, .build/deb-trixie/).
 source "$(dirname "$0")/../lib/lib.sh"
 
 kernels_sh=$MPLANE_ROOT/scripts/kernels.sh
@@ -34,17 +40,52 @@ packages() {
 	fi
 }
 
+# What a trixie host has beyond the build root's minbase, for the test's
+# machine: DKMS, systemd and udev to boot, and what guest-check.sh runs.
+# The packages' own dependencies are added from the .debs.
+TRIXIE_MACHINE_PKGS=(dkms systemd udev iproute2 kmod procps jq curl bash-builtins)
+trixie_debs='' trixie_root='' no_trixie=''
+
+# The trixie machine's packages and root, made once per run, when a
+# trixie kernel is asked for; what went wrong, if anything, in no_trixie.
+trixie_machine() {
+	local deps
+	[ -z "$trixie_debs$no_trixie" ] || return 0
+	if ! trixie_debs=$("$MPLANE_ROOT/scripts/deb-trixie.sh" | xargs); then
+		no_trixie="scripts/deb-trixie.sh failed" trixie_debs=''
+		return
+	fi
+	# Their Depends by name (the first of alternatives), as apt would
+	# have installed them before a fleet's dpkg -i.
+	# shellcheck disable=SC2086 # a list of paths
+	deps=$(for d in $trixie_debs; do dpkg-deb -f "$d" Depends; done |
+		tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g; /^$/d' | sort -u | xargs)
+	# shellcheck disable=SC2086 # a list of names
+	if ! "$MPLANE_ROOT/scripts/buildroot.sh" trixie ensure "${TRIXIE_MACHINE_PKGS[@]}" $deps >&2; then
+		no_trixie="cannot install the machine's packages in the trixie build root"
+		return
+	fi
+	trixie_root=$("$MPLANE_ROOT/scripts/buildroot.sh" trixie path)
+}
+
 # boot_twice KERNEL: both boots; their KTAP goes out as comments.
 boot_twice() {
-	local k=$1 release dir config headers='' rc
+	local k=$1 release dir config headers='' rc moddir pkgs=$debs lower=''
 
 	release=$("$kernels_sh" release "$k")
-	case "$("$kernels_sh" origin "$release" 2>/dev/null || echo "")" in
-	trixie) skip "$release is trixie's (gcc-14): a Debian 12 machine cannot build for it" ;;
-	esac
 	"$kernels_sh" prepare-boot "$k" >/dev/null || fail "cannot prepare $k"
-	config=$("$kernels_sh" moddir "$k")/boot/config-$release
-	[ -f "$config" ] || fail "no $config"
+	if [ "$("$kernels_sh" origin "$release" 2>/dev/null || echo "")" = trixie ]; then
+		"$kernels_sh" prepare-build "$k" >/dev/null || fail "no headers for $k in the trixie build root"
+		[ -n "$trixie_debs" ] || fail "$no_trixie"
+		pkgs=$trixie_debs lower=$trixie_root
+		log "a trixie machine: lower layer ${lower#"$MPLANE_ROOT"/}, packages ${trixie_debs//"$MPLANE_ROOT"\//}"
+	fi
+	# A Debian 12 package puts the config in /boot, trixie's next to
+	# the modules.
+	moddir=$("$kernels_sh" moddir "$k")
+	config=$moddir/boot/config-$release
+	[ -f "$config" ] || config=$moddir/lib/modules/$release/config
+	[ -f "$config" ] || fail "no config of $release under $moddir"
 	# The debug kernel's headers are not installed on the host, unlike
 	# Debian's: their unpacked tree (make kmod) stands in.
 	[ "$k" != debug ] || headers=$("$kernels_sh" build debug)
@@ -54,14 +95,14 @@ boot_twice() {
 	truncate -s 4G "$dir/disk.img"
 	mkfs.ext4 -q -F "$dir/disk.img" || fail "mkfs.ext4 failed"
 
-	MPLANE_TEST_DEBS=$debs MPLANE_TEST_CONFIG=$config MPLANE_TEST_HEADERS=$headers \
-		"$run" --quiet --timeout 1200 --disk "$dir/disk.img" --out "$dir/install" "$k" -- \
+	MPLANE_TEST_DEBS=$pkgs MPLANE_TEST_CONFIG=$config MPLANE_TEST_HEADERS=$headers \
+		MPLANE_TEST_MACHINE_ROOT=$lower "$run" --quiet --timeout 1200 --disk "$dir/disk.img" --out "$dir/install" "$k" -- \
 		bash "$MPLANE_ROOT/selftests/deb/guest-install.sh" >"$dir/install.ktap" 2>"$dir/install.err"
 	rc=$?
 	sed 's/^/# install: /' "$dir/install.ktap"
 	[ "$rc" -eq 0 ] || { tail -n 20 "$dir/install.err" | sed 's/^/# /'; fail "the first boot (install) failed ($rc)"; }
 
-	MPLANE_TEST_PROMTOOL=$promtool "$run" --quiet --timeout 600 --disk "$dir/disk.img" --out "$dir/boot" \
+	MPLANE_TEST_PROMTOOL=$promtool MPLANE_TEST_MACHINE_ROOT=$lower "$run" --quiet --timeout 600 --disk "$dir/disk.img" --out "$dir/boot" \
 		--init "$MPLANE_ROOT/selftests/vm/machine-init.sh" "$k" -- true \
 		>"$dir/boot.ktap" 2>"$dir/boot.err"
 	rc=$?
@@ -75,6 +116,7 @@ kernels=("$@")
 packages
 tests=()
 for k in "${kernels[@]}"; do
+	[ "$("$kernels_sh" origin "$k" 2>/dev/null)" != trixie ] || trixie_machine
 	name=test_install_and_boot_${k//[^a-z0-9]/_}
 	eval "$name() { boot_twice $k; }"
 	tests+=("$name")

@@ -6,7 +6,9 @@
 # kernel and its headers, install mplane-tools and mplane-dkms with dpkg
 # as an operator would, and configure mp0 and the units for the next boot.
 #
-# From the host: MPLANE_TEST_DEBS, the two packages; MPLANE_TEST_CONFIG,
+# From the host: MPLANE_TEST_DEBS, the two packages (built for the
+# machine's release); MPLANE_TEST_MACHINE_ROOT, the machine's lower layer
+# where it is not the host's root (machine.sh); MPLANE_TEST_CONFIG,
 # the kernel's config (for /boot); MPLANE_TEST_HEADERS, the kernel's
 # unpacked headers where the host has none installed (the debug kernel):
 # they are linked in where their package puts them, as dpkg -i of that
@@ -25,7 +27,10 @@ in_machine() { chroot "$MACHINE" "$@"; }
 # and the newest in /boot, and the host's /boot has others.
 test_fresh_machine() {
 	machine_mount || fail "cannot mount the machine's disk"
+	machine_tree || fail "cannot show $MPLANE_ROOT in the machine"
 	machine_chroot_mounts || fail "cannot mount /proc, /sys, /dev in the machine"
+	# shellcheck disable=SC1091 # the machine's
+	log "the machine: $(. "$MACHINE/etc/os-release" && echo "$PRETTY_NAME"), $(in_machine gcc --version | head -n1)"
 	rm -f "$MACHINE"/boot/*
 	install -m 0644 "$MPLANE_TEST_CONFIG" "$MACHINE/boot/config-$release"
 	if [ -n "${MPLANE_TEST_HEADERS:-}" ]; then

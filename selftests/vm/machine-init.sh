@@ -20,12 +20,9 @@ die() {
 machine_mount || die "cannot mount the machine"
 mkdir -p "$MACHINE/mnt/results" "$MACHINE/oldroot"
 mount --move /tmp/results "$MACHINE/mnt/results" || die "cannot move the results share"
-# A tree under /tmp (a CI clone) is the guest's own 9p share, not in the
-# machine's lower layer: show it at the same path.
-if [ ! -d "$MACHINE$MPLANE_ROOT" ]; then
-	mkdir -p "$MACHINE$MPLANE_ROOT"
-	mount --bind "$MPLANE_ROOT" "$MACHINE$MPLANE_ROOT"
-fi
+# A tree the machine's lower layer does not show (a CI clone under /tmp,
+# the guest's own 9p share; a machine of another root): at the same path.
+machine_tree || die "cannot show $MPLANE_ROOT in the machine"
 for m in dev proc sys; do
 	mount --move "/$m" "$MACHINE/$m" || die "cannot move /$m"
 done

@@ -12,13 +12,19 @@
 # image, over the host's /lib/modules/RELEASE with its headers' build
 # link), under a layer of their own: DKMS installs there and depmod
 # writes its indexes there.
+#
+# MPLANE_TEST_MACHINE_ROOT, when set, is the lower layer instead of the
+# host's root: another Debian release's root as the host's / shows it
+# (the trixie build root, for trixie's kernels: selftests/deb/boot.sh),
+# so that the machine is a host of that release, with its compiler,
+# DKMS and systemd.
 
 MACHINE=/tmp/machine
 MACHINE_DISK=/tmp/machine-disk
 
 # machine_mount: the machine's root at $MACHINE, and its modules.
 machine_mount() {
-	local release mods i
+	local release mods i lower=${MPLANE_TEST_MACHINE_ROOT:-/}
 
 	release=$(uname -r)
 	mods=/lib/modules/$release
@@ -33,7 +39,8 @@ machine_mount() {
 	mkdir -p "$MACHINE_DISK" "$MACHINE"
 	mount /dev/vda "$MACHINE_DISK" || return 1
 	mkdir -p "$MACHINE_DISK"/{root,modules}/{upper,work}
-	mount -t overlay machine -o "lowerdir=/,upperdir=$MACHINE_DISK/root/upper,workdir=$MACHINE_DISK/root/work" \
+	[ -x "$lower/usr/bin/dpkg" ] || { echo "machine: $lower is no Debian root" >&2; return 1; }
+	mount -t overlay machine -o "lowerdir=$lower,upperdir=$MACHINE_DISK/root/upper,workdir=$MACHINE_DISK/root/work" \
 		"$MACHINE" || return 1
 	mkdir -p "$MACHINE$mods"
 	# Only a share of its own is hidden from the lower layer above: a
@@ -42,6 +49,18 @@ machine_mount() {
 	mount -t overlay machine-modules \
 		-o "lowerdir=$mods:$MACHINE$mods,upperdir=$MACHINE_DISK/modules/upper,workdir=$MACHINE_DISK/modules/work" \
 		"$MACHINE$mods"
+}
+
+# machine_tree: the project's tree (and .build) at their own paths in
+# the machine, where its lower layer does not show them: a tree under
+# /tmp (a CI clone, the guest's own share), or any tree in a machine of
+# another root (whose build root has only empty directories there).
+machine_tree() {
+	local d
+	for d in "$MPLANE_ROOT" "$MPLANE_BUILD"; do
+		[ -n "$(ls -A "$MACHINE$d" 2>/dev/null)" ] && continue
+		mkdir -p "$MACHINE$d" && mount --bind "$d" "$MACHINE$d" || return 1
+	done
 }
 
 # machine_chroot_mounts: what a chroot into the machine needs to run

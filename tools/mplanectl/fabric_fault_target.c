@@ -161,8 +161,9 @@ int fault_target_parse(const struct mp_fabric *f, const char *kind,
 	}
 	if (k == MPLANE_FAULT_PLANE)
 		rc = parse_plane(f, spec, t);
-	else if (!spec)
-		rc = mp_usage_err("'%s' wants a name, such as %s", kind,
+	else if (!spec)	/* kind is set: run() passes one of the two at least */
+		rc = mp_usage_err("'%s' wants a name, such as %s",
+				  kind ? kind : "target",
 				  k == MPLANE_FAULT_SWITCH ? "p0s1" : "p0l0:s1");
 	else
 		rc = parse_node_port(f, spec, k == MPLANE_FAULT_PORT, t);
