@@ -782,11 +782,13 @@ static bool still_pinned(const struct mp_feed *f, const struct ring_src *s)
 static int retire_gone(struct mp_feed *f)
 {
 	struct mplane_event_stats now;
+	bool went[MAX_RINGS];
 	unsigned int i, n = 0;
 
-	for (i = 0; i < f->nsrc; i++)
-		if (!f->src[i].gone && !still_pinned(f, &f->src[i]))
-			n++;
+	for (i = 0; i < f->nsrc; i++) {
+		went[i] = !f->src[i].gone && !still_pinned(f, &f->src[i]);
+		n += went[i];
+	}
 	if (!n)
 		return 0;
 	f->batch = 0;
@@ -798,7 +800,7 @@ static int retire_gone(struct mp_feed *f)
 	for (i = 0; i < f->nsrc; i++) {
 		struct ring_src *s = &f->src[i];
 
-		if (!s->gone && !still_pinned(f, s)) {
+		if (went[i]) {
 			read_stats(s, &now);
 			s->carried.produced += now.produced - s->before.produced;
 			s->carried.dropped += now.dropped - s->before.dropped;
