@@ -640,28 +640,23 @@ static const uint64_t time_le[] = {
 };
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* One histogram's series; @labels is "" or a="b",c="d" (no braces). */
+/* One histogram's series; @labels is a="b",c="d" (no braces): every
+ * histogram here has at least its node. */
 static void histogram_series(FILE *f, const char *name, const char *labels,
 			     const struct mp_hist *h, const uint64_t *le,
 			     unsigned int n, double div)
 {
-	const char *sep = *labels ? "," : "";
 	uint64_t cum[32];
 	unsigned int i;
 
 	mp_hist_cumulative(h, le, n, cum);
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s_bucket{%s%sle=\"%.9g\"} %" PRIu64 "\n", name,
-			labels, sep, le[i] / div, cum[i]);
-	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels,
-		sep, h->count);
-	if (*labels) {
-		fprintf(f, "%s_sum{%s} %.9g\n", name, labels, h->sum / div);
-		fprintf(f, "%s_count{%s} %" PRIu64 "\n", name, labels, h->count);
-	} else {
-		fprintf(f, "%s_sum %.9g\n", name, h->sum / div);
-		fprintf(f, "%s_count %" PRIu64 "\n", name, h->count);
-	}
+		fprintf(f, "%s_bucket{%s,le=\"%.9g\"} %" PRIu64 "\n", name,
+			labels, le[i] / div, cum[i]);
+	fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %" PRIu64 "\n", name, labels,
+		h->count);
+	fprintf(f, "%s_sum{%s} %.9g\n", name, labels, h->sum / div);
+	fprintf(f, "%s_count{%s} %" PRIu64 "\n", name, labels, h->count);
 }
 
 /* What a histogram is of, and how its labels are written. */
