@@ -106,3 +106,17 @@ mp_state() { mp_plane_col "$1" "$2" state; }
 # in their arguments would be read only once).
 mp_state_is() { [ "$(mp_state "$1" "$2")" = "$3" ]; }
 mp_pstat_ge() { [ "$(mp_pstat "$1" "$2" "$3")" -ge "$4" ]; }
+
+# mp_pair_carries N: wait until planes 0..N-1 of both hosts are up.  mp0
+# hears of a rail's carrier from a notifier that linkwatch may hold back
+# for up to a second, and drops what it is given for a plane before that
+# (counted in its tx_dropped): a test that counts its first packets waits.
+mp_pair_carries() {
+	local ns i
+	for ns in "$ha" "$hb"; do
+		for ((i = 0; i < $1; i++)); do
+			busywait 5000 mp_state_is "$ns" $i up ||
+				fail "plane $i of $ns is $(mp_state "$ns" $i)"
+		done
+	done
+}
