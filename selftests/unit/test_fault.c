@@ -8,15 +8,20 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <json-c/json.h>
 
 #include "mp_fault.h"
+#include "mp_print.h"
+#include "unit_stdio.h"
 
 /* unit.mk builds a test from its own file and tools/lib/mp_fault.c
- * alone; the names come in here. */
+ * alone; the names, and mp_print's output, come in here. */
 #include "mp_names.c"
+#include "mp_out.c"
+#include "mp_print.c"
 #include "mplane_events.h"
 
 #define TEST_ARGS void **state __attribute__((unused))
@@ -131,6 +136,34 @@ static void test_fault_words_json(TEST_ARGS)
 	json_object_put(o);
 }
 
+/* Through mp_print: the same four members, and the words in text. */
+static char *print_fault(bool json)
+{
+	struct mplane_event e = fault(MPLANE_FAULT_LOSS, 10000, 1,
+		MPLANE_FAULT_SPEC(MPLANE_FAULT_LINK, MPLANE_FAULT_VIA_BPF, HOST,
+				  0, LEAF, 0));
+	struct grab g;
+
+	mp_json = json;
+	grab_start(&g, 1);
+	mp_print_start();
+	mp_fault_print(&e);
+	mp_print_end();
+	return grab_end(&g);
+}
+
+static void test_fault_print(TEST_ARGS)
+{
+	char *out = print_fault(false);
+
+	assert_string_equal(out, " h0:r1 loss 1% (link, bpf)");
+	free(out);
+	out = print_fault(true);
+	assert_string_equal(out, "{\"where\":\"h0:r1\",\"what\":\"loss 1%\","
+			    "\"target\":\"link\",\"via\":\"bpf\"}\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_fault_spec_fields),
 		cmocka_unit_test(test_fault_what),
 		cmocka_unit_test(test_fault_words_json),
+		cmocka_unit_test(test_fault_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

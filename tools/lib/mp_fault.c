@@ -4,6 +4,7 @@
 
 #include "mp_fault.h"
 #include "mp_names.h"
+#include "mp_print.h"
 #include "mplane_events.h"
 
 #define PPM_PER_PCT	10000.0
@@ -133,4 +134,18 @@ void mp_fault_json(struct json_object *o, const struct mplane_event *e)
 	add_str(o, "what", mp_fault_what(e, buf, sizeof(buf)));
 	add_str(o, "target", mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])));
 	add_str(o, "via", mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
+}
+
+void mp_fault_print(const struct mplane_event *e)
+{
+	char buf[48];
+
+	mp_print_str(MP_PRINT_ANY, "where", " %s",
+		     mp_fault_where(e, buf, sizeof(buf)));
+	mp_print_str(MP_PRINT_ANY, "what", " %s",
+		     mp_fault_what(e, buf, sizeof(buf)));
+	mp_print_str(MP_PRINT_ANY, "target", " (%s",
+		     mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])));
+	mp_print_str(MP_PRINT_ANY, "via", ", %s)",
+		     mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
 }

@@ -32,4 +32,8 @@ char *mp_fault_words(const struct mplane_event *e, char *buf, size_t size);
 struct json_object;
 void mp_fault_json(struct json_object *o, const struct mplane_event *e);
 
+/* The same through mp_print: JSON's four members, and in text
+ * " WHERE WORDS" (" p0l0:s1 down (link, admin)"). */
+void mp_fault_print(const struct mplane_event *e);
+
 #endif /* MP_FAULT_H */
