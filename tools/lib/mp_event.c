@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <json-c/json.h>
 
 #include "mp_event.h"
 #include "mp_print.h"
@@ -184,20 +183,6 @@ void mp_evq_free(struct mp_evq *q)
 {
 	free(q->items);
 	memset(q, 0, sizeof(*q));
-}
-
-/* "cause_name":"cut" next to "cause":0: the name of a value that has one. */
-void mp_event_label_json(struct json_object *o,
-				const struct mplane_event *e, unsigned int i)
-{
-	const char *vn = mp_event_val_name(e->hdr.type, i);
-	const char *label = mp_event_val_label(e->hdr.type, i, e->val[i]);
-	char key[48];
-
-	if (!vn || !label)
-		return;
-	snprintf(key, sizeof(key), "%s_name", vn);
-	json_object_object_add(o, key, json_object_new_string(label));
 }
 
 void mp_event_print_val(const struct mplane_event *e, unsigned int i)
