@@ -136,6 +136,19 @@ struct json_object *tv_json_rate(double v)
 	return v < 0 ? NULL : json_object_new_double(v);
 }
 
+void tv_print_bps(const char *key, const char *fmt, double bps)
+{
+	char buf[32];
+
+	if (key && bps < 0)
+		mp_print_null(MP_PRINT_JSON, key, NULL);
+	else if (key)
+		mp_print_double(MP_PRINT_JSON, key, NULL, bps);
+	if (fmt)
+		mp_print_str(MP_PRINT_TEXT, NULL, fmt,
+			     tv_bps(bps, buf, sizeof(buf)));
+}
+
 int tv_opt_threshold(const char *opt, const char *arg, void *field)
 {
 	char *end;
