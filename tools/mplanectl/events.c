@@ -76,7 +76,7 @@ static void print_one(const struct mp_event_item *it, const char *label)
 	for (i = 0; i < 4; i++)
 		mp_event_print_val(e, i);
 	if (e->hdr.type == MPLANE_EV_FAULT)
-		mp_fault_print(e);
+		mp_fault_print(e, MP_PRINT_ANY, " %s");
 	mp_print_text("\n");
 	mp_print_end();
 }

@@ -90,7 +90,7 @@ static void print_event(const struct mp_event_item *it, void *data)
 	for (i = 0; i < 4; i++)
 		mp_event_print_val(e, i);
 	if (e->hdr.type == MPLANE_EV_FAULT)
-		mp_fault_print(e);
+		mp_fault_print(e, MP_PRINT_JSON, NULL);
 	mp_print_end();
 }
 

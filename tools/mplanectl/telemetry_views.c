@@ -131,11 +131,6 @@ const char *tv_dur(double ns, char *buf, size_t size)
 	return scaled(ns, u, 4, 1000, buf, size);
 }
 
-struct json_object *tv_json_rate(double v)
-{
-	return v < 0 ? NULL : json_object_new_double(v);
-}
-
 void tv_print_bps(const char *key, const char *fmt, double bps)
 {
 	char buf[32];

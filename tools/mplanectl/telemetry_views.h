@@ -41,10 +41,9 @@ const char *tv_bytes(double bytes, char *buf, size_t size);
 /* A duration in ns as "850 ns", "12.5 us", "3.20 ms", "1.50 s". */
 const char *tv_dur(double ns, char *buf, size_t size);
 
-/* A double for JSON, or null when negative (not known). */
-struct json_object *tv_json_rate(double v);
-/* The same through mp_print, @key in JSON (NULL: none); text tv_bps() of
- * @bps through @fmt (one %s; NULL: none). */
+/* A rate through mp_print: @key in JSON (NULL: none), a double, or null
+ * when negative (not known); text tv_bps() of @bps through @fmt (one %s;
+ * NULL: none). */
 void tv_print_bps(const char *key, const char *fmt, double bps);
 
 /* --threshold of the views, an MP_OPT_CUSTOM parser: a max/mean ratio
