@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # json_keys.sh: one schema convention for every command's JSON, checked
-# on the keys the sources add (json-c calls, print_*(PRINT_ANY|PRINT_JSON)
-# and the netlink field tables): a time has its unit as the key's suffix
-# (_s, _ms, _us, _ns), and "attached" is a boolean wherever it is.
+# on the keys the sources add (json-c calls, mp_print_*() and iproute2's
+# print_*(PRINT_ANY|PRINT_JSON), and the netlink field tables): a time
+# has its unit as the key's suffix (_s, _ms, _us, _ns), and "attached" is
+# a boolean wherever it is.
 source "$(dirname "$0")/../lib/lib.sh"
 
-# The keys of tools/, one "file:key" a line.
+# The keys of tools/, one "file:key" a line: mp_print's are the first
+# string of a call (its destination may be an expression, such as "to"),
+# and its containers' names.
 json_keys() {
 	grep -rnoE --include='*.c' \
-		'(json_object_object_add\([^,]+, *|PRINT_(ANY|JSON), *(IP_COLOR_[A-Z]+, *)?|^	\{ [A-Z_0-9]+, *)"[a-z][a-z0-9_]*"' \
+		'(json_object_object_add\([^,]+, *|PRINT_(ANY|JSON), *(IP_COLOR_[A-Z]+, *)?|(mp|tv)_print_[a-z0-9_]+\(([^,"]*, *)?|mp_print_open_(object|array)\(|^	\{ [A-Z_0-9]+, *)"[a-z][a-z0-9_]*"' \
 		"$MPLANE_ROOT/tools" | sed -E 's|^'"$MPLANE_ROOT"'/||; s|^([^:]+):[0-9]+:.*"([^"]+)"$|\1:\2|'
 }
 

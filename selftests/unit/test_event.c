@@ -13,7 +13,14 @@
 #include <cmocka.h>
 
 #include "mp_event.h"
+#include "mp_print.h"
 #include "mplane_events.h"
+#include "unit_stdio.h"
+
+/* unit.mk builds a test from its own file and tools/lib/mp_event.c
+ * alone; mp_event_print_val() prints through these. */
+#include "mp_out.c"
+#include "mp_print.c"
 
 #define TEST_ARGS void **state __attribute__((unused))
 
@@ -190,6 +197,40 @@ static void test_evq_counts_late_records(TEST_ARGS)
 	mp_evq_free(&q);
 }
 
+/* The values of a rate update and of a type unknown, in text and JSON. */
+static char *print_vals(bool json)
+{
+	struct mplane_event ru = make(MPLANE_EV_RATE_UPDATE, 1, 0);
+	struct mplane_event unknown = make(200, 1, 0);
+	unsigned int i;
+	struct grab g;
+
+	ru.val[0] = 0x11;
+	ru.val[3] = MPLANE_RATE_CUT;
+	mp_json = json;
+	grab_start(&g, 1);
+	mp_print_start();
+	for (i = 0; i < 4; i++)
+		mp_event_print_val(&ru, i);
+	mp_print_open_object("unknown");
+	mp_event_print_val(&unknown, 0);
+	mp_print_close_object();
+	mp_print_end();
+	return grab_end(&g);
+}
+
+static void test_print_val(TEST_ARGS)
+{
+	char *out = print_vals(false);
+
+	assert_string_equal(out, " qpn=0x11 rate_kbps=2 old_kbps=3 cause=cut v0=1");
+	free(out);
+	out = print_vals(true);
+	assert_string_equal(out, "{\"qpn\":17,\"rate_kbps\":2,\"old_kbps\":3,"
+			    "\"cause\":0,\"cause_name\":\"cut\",\"unknown\":{\"v0\":1}}\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_evq_merges_and_holds),
 		cmocka_unit_test(test_evq_counts_late_records),
+		cmocka_unit_test(test_print_val),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

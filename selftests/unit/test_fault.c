@@ -8,15 +8,20 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <json-c/json.h>
 
 #include "mp_fault.h"
+#include "mp_print.h"
+#include "unit_stdio.h"
 
 /* unit.mk builds a test from its own file and tools/lib/mp_fault.c
- * alone; the names come in here. */
+ * alone; the names, and mp_print's output, come in here. */
 #include "mp_names.c"
+#include "mp_out.c"
+#include "mp_print.c"
 #include "mplane_events.h"
 
 #define TEST_ARGS void **state __attribute__((unused))
@@ -114,21 +119,44 @@ static void test_fault_what(TEST_ARGS)
 	assert_string_equal(mp_fault_via_name(__MPLANE_FAULT_VIA_MAX), "?");
 }
 
-/* Words and JSON say the same, from the same names. */
-static void test_fault_words_json(TEST_ARGS)
+static struct mplane_event loss_fault(void)
 {
-	struct mplane_event e = fault(MPLANE_FAULT_LOSS, 10000, 1,
-		MPLANE_FAULT_SPEC(MPLANE_FAULT_LINK, MPLANE_FAULT_VIA_BPF, HOST,
-				  0, LEAF, 0));
-	struct json_object *o = json_object_new_object();
-	char buf[64];
+	return fault(MPLANE_FAULT_LOSS, 10000, 1,
+		     MPLANE_FAULT_SPEC(MPLANE_FAULT_LINK, MPLANE_FAULT_VIA_BPF,
+				       HOST, 0, LEAF, 0));
+}
 
+static char *print_fault(bool json, const char *where_fmt)
+{
+	struct mplane_event e = loss_fault();
+	struct grab g;
+
+	mp_json = json;
+	grab_start(&g, 1);
+	mp_print_start();
+	mp_fault_print(&e, MP_PRINT_ANY, where_fmt);
+	mp_print_end();
+	return grab_end(&g);
+}
+
+/* Words and JSON say the same, from the same names, in one call. */
+static void test_fault_print(TEST_ARGS)
+{
+	struct mplane_event e = loss_fault();
+	char *out = print_fault(false, " %s"), buf[64];
+
+	assert_string_equal(out, " h0:r1 loss 1% (link, bpf)");
+	free(out);
+	/* Where text named the place already: the words alone. */
+	out = print_fault(false, NULL);
+	assert_string_equal(out, " loss 1% (link, bpf)");
 	assert_string_equal(mp_fault_words(&e, buf, sizeof(buf)),
 			    "loss 1% (link, bpf)");
-	mp_fault_json(o, &e);
-	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
-			    "{\"where\":\"h0:r1\",\"what\":\"loss 1%\",\"target\":\"link\",\"via\":\"bpf\"}");
-	json_object_put(o);
+	free(out);
+	out = print_fault(true, NULL);
+	assert_string_equal(out, "{\"where\":\"h0:r1\",\"what\":\"loss 1%\","
+			    "\"target\":\"link\",\"via\":\"bpf\"}\n");
+	free(out);
 }
 
 int main(void)
@@ -137,7 +165,7 @@ int main(void)
 		cmocka_unit_test(test_fault_where),
 		cmocka_unit_test(test_fault_spec_fields),
 		cmocka_unit_test(test_fault_what),
-		cmocka_unit_test(test_fault_words_json),
+		cmocka_unit_test(test_fault_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,6 +127,69 @@ static void test_print_values(TEST_ARGS)
 	free(out);
 }
 
+/* Every digit json-c has for a double, and null for what JSON lacks. */
+static void doubles(void)
+{
+	mp_print_start();
+	mp_print_double(MP_PRINT_ANY, "mean", "%.1f", 1874.4377811094453);
+	mp_print_double(MP_PRINT_ANY, "p50", " %.0f", 3000);
+	mp_print_double(MP_PRINT_JSON, "cv", NULL, NAN);
+	mp_print_end();
+}
+
+static void test_print_double(TEST_ARGS)
+{
+	char *out = run(true, doubles);
+
+	assert_string_equal(out,
+		"{\"mean\":1874.4377811094453,\"p50\":3000.0,\"cv\":null}\n");
+	free(out);
+	out = run(false, doubles);
+	assert_string_equal(out, "1874.4 3000");
+	free(out);
+}
+
+/* A summary on stderr: nothing of it on stdout, and stdout after it. */
+static void summary(void)
+{
+	mp_print_set_file(stderr);
+	mp_print_start();
+	mp_print_u64(MP_PRINT_ANY, "read", "# %" PRIu64 " read\n", 7);
+	mp_print_end();
+	mp_print_set_file(NULL);
+	mp_print_start();
+	mp_print_u64(MP_PRINT_ANY, "after", "after %" PRIu64 "\n", 1);
+	mp_print_end();
+}
+
+static char *run_stderr(bool json, char **err)
+{
+	struct grab g, e;
+
+	mp_json = json;
+	grab_start(&g, 1);
+	grab_start(&e, 2);
+	summary();
+	*err = grab_end(&e);	/* stderr's, ended first */
+	return grab_end(&g);
+}
+
+static void test_print_set_file(TEST_ARGS)
+{
+	char *err, *out;
+
+	out = run_stderr(false, &err);
+	assert_string_equal(err, "# 7 read\n");
+	assert_string_equal(out, "after 1\n");
+	free(err);
+	free(out);
+	out = run_stderr(true, &err);
+	assert_string_equal(err, "{\"read\":7}\n");
+	assert_string_equal(out, "{\"after\":1}\n");
+	free(err);
+	free(out);
+}
+
 /* A command that forgets to close, or closes too often, still prints one
  * valid document, and the next one is separate. */
 static void unbalanced(void)
@@ -215,6 +278,8 @@ int main(void)
 		cmocka_unit_test(test_print_text),
 		cmocka_unit_test(test_print_json),
 		cmocka_unit_test(test_print_values),
+		cmocka_unit_test(test_print_double),
+		cmocka_unit_test(test_print_set_file),
 		cmocka_unit_test(test_print_unbalanced),
 		cmocka_unit_test(test_print_too_deep),
 		cmocka_unit_test(test_print_restart),

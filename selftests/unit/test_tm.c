@@ -19,11 +19,13 @@
 #include "mp_tm.h"
 
 /* unit.mk builds a test from its own file and tools/lib/mp_tm.c alone;
- * the model's two other pieces come in here. */
+ * the model's other pieces come in here, and mp_event.c's output. */
 #include "mp_event.c"
 #include "mp_hist.c"
 #include "mp_hist_sparse.c"
 #include "mp_index.c"
+#include "mp_out.c"
+#include "mp_print.c"
 #include "mplane_capture.h"
 #include "mplane_events.h"
 #include "mplane_mark_proto.h"

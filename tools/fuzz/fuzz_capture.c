@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 
 #include "mp_capture.h"
+#include "mp_out.h"
 #include "mp_tm.h"
 #include "telemetry.h"
 #include "mplane_capture.h"
@@ -80,6 +81,9 @@ static void view(int (*run)(int, char **), const char *const *words,
 	argv[argc++] = (char *)path;
 	argv[argc] = NULL;
 	optind = 0;
+	/* As a command line: -j only where the words say (report --json
+	 * sets it for good, and would take text from the views after it). */
+	mp_json = false;
 	run(argc, argv);
 }
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <json-c/json.h>
 
 #include "mp_event.h"
+#include "mp_print.h"
 #include "mplane_events.h"
 
 static const char *const type_names[__MPLANE_EV_MAX] = {
@@ -184,16 +185,27 @@ void mp_evq_free(struct mp_evq *q)
 	memset(q, 0, sizeof(*q));
 }
 
-/* "cause_name":"cut" next to "cause":0: the name of a value that has one. */
-void mp_event_label_json(struct json_object *o,
-				const struct mplane_event *e, unsigned int i)
+void mp_event_print_val(const struct mplane_event *e, unsigned int i)
 {
 	const char *vn = mp_event_val_name(e->hdr.type, i);
 	const char *label = mp_event_val_label(e->hdr.type, i, e->val[i]);
-	char key[48];
+	char vkey[8], lkey[48];
+	bool hex;
 
-	if (!vn || !label)
+	/* A type that is known says which of its values mean something. */
+	if (!vn && mp_event_type_name(e->hdr.type))
 		return;
-	snprintf(key, sizeof(key), "%s_name", vn);
-	json_object_object_add(o, key, json_object_new_string(label));
+	if (!vn) {
+		snprintf(vkey, sizeof(vkey), "v%u", i);
+		vn = vkey;
+	}
+	mp_print_text(" %s=", vn);
+	/* With a label the number is for machines, the name for both. */
+	hex = mp_event_val_hex(e->hdr.type, i);
+	mp_print_u64(label ? MP_PRINT_JSON : MP_PRINT_ANY, vn,
+		     hex ? "%#" PRIx64 : "%" PRIu64, e->val[i]);
+	if (label) {
+		snprintf(lkey, sizeof(lkey), "%s_name", vn);
+		mp_print_str(MP_PRINT_ANY, lkey, "%s", label);
+	}
 }

@@ -41,10 +41,13 @@ const char *mp_event_val_name(unsigned int type, unsigned int i);
 const char *mp_event_val_label(unsigned int type, unsigned int i,
 			       uint64_t val);
 
-struct json_object;
-/* Add "NAME_name":"LABEL" to @o for value @i of @e, if it has a label. */
-void mp_event_label_json(struct json_object *o, const struct mplane_event *e,
-			 unsigned int i);
+/*
+ * Value @i of @e through mp_print, when its type names it (every value of
+ * a type unknown, as "v0".."v3"): JSON "NAME": the number, and
+ * "NAME_name": its label when it has one ("cause_name":"cut"); text
+ * " NAME=" the label, or the number, in hex where mp_event_val_hex() says.
+ */
+void mp_event_print_val(const struct mplane_event *e, unsigned int i);
 /* enum mplane_rate_cause's name, or NULL. */
 const char *mp_rate_cause_name(uint64_t cause);
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 #include <stdio.h>
-#include <json-c/json.h>
 
 #include "mp_fault.h"
 #include "mp_names.h"
+#include "mp_print.h"
 #include "mplane_events.h"
 
 #define PPM_PER_PCT	10000.0
@@ -120,17 +120,16 @@ char *mp_fault_words(const struct mplane_event *e, char *buf, size_t size)
 	return buf;
 }
 
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_object_new_string(v));
-}
-
-void mp_fault_json(struct json_object *o, const struct mplane_event *e)
+void mp_fault_print(const struct mplane_event *e, enum mp_print_to to,
+		    const char *where_fmt)
 {
 	char buf[48];
 
-	add_str(o, "where", mp_fault_where(e, buf, sizeof(buf)));
-	add_str(o, "what", mp_fault_what(e, buf, sizeof(buf)));
-	add_str(o, "target", mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])));
-	add_str(o, "via", mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
+	mp_print_str(to, "where", where_fmt,
+		     mp_fault_where(e, buf, sizeof(buf)));
+	mp_print_str(to, "what", " %s", mp_fault_what(e, buf, sizeof(buf)));
+	mp_print_str(to, "target", " (%s",
+		     mp_fault_target_name(MPLANE_FAULT_SPEC_TARGET(e->val[3])));
+	mp_print_str(to, "via", ", %s)",
+		     mp_fault_via_name(MPLANE_FAULT_SPEC_VIA(e->val[3])));
 }

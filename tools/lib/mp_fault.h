@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <linux/mplane.h>
+#include "mp_print.h"
 #include "mplane_events.h"
 
 /* Names of the uapi's fault values; "?" for one this reader lacks. */
@@ -27,9 +28,11 @@ char *mp_fault_what(const struct mplane_event *e, char *buf, size_t size);
 /* "down (link, admin)": what, on what kind of target, and how. */
 char *mp_fault_words(const struct mplane_event *e, char *buf, size_t size);
 
-/* The same in JSON, next to the event's numbers: "where", "what",
- * "target" and "via" added to @o. */
-struct json_object;
-void mp_fault_json(struct json_object *o, const struct mplane_event *e);
+/* The same through mp_print, to @to, next to the event's numbers: JSON's
+ * "where", "what", "target" and "via", and in text
+ * where through @where_fmt (NULL: not in text, which names it already),
+ * then " WORDS": " p0l0:s1 down (link, admin)" for " %s". */
+void mp_fault_print(const struct mplane_event *e, enum mp_print_to to,
+		    const char *where_fmt);
 
 #endif /* MP_FAULT_H */

@@ -201,3 +201,31 @@ void mp_print_text(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 }
+
+void mp_print_double(enum mp_print_to to, const char *key, const char *fmt,
+		     double val)
+{
+	if (to_json(to))
+		add(key, isfinite(val) ? json_object_new_double(val) : NULL);
+	if (to_text(to) && fmt)
+		printf(fmt, val);
+}
+
+/*
+ * Every path of text and JSON here (and mp_json_print()) writes to
+ * stdout: pointing stdout itself elsewhere for a while moves them all,
+ * as glibc lets a program assign it.
+ */
+void mp_print_set_file(FILE *f)
+{
+	static FILE *saved;
+
+	fflush(stdout);
+	if (f && !saved) {
+		saved = stdout;
+		stdout = f;
+	} else if (!f && saved) {
+		stdout = saved;
+		saved = NULL;
+	}
+}

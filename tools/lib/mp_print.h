@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum mp_print_to {
 	MP_PRINT_ANY,		/* the value goes to text and JSON */
@@ -35,6 +36,10 @@ enum mp_print_to {
 void mp_print_start(void);
 void mp_print_start_array(void);
 void mp_print_end(void);
+/* Where text and JSON go from now on, NULL for stdout again: a summary
+ * on stderr, beside output on stdout, sets stderr, prints, then NULL.
+ * Meanwhile stdout is @f, for anything that prints to it. */
+void mp_print_set_file(FILE *f);
 
 /* Containers: @key names them inside an object, and is NULL in an array.
  * They exist in JSON only; text shows what the values' formats print. */
@@ -54,6 +59,10 @@ void mp_print_s64(enum mp_print_to to, const char *key, const char *fmt,
  * text has its own precision. */
 void mp_print_float(enum mp_print_to to, const char *key, const char *fmt,
 		    double val);
+/* As mp_print_float, but JSON with every digit json-c prints of a double
+ * (17 significant, 1.0 for one): for values that scripts compare exactly. */
+void mp_print_double(enum mp_print_to to, const char *key, const char *fmt,
+		     double val);
 /* Text shows @val through %s as "true" or "false". */
 void mp_print_bool(enum mp_print_to to, const char *key, const char *fmt,
 		   bool val);

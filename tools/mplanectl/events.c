@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "mp_feed.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_run.h"
 #include "mplanectl.h"
 #include "mplane_capture.h"
@@ -44,80 +46,39 @@ struct reader {
 	struct mp_evq q;
 };
 
-static void print_text(const struct mp_event_item *it, const char *label)
+/* One event a line of text, or a JSON document of its own. */
+static void print_one(const struct mp_event_item *it, const char *label)
 {
 	const struct mplane_event *e = &it->ev;
-	const char *type = mp_event_type_name(e->hdr.type), *vn;
-	const char *vlabel;
+	const char *type = mp_event_type_name(e->hdr.type);
 	unsigned int i;
 
-	printf("%llu.%09llu cpu%-3u %-14s %-15s if%-4u",
-	       (unsigned long long)(e->hdr.ts_ns / 1000000000ULL),
-	       (unsigned long long)(e->hdr.ts_ns % 1000000000ULL),
-	       e->hdr.cpu, label, type ? type : "?", e->hdr.ifindex);
+	mp_print_start();
+	mp_print_u64(MP_PRINT_JSON, "ts_ns", NULL, e->hdr.ts_ns);
+	mp_print_text("%" PRIu64 ".%09" PRIu64,
+		      (uint64_t)(e->hdr.ts_ns / 1000000000),
+		      (uint64_t)(e->hdr.ts_ns % 1000000000));
+	mp_print_u64(MP_PRINT_ANY, "cpu", " cpu%-3" PRIu64, e->hdr.cpu);
+	mp_print_str(MP_PRINT_ANY, "source", " %-14s", label);
+	if (type) {
+		mp_print_str(MP_PRINT_ANY, "type", " %-15s", type);
+	} else {
+		mp_print_u64(MP_PRINT_JSON, "type", NULL, e->hdr.type);
+		mp_print_text(" %-15s", "?");
+	}
+	mp_print_u64(MP_PRINT_ANY, "ifindex", " if%-4" PRIu64, e->hdr.ifindex);
 	if (e->hdr.plane != MPLANE_EVENT_NO_PLANE)
-		printf(" plane %u", e->hdr.plane);
+		mp_print_u64(MP_PRINT_ANY, "plane", " plane %" PRIu64,
+			     e->hdr.plane);
 	if (e->hdr.flags)
-		printf(" flags=%u", e->hdr.flags);
-	for (i = 0; i < 4; i++) {
-		vn = mp_event_val_name(e->hdr.type, i);
-		vlabel = mp_event_val_label(e->hdr.type, i, e->val[i]);
-		if (vn && vlabel)
-			printf(" %s=%s", vn, vlabel);
-		else if (vn && mp_event_val_hex(e->hdr.type, i))
-			printf(" %s=%#llx", vn, (unsigned long long)e->val[i]);
-		else if (vn)
-			printf(" %s=%llu", vn, (unsigned long long)e->val[i]);
-		else if (!type)
-			printf(" v%u=%llu", i, (unsigned long long)e->val[i]);
-	}
-	if (e->hdr.type == MPLANE_EV_FAULT) {
-		char where[48], words[96];
-
-		printf(" %s %s", mp_fault_where(e, where, sizeof(where)),
-		       mp_fault_words(e, words, sizeof(words)));
-	}
-	putchar('\n');
-}
-
-static struct json_object *event_json(const struct mp_event_item *it,
-				      const char *label)
-{
-	const struct mplane_event *e = &it->ev;
-	const char *type = mp_event_type_name(e->hdr.type), *vn;
-	struct json_object *o = json_object_new_object();
-	unsigned int i;
-
-	json_object_object_add(o, "ts_ns", json_object_new_uint64(e->hdr.ts_ns));
-	json_object_object_add(o, "type", type ?
-			       json_object_new_string(type) :
-			       json_object_new_int(e->hdr.type));
-	json_object_object_add(o, "source", json_object_new_string(label));
-	json_object_object_add(o, "cpu", json_object_new_int(e->hdr.cpu));
-	json_object_object_add(o, "ifindex",
-			       json_object_new_uint64(e->hdr.ifindex));
-	if (e->hdr.flags)
-		json_object_object_add(o, "flags",
-				       json_object_new_uint64(e->hdr.flags));
-	if (e->hdr.plane != MPLANE_EVENT_NO_PLANE)
-		json_object_object_add(o, "plane",
-				       json_object_new_int(e->hdr.plane));
-	for (i = 0; i < 4; i++) {
-		char key[8];
-
-		vn = mp_event_val_name(e->hdr.type, i);
-		if (!vn && type)
-			continue;
-		if (!vn) {
-			snprintf(key, sizeof(key), "v%u", i);
-			vn = key;
-		}
-		json_object_object_add(o, vn, json_object_new_uint64(e->val[i]));
-		mp_event_label_json(o, e, i);
-	}
+		mp_print_u64(MP_PRINT_ANY, "flags", " flags=%" PRIu64,
+			     e->hdr.flags);
+	for (i = 0; i < 4; i++)
+		mp_event_print_val(e, i);
 	if (e->hdr.type == MPLANE_EV_FAULT)
-		mp_fault_json(o, e);
-	return o;
+		mp_fault_print(e, MP_PRINT_ANY, " %s");
+	mp_print_text("\n");
+	mp_print_end();
 }
 
 static void print_event(const struct mp_event_item *it, void *data)
@@ -128,10 +89,7 @@ static void print_event(const struct mp_event_item *it, void *data)
 	if (r->count && r->printed >= r->count)
 		return;
 	r->printed++;
-	if (mp_json)
-		mp_json_print(event_json(it, label));
-	else
-		print_text(it, label);
+	print_one(it, label);
 }
 
 /* The feed's frames: sources are named, events held for reordering,
@@ -174,48 +132,49 @@ static int on_frame(void *data, unsigned int kind, unsigned int source,
 	}
 }
 
+/* On stderr, text or JSON as the events are. */
 static void print_summary(const struct reader *r)
 {
 	uint64_t tp = 0, td = 0;
-	struct json_object *o, *srcs, *so;
 	unsigned int i, rings = 0;
+	enum mp_print_to odd;
 
-	srcs = json_object_new_array();
 	for (i = 0; i < r->nsrc; i++) {
 		if (!r->label[i])
 			continue;
 		rings++;
 		tp += r->st[i].produced;
 		td += r->st[i].dropped;
-		so = json_object_new_object();
-		json_object_object_add(so, "source",
-				       json_object_new_string(r->label[i]));
-		json_object_object_add(so, "produced",
-				       json_object_new_uint64(r->st[i].produced));
-		json_object_object_add(so, "dropped",
-				       json_object_new_uint64(r->st[i].dropped));
-		json_object_array_add(srcs, so);
 	}
-	if (mp_json) {
-		o = json_object_new_object();
-		json_object_object_add(o, "read", json_object_new_uint64(r->printed));
-		json_object_object_add(o, "produced", json_object_new_uint64(tp));
-		json_object_object_add(o, "dropped", json_object_new_uint64(td));
-		json_object_object_add(o, "undecodable", json_object_new_uint64(r->bad));
-		json_object_object_add(o, "late", json_object_new_uint64(r->q.late));
-		json_object_object_add(o, "sources", srcs);
-		fprintf(stderr, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-		json_object_put(o);
-		return;
+	mp_print_set_file(stderr);
+	mp_print_start();
+	mp_print_u64(MP_PRINT_ANY, "read", "# %" PRIu64 " events read",
+		     r->printed);
+	mp_print_text(" from %u rings", rings);
+	mp_print_u64(MP_PRINT_ANY, "produced",
+		     "; meanwhile %" PRIu64 " produced", tp);
+	mp_print_u64(MP_PRINT_ANY, "dropped",
+		     ", %" PRIu64 " dropped on a full ring", td);
+	/* Text names the two only when they happened; JSON always. */
+	odd = r->bad || r->q.late ? MP_PRINT_ANY : MP_PRINT_JSON;
+	mp_print_u64(odd, "undecodable", "; %" PRIu64 " undecodable", r->bad);
+	mp_print_u64(odd, "late", ", %" PRIu64 " out of order", r->q.late);
+	mp_print_text("\n");
+	mp_print_open_array("sources");
+	for (i = 0; i < r->nsrc; i++) {
+		if (!r->label[i])
+			continue;
+		mp_print_open_object(NULL);
+		mp_print_str(MP_PRINT_JSON, "source", NULL, r->label[i]);
+		mp_print_u64(MP_PRINT_JSON, "produced", NULL,
+			     r->st[i].produced);
+		mp_print_u64(MP_PRINT_JSON, "dropped", NULL,
+			     r->st[i].dropped);
+		mp_print_close_object();
 	}
-	fprintf(stderr, "# %llu events read from %u rings; meanwhile %llu produced, %llu dropped on a full ring",
-		(unsigned long long)r->printed, rings,
-		(unsigned long long)tp, (unsigned long long)td);
-	if (r->bad || r->q.late)
-		fprintf(stderr, "; %llu undecodable, %llu out of order",
-			(unsigned long long)r->bad, (unsigned long long)r->q.late);
-	fputc('\n', stderr);
-	json_object_put(srcs);
+	mp_print_close_array();
+	mp_print_end();
+	mp_print_set_file(NULL);
 }
 
 static int read_loop(struct reader *r, struct mp_feed *feed,

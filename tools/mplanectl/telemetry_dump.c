@@ -16,6 +16,7 @@
 #include "mp_fault.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "telemetry.h"
 #include "mplane_capture.h"
 #include "mplane_events.h"
@@ -48,22 +49,17 @@ static const char *const counter_kinds[__MPLANE_COUNTER_MAX] = {
 	[MPLANE_COUNTER_RDMA]		= "rdma",
 };
 
-static struct json_object *frame_obj(const char *frame, unsigned int source,
-				     const struct dumper *d)
+/* A frame's document begins with what it is and where it came from;
+ * mp_print_end() ends it.  Dump prints JSON only (telemetry_dump_main). */
+static void frame_start(const char *frame, unsigned int source,
+			const struct dumper *d)
 {
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "frame", json_object_new_string(frame));
-	json_object_object_add(o, "source", json_object_new_int(source));
+	mp_print_start();
+	mp_print_str(MP_PRINT_JSON, "frame", NULL, frame);
+	mp_print_u64(MP_PRINT_JSON, "source", NULL, source);
 	if (source < d->nsrc && d->src[source].label)
-		json_object_object_add(o, "label",
-				       json_object_new_string(d->src[source].label));
-	return o;
-}
-
-static void add_u64(struct json_object *o, const char *key, uint64_t v)
-{
-	json_object_object_add(o, key, json_object_new_uint64(v));
+		mp_print_str(MP_PRINT_JSON, "label", NULL,
+			     d->src[source].label);
 }
 
 static void print_event(const struct mp_event_item *it, void *data)
@@ -73,37 +69,29 @@ static void print_event(const struct mp_event_item *it, void *data)
 	const struct mplane_event *e = &it->ev;
 	const struct dump_source *s = it->source < d->nsrc ?
 				      &d->src[it->source] : &none;
-	const char *type = mp_event_type_name(e->hdr.type), *vn;
-	struct json_object *o = frame_obj("event", it->source, d);
+	const char *type = mp_event_type_name(e->hdr.type);
 	unsigned int i;
-	char key[8];
 
-	add_u64(o, "ts_ns", e->hdr.ts_ns);
-	json_object_object_add(o, "type", type ? json_object_new_string(type) :
-					  json_object_new_int(e->hdr.type));
-	json_object_object_add(o, "cpu", json_object_new_int(e->hdr.cpu));
-	add_u64(o, "ifindex", e->hdr.ifindex);
+	frame_start("event", it->source, d);
+	mp_print_u64(MP_PRINT_JSON, "ts_ns", NULL, e->hdr.ts_ns);
+	if (type)
+		mp_print_str(MP_PRINT_JSON, "type", NULL, type);
+	else
+		mp_print_u64(MP_PRINT_JSON, "type", NULL, e->hdr.type);
+	mp_print_u64(MP_PRINT_JSON, "cpu", NULL, e->hdr.cpu);
+	mp_print_u64(MP_PRINT_JSON, "ifindex", NULL, e->hdr.ifindex);
 	if (e->hdr.plane != MPLANE_EVENT_NO_PLANE)
-		json_object_object_add(o, "plane", json_object_new_int(e->hdr.plane));
-	add_u64(o, "flags", e->hdr.flags);
+		mp_print_u64(MP_PRINT_JSON, "plane", NULL, e->hdr.plane);
+	mp_print_u64(MP_PRINT_JSON, "flags", NULL, e->hdr.flags);
 	if (e->hdr.type == MPLANE_EV_COUNTER && e->hdr.flags < s->nctr &&
 	    s->ctr[e->hdr.flags])
-		json_object_object_add(o, "counter",
-				       json_object_new_string(s->ctr[e->hdr.flags]));
-	for (i = 0; i < 4; i++) {
-		vn = mp_event_val_name(e->hdr.type, i);
-		if (!vn && type)
-			continue;
-		if (!vn) {
-			snprintf(key, sizeof(key), "v%u", i);
-			vn = key;
-		}
-		add_u64(o, vn, e->val[i]);
-		mp_event_label_json(o, e, i);
-	}
+		mp_print_str(MP_PRINT_JSON, "counter", NULL,
+			     s->ctr[e->hdr.flags]);
+	for (i = 0; i < 4; i++)
+		mp_event_print_val(e, i);
 	if (e->hdr.type == MPLANE_EV_FAULT)
-		mp_fault_json(o, e);
-	mp_json_print(o);
+		mp_fault_print(e, MP_PRINT_JSON, NULL);
+	mp_print_end();
 }
 
 static int keep_counter_name(struct dumper *d, struct dump_source *s,
@@ -136,64 +124,67 @@ static void print_counter_name(const struct dumper *d, unsigned int source,
 			       const void *p)
 {
 	const struct mplane_capture_counter_name *n = p;
-	struct json_object *o = frame_obj("counter_name", source, d);
 
-	add_u64(o, "id", n->id);
-	json_object_object_add(o, "kind", n->kind < __MPLANE_COUNTER_MAX ?
-			       json_object_new_string(counter_kinds[n->kind]) :
-			       json_object_new_int(n->kind));
-	add_u64(o, "ifindex", n->ifindex);
-	json_object_object_add(o, "name",
-			       json_object_new_string(d->src[source].ctr[n->id]));
-	mp_json_print(o);
+	frame_start("counter_name", source, d);
+	mp_print_u64(MP_PRINT_JSON, "id", NULL, n->id);
+	if (n->kind < __MPLANE_COUNTER_MAX)
+		mp_print_str(MP_PRINT_JSON, "kind", NULL,
+			     counter_kinds[n->kind]);
+	else
+		mp_print_u64(MP_PRINT_JSON, "kind", NULL, n->kind);
+	mp_print_u64(MP_PRINT_JSON, "ifindex", NULL, n->ifindex);
+	mp_print_str(MP_PRINT_JSON, "name", NULL, d->src[source].ctr[n->id]);
+	mp_print_end();
 }
 
 static void print_ifname(const struct dumper *d, unsigned int source,
 			 const void *p, size_t len)
 {
 	const struct mplane_capture_ifname *n = p;
-	struct json_object *o;
+	char name[sizeof(n->name) + 1];
 
 	/* Older captures wrote no netns: 20 bytes, netns 0. */
 	if (len < offsetof(struct mplane_capture_ifname, netns))
 		return;
-	o = frame_obj("ifname", source, d);
-	add_u64(o, "ifindex", n->ifindex);
-	json_object_object_add(o, "name", json_object_new_string_len(n->name,
-			       strnlen(n->name, sizeof(n->name))));
-	add_u64(o, "netns", len >= sizeof(*n) ? n->netns : 0);
-	mp_json_print(o);
+	frame_start("ifname", source, d);
+	mp_print_u64(MP_PRINT_JSON, "ifindex", NULL, n->ifindex);
+	snprintf(name, sizeof(name), "%.*s", (int)sizeof(n->name), n->name);
+	mp_print_str(MP_PRINT_JSON, "name", NULL, name);
+	mp_print_u64(MP_PRINT_JSON, "netns", NULL,
+		     len >= sizeof(*n) ? n->netns : 0);
+	mp_print_end();
 }
 
 static void print_netns(const struct dumper *d, unsigned int source,
 			const void *p, size_t len)
 {
 	const struct mplane_capture_netns *n = p;
-	struct json_object *o;
+	char *name;
 
 	if (len < sizeof(*n))
 		return;
-	o = frame_obj("netns", source, d);
-	add_u64(o, "inode", n->inode);
-	json_object_object_add(o, "name", json_object_new_string_len(n->name,
-			       strnlen(n->name, len - sizeof(*n))));
-	mp_json_print(o);
+	/* The name runs to the frame's end, unterminated. */
+	name = strndup(n->name, len - sizeof(*n));
+	frame_start("netns", source, d);
+	mp_print_u64(MP_PRINT_JSON, "inode", NULL, n->inode);
+	mp_print_str(MP_PRINT_JSON, "name", NULL, name ? name : "");
+	mp_print_end();
+	free(name);
 }
 
 static void print_stats(const struct dumper *d, unsigned int source,
 			const void *p, size_t len)
 {
 	const struct mplane_capture_stats *st = p;
-	struct json_object *o;
 
 	if (len < sizeof(*st))
 		return;
-	o = frame_obj("stats", source, d);
-	add_u64(o, "produced", st->produced);
-	add_u64(o, "dropped", st->dropped);
-	add_u64(o, "recorded", st->recorded);
-	add_u64(o, "in_flight", st->in_flight);
-	mp_json_print(o);
+	frame_start("stats", source, d);
+	mp_print_u64(MP_PRINT_JSON, "produced", NULL, st->produced);
+	mp_print_u64(MP_PRINT_JSON, "dropped", NULL, st->dropped);
+	mp_print_u64(MP_PRINT_JSON, "recorded", NULL, st->recorded);
+	mp_print_u64(MP_PRINT_JSON, "in_flight", NULL, st->in_flight);
+	mp_print_end();
 }
 
 static int on_event(struct dumper *d, unsigned int source, const void *p,
@@ -239,7 +230,8 @@ static int on_frame(struct dumper *d, const struct mplane_capture_frame *fr,
 	case MPLANE_CF_SOURCE:
 		free(s->label);
 		s->label = strndup(p, fr->len);
-		mp_json_print(frame_obj("source", fr->source, d));
+		frame_start("source", fr->source, d);
+		mp_print_end();
 		break;
 	case MPLANE_CF_IFNAME:
 		print_ifname(d, fr->source, p, fr->len);
@@ -348,6 +340,7 @@ int telemetry_dump_main(int argc, char **argv)
 {
 	struct mp_opt_result res;
 	struct dumper d = {};
+	bool json = mp_json;
 	const char *path;
 	unsigned int i;
 	int err;
@@ -359,7 +352,10 @@ int telemetry_dump_main(int argc, char **argv)
 	path = mp_single_arg(argc, argv, "FILE");
 	if (!path)
 		return MP_EXIT_USAGE;
+	/* JSON lines, -j or not: dump is for scripts. */
+	mp_json = true;
 	err = dump_file(&d, path);
+	mp_json = json;
 	for (i = 0; i < d.nsrc; i++) {
 		while (d.src[i].nctr)
 			free(d.src[i].ctr[--d.src[i].nctr]);

@@ -16,6 +16,7 @@
 #include "mp_feed.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_run.h"
 #include "mplanectl.h"
 #include "telemetry.h"
@@ -151,59 +152,18 @@ static int listen_live(struct hist_args *a, struct mp_tm *tm)
 
 /* Output */
 
-static void json_one(struct json_object *top, const char *key,
-		     const struct mp_hist *h, double div, const char *unit)
+/* A row: its name (in JSON too when an entity's), and the values. */
+static void print_line(const char *name, bool entity, const struct mp_hist *h,
+		       double div, tv_fmt_fn fmt)
 {
-	struct json_object *o = tv_hist_json(h, div);
-
-	json_object_object_add(o, "unit", json_object_new_string(unit));
-	json_object_object_add(top, key, o);
+	mp_print_str(entity ? MP_PRINT_ANY : MP_PRINT_TEXT, "name", "  %-22s",
+		     name);
+	tv_hist_print(h, div, fmt);
+	mp_print_text("\n");
 }
 
-static void print_json(const struct hist_args *a, const struct mp_tm *tm)
-{
-	struct json_object *top = json_object_new_object(), *arr, *o;
-	const struct mp_tm_entity *e;
-	unsigned int i;
-
-	if (a->what & W_QUEUE) {
-		json_one(top, "queue", &tm->queue, 1, "bytes");
-		arr = json_object_new_array();
-		for (i = 0; i < tm->nents; i++) {
-			e = &tm->ents[i];
-			if (!e->queue.count)
-				continue;
-			o = tv_hist_json(mp_tm_queue(tm, e), 1);
-			json_object_object_add(o, "name",
-					       json_object_new_string(e->name));
-			json_object_array_add(arr, o);
-		}
-		json_object_object_add(json_object_object_get(top, "queue"),
-				       "entities", arr);
-	}
-	if (a->what & W_GAP)
-		json_one(top, "gap", &tm->gaps, 1e3, "us");
-	if (a->what & W_STEP)
-		json_one(top, "step", &tm->steps, 1e3, "us");
-	mp_json_print(top);
-}
-
-typedef const char *(*fmt_fn)(double v, char *buf, size_t size);
-
-static void print_line(const char *name, const struct mp_hist *h, fmt_fn fmt)
-{
-	char b[TV_NQ + 1][24];
-	unsigned int i;
-
-	printf("  %-22s %8" PRIu64, name, h->count);
-	for (i = 0; i < TV_NQ; i++)
-		printf(" %9s", fmt(mp_hist_quantile_ppm(h, tv_q_ppm[i]), b[i],
-				   24));
-	printf(" %9s\n", fmt(h->max, b[TV_NQ], 24));
-}
-
-/* Counts per power of two, the empty ones left out. */
-static void print_bars(const struct mp_hist *h, fmt_fn fmt)
+/* Counts per power of two, the empty ones left out: text only. */
+static void print_bars(const struct mp_hist *h, tv_fmt_fn fmt)
 {
 	uint64_t per[65] = {}, most = 0;
 	unsigned int b, k, lo = 65, hi = 0, n;
@@ -225,12 +185,12 @@ static void print_bars(const struct mp_hist *h, fmt_fn fmt)
 		if (!per[k])
 			continue;
 		n = most ? (per[k] * BAR_WIDTH + most - 1) / most : 0;
-		printf("    %9s .. %-9s %8" PRIu64 " %.*s\n",
-		       fmt(k ? 1ULL << (k - 1) : 0, x, sizeof(x)),
-		       fmt(k ? (k < 64 ? (1ULL << k) - 1 :
-				(double)UINT64_MAX) : 0, y, sizeof(y)),
-		       per[k], n,
-		       "########################################");
+		mp_print_text("    %9s .. %-9s %8" PRIu64 " %.*s\n",
+			      fmt(k ? 1ULL << (k - 1) : 0, x, sizeof(x)),
+			      fmt(k ? (k < 64 ? (1ULL << k) - 1 :
+				       (double)UINT64_MAX) : 0, y, sizeof(y)),
+			      per[k], n,
+			      "########################################");
 	}
 }
 
@@ -238,41 +198,56 @@ static void print_head(const char *title)
 {
 	unsigned int i;
 
-	printf("%s\n  %-22s %8s", title, "", "COUNT");
+	mp_print_text("%s\n  %-22s %8s", title, "", "COUNT");
 	for (i = 0; i < TV_NQ; i++)
-		printf(" %9s", tv_q_name[i]);
-	printf(" %9s\n", "max");
+		mp_print_text(" %9s", tv_q_name[i]);
+	mp_print_text(" %9s\n", "max");
 }
 
-static void print_text(const struct hist_args *a, const struct mp_tm *tm)
+/* One histogram's section, @key in JSON and @title in text; queue depth
+ * has its entities' rows after the overall one. */
+static void print_section(const struct hist_args *a, const struct mp_tm *tm,
+			  const char *key, const char *title,
+			  const struct mp_hist *h, const char *unit)
 {
+	tv_fmt_fn fmt = h == &tm->queue ? tv_bytes : tv_dur;
+	double div = h == &tm->queue ? 1 : 1e3;
 	const struct mp_tm_entity *e;
 	unsigned int i;
 
-	if (a->what & W_QUEUE) {
-		print_head("queue depth");
-		print_line("all", &tm->queue, tv_bytes);
+	mp_print_open_object(key);
+	print_head(title);
+	print_line("all", false, h, div, fmt);
+	mp_print_str(MP_PRINT_JSON, "unit", NULL, unit);
+	if (h == &tm->queue) {
+		mp_print_open_array("entities");
 		for (i = 0; i < tm->nents; i++) {
 			e = &tm->ents[i];
-			if (e->queue.count)
-				print_line(e->name, mp_tm_queue(tm, e),
-					   tv_bytes);
+			if (!e->queue.count)
+				continue;
+			mp_print_open_object(NULL);
+			print_line(e->name, true, mp_tm_queue(tm, e), div,
+				   fmt);
+			mp_print_close_object();
 		}
-		if (!a->no_bars)
-			print_bars(&tm->queue, tv_bytes);
+		mp_print_close_array();
 	}
-	if (a->what & W_GAP) {
-		print_head("delivery gaps");
-		print_line("all", &tm->gaps, tv_dur);
-		if (!a->no_bars)
-			print_bars(&tm->gaps, tv_dur);
-	}
-	if (a->what & W_STEP) {
-		print_head("step time");
-		print_line("all", &tm->steps, tv_dur);
-		if (!a->no_bars)
-			print_bars(&tm->steps, tv_dur);
-	}
+	if (!a->no_bars)
+		print_bars(h, fmt);
+	mp_print_close_object();
+}
+
+static void print_hists(const struct hist_args *a, const struct mp_tm *tm)
+{
+	mp_print_start();
+	if (a->what & W_QUEUE)
+		print_section(a, tm, "queue", "queue depth", &tm->queue,
+			      "bytes");
+	if (a->what & W_GAP)
+		print_section(a, tm, "gap", "delivery gaps", &tm->gaps, "us");
+	if (a->what & W_STEP)
+		print_section(a, tm, "step", "step time", &tm->steps, "us");
+	mp_print_end();
 }
 
 static int parse(int argc, char **argv, struct hist_args *a)
@@ -311,12 +286,8 @@ int telemetry_hist_main(int argc, char **argv)
 		return MP_EXIT_ERR;
 	}
 	ret = a.path ? tv_load(a.path, &tm, &hdr) : listen_live(&a, &tm);
-	if (!ret) {
-		if (mp_json)
-			print_json(&a, &tm);
-		else
-			print_text(&a, &tm);
-	}
+	if (!ret)
+		print_hists(&a, &tm);
 	mp_tm_free(&tm);
 	return ret;
 }

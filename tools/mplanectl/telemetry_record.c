@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "mp_feed.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_run.h"
 #include "telemetry.h"
 #include "mplane_capture.h"
@@ -62,71 +64,55 @@ static int on_frame(void *data, unsigned int kind, unsigned int source,
 	return mp_capture_put(&r->w, kind, source, payload, len);
 }
 
-static void summary_text(const struct recorder *r, const char *path,
-			 double secs)
+static void summary_source(const struct rec_source *s)
 {
-	unsigned int i;
+	enum mp_print_to to;
 
-	fprintf(stderr, "recorded %s: %llu frames, %llu bytes in %.1f s\n",
-		path, (unsigned long long)r->w.frames,
-		(unsigned long long)r->w.bytes, secs);
-	for (i = 0; i < r->nsrc; i++) {
-		const struct rec_source *s = &r->src[i];
-
-		if (!s->label)
-			continue;
-		if (!s->has_stats) {
-			fprintf(stderr, "  %-24s %llu events\n", s->label,
-				(unsigned long long)s->events);
-			continue;
-		}
-		fprintf(stderr, "  %-24s %llu recorded, %llu produced, %llu dropped",
-			s->label, (unsigned long long)s->st.recorded,
-			(unsigned long long)s->st.produced,
-			(unsigned long long)s->st.dropped);
-		if (s->st.in_flight)
-			fprintf(stderr, ", %llu from before the start",
-				(unsigned long long)s->st.in_flight);
-		fputc('\n', stderr);
+	mp_print_open_object(NULL);
+	mp_print_str(MP_PRINT_ANY, "source", "  %-24s", s->label);
+	/* Without the ring's counts, what it recorded is what came. */
+	mp_print_u64(MP_PRINT_ANY, "recorded", s->has_stats ?
+		     " %" PRIu64 " recorded" : " %" PRIu64 " events",
+		     s->has_stats ? s->st.recorded : s->events);
+	if (s->has_stats) {
+		mp_print_u64(MP_PRINT_ANY, "produced", ", %" PRIu64 " produced",
+			     s->st.produced);
+		mp_print_u64(MP_PRINT_ANY, "dropped", ", %" PRIu64 " dropped",
+			     s->st.dropped);
+		/* Text tells of events from before only when there were. */
+		to = s->st.in_flight ? MP_PRINT_ANY : MP_PRINT_JSON;
+		mp_print_u64(to, "in_flight",
+			     ", %" PRIu64 " from before the start",
+			     s->st.in_flight);
 	}
+	mp_print_text("\n");
+	mp_print_close_object();
 }
 
-static void summary_json(const struct recorder *r, const char *path,
-			 double secs)
+/* Text on stderr, beside the file; JSON, asked for, on stdout. */
+static void summary(const struct recorder *r, const char *path, double secs)
 {
-	struct json_object *o = json_object_new_object();
-	struct json_object *a = json_object_new_array();
 	uint64_t dropped = 0;
 	unsigned int i;
 
-	for (i = 0; i < r->nsrc; i++) {
-		const struct rec_source *s = &r->src[i];
-		struct json_object *so;
-
-		if (!s->label)
-			continue;
-		so = json_object_new_object();
-		json_object_object_add(so, "source", json_object_new_string(s->label));
-		json_object_object_add(so, "recorded", json_object_new_uint64(
-				s->has_stats ? s->st.recorded : s->events));
-		if (s->has_stats) {
-			json_object_object_add(so, "produced",
-					       json_object_new_uint64(s->st.produced));
-			json_object_object_add(so, "dropped",
-					       json_object_new_uint64(s->st.dropped));
-			json_object_object_add(so, "in_flight",
-					       json_object_new_uint64(s->st.in_flight));
-			dropped += s->st.dropped;
-		}
-		json_object_array_add(a, so);
-	}
-	json_object_object_add(o, "file", json_object_new_string(path));
-	json_object_object_add(o, "frames", json_object_new_uint64(r->w.frames));
-	json_object_object_add(o, "bytes", json_object_new_uint64(r->w.bytes));
-	json_object_object_add(o, "duration_s", json_object_new_double(secs));
-	json_object_object_add(o, "dropped", json_object_new_uint64(dropped));
-	json_object_object_add(o, "sources", a);
-	mp_json_print(o);
+	for (i = 0; i < r->nsrc; i++)
+		if (r->src[i].label && r->src[i].has_stats)
+			dropped += r->src[i].st.dropped;
+	mp_print_set_file(mp_json ? stdout : stderr);
+	mp_print_start();
+	mp_print_str(MP_PRINT_ANY, "file", "recorded %s:", path);
+	mp_print_u64(MP_PRINT_ANY, "frames", " %" PRIu64 " frames",
+		     r->w.frames);
+	mp_print_u64(MP_PRINT_ANY, "bytes", ", %" PRIu64 " bytes", r->w.bytes);
+	mp_print_double(MP_PRINT_ANY, "duration_s", " in %.1f s\n", secs);
+	mp_print_u64(MP_PRINT_JSON, "dropped", NULL, dropped);
+	mp_print_open_array("sources");
+	for (i = 0; i < r->nsrc; i++)
+		if (r->src[i].label)
+			summary_source(&r->src[i]);
+	mp_print_close_array();
+	mp_print_end();
+	mp_print_set_file(NULL);
 }
 
 /* The command line: the feed's settings, and what the loop needs. */
@@ -303,10 +289,7 @@ int telemetry_record_main(int argc, char **argv)
 	if (!err)
 		err = ferr;
 	ferr = mp_capture_finish(&r.w);
-	if (mp_json)
-		summary_json(&r, path, (mp_mono_ns() - t0) / 1e9);
-	else
-		summary_text(&r, path, (mp_mono_ns() - t0) / 1e9);
+	summary(&r, path, (mp_mono_ns() - t0) / 1e9);
 	for (i = 0; i < MAX_SOURCES; i++)
 		free(r.src[i].label);
 	if (ferr)

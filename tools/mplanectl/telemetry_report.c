@@ -18,6 +18,7 @@
 #include "mp_fault.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mplanectl.h"
 #include "telemetry.h"
 #include "telemetry_views.h"
@@ -41,10 +42,11 @@ struct report {
 	struct timeline {
 		uint64_t from, to, anchor;
 		unsigned int first, last;	/* anomalies */
-		struct json_object *events;
-		unsigned int n;
+		struct mp_event_item *ev;	/* in timestamp order */
+		unsigned int n, cap;
 	} *tl;
 	unsigned int ntl;
+	bool tl_nomem;		/* a timeline's events did not fit */
 };
 
 /* What the command line sets: parse() hands it to the report and model. */
@@ -152,7 +154,6 @@ static int make_timelines(struct report *r)
 		t->from = a->ts_ns > r->around_ns ? a->ts_ns - r->around_ns : 0;
 		t->to = a->ts_ns + r->around_ns;
 		t->first = t->last = i;
-		t->events = json_object_new_array();
 	}
 	return 0;
 }
@@ -167,55 +168,30 @@ static const char *anomaly_at(const struct report *r,
 	return r->tm.ents[a->entity].name;
 }
 
-static struct json_object *event_json(const struct report *r,
-				      const struct timeline *t,
-				      const struct mp_event_item *it)
-{
-	const struct mplane_event *ev = &it->ev;
-	struct json_object *o = json_object_new_object(), *vals;
-	const char *type = mp_event_type_name(ev->hdr.type), *vn;
-	int ent = mp_tm_lookup(&r->tm, it->source, &ev->hdr);
-	const struct mp_tm_source *src;
-	unsigned int i;
-
-	json_object_object_add(o, "dt_us", json_object_new_double(
-		((double)ev->hdr.ts_ns - (double)t->anchor) / 1e3));
-	json_object_object_add(o, "t_ms", json_object_new_double(
-		rel_ms(r, ev->hdr.ts_ns)));
-	json_object_object_add(o, "type", json_object_new_string(
-		type ? type : "unknown"));
-	src = mp_tm_source(&r->tm, it->source);
-	json_object_object_add(o, "source", json_object_new_string(
-		src ? src->label : ""));
-	if (ent >= 0)
-		json_object_object_add(o, "entity", json_object_new_string(
-			r->tm.ents[ent].name));
-	if (ev->hdr.type == MPLANE_EV_FAULT)
-		mp_fault_json(o, ev);
-	vals = json_object_new_object();
-	for (i = 0; i < 4; i++) {
-		vn = mp_event_val_name(ev->hdr.type, i);
-		if (vn)
-			json_object_object_add(vals, vn,
-				json_object_new_uint64(ev->val[i]));
-	}
-	json_object_object_add(o, "values", vals);
-	return o;
-}
-
+/* Kept for the output; a failed allocation is told after the read. */
 static void timeline_cb(const struct mp_event_item *it, void *data)
 {
 	struct report *r = data;
+	struct mp_event_item *ev;
 	struct timeline *t;
-	unsigned int i;
+	unsigned int i, cap;
 
 	for (i = 0; i < r->ntl; i++) {
 		t = &r->tl[i];
-		if (it->ev.hdr.ts_ns >= t->from && it->ev.hdr.ts_ns <= t->to) {
-			json_object_array_add(t->events, event_json(r, t, it));
-			t->n++;
-			return;
+		if (it->ev.hdr.ts_ns < t->from || it->ev.hdr.ts_ns > t->to)
+			continue;
+		if (t->n == t->cap) {
+			cap = t->cap ? 2 * t->cap : 64;
+			ev = realloc(t->ev, cap * sizeof(*ev));
+			if (!ev) {
+				r->tl_nomem = true;
+				return;
+			}
+			t->ev = ev;
+			t->cap = cap;
 		}
+		t->ev[t->n++] = *it;
+		return;
 	}
 }
 
@@ -257,10 +233,12 @@ static int fill_timelines(struct report *r)
 	mp_capture_close(&rd);
 	mp_evq_release(&q, ~0ULL, timeline_cb, r);
 	mp_evq_free(&q);
+	if (r->tl_nomem)
+		return -ENOMEM;
 	return err == -EBADMSG ? 0 : err;
 }
 
-/* JSON */
+/* Output: text and JSON from the same mp_print calls */
 
 static uint64_t anomalies(const struct mp_tm *tm)
 {
@@ -270,68 +248,6 @@ static uint64_t anomalies(const struct mp_tm *tm)
 	for (t = 0; t < __MP_TM_AN_MAX; t++)
 		n += tm->anom_count[t];
 	return n;
-}
-
-/* What the capture held past the model's caps (mp_tm.h), or nothing. */
-static void print_limits(const struct mp_tm *tm)
-{
-	if (!tm->ents_refused && !tm->names_refused &&
-	    !tm->steppers_evicted && anomalies(tm) == tm->nanoms)
-		return;
-	printf("past the model's limits, not kept: %" PRIu64
-	       " entities (of %u), %" PRIu64 " names (of %u), %" PRIu64
-	       " anomalies (of %u listed), %" PRIu64
-	       " processes and ranks timed (of %u)\n", tm->ents_refused,
-	       MP_TM_ENTS_MAX, tm->names_refused, MP_TM_NAMES_MAX,
-	       anomalies(tm) - tm->nanoms, MP_TM_ANOMS_MAX,
-	       tm->steppers_evicted, MP_TM_STEPPERS_MAX);
-}
-
-static struct json_object *limits_json(const struct mp_tm *tm)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "entities_refused",
-			       json_object_new_uint64(tm->ents_refused));
-	json_object_object_add(o, "names_refused",
-			       json_object_new_uint64(tm->names_refused));
-	json_object_object_add(o, "anomalies_unlisted",
-			       json_object_new_uint64(anomalies(tm) -
-						      tm->nanoms));
-	json_object_object_add(o, "qps_evicted",
-			       json_object_new_uint64(tm->qps_evicted));
-	json_object_object_add(o, "steppers_evicted",
-			       json_object_new_uint64(tm->steppers_evicted));
-	return o;
-}
-
-static struct json_object *sources_json(const struct report *r)
-{
-	struct json_object *arr = json_object_new_array(), *o;
-	const struct mp_tm_source *s;
-	unsigned int i;
-
-	for (i = 0; i < r->tm.nsources; i++) {
-		s = &r->tm.sources[i];
-		o = json_object_new_object();
-		json_object_object_add(o, "id", json_object_new_int(s->id));
-		json_object_object_add(o, "label",
-				       json_object_new_string(s->label));
-		json_object_object_add(o, "events",
-				       json_object_new_uint64(s->events));
-		json_object_object_add(o, "stats",
-				       json_object_new_boolean(s->has_stats));
-		json_object_object_add(o, "recorded",
-				       json_object_new_uint64(s->stats.recorded));
-		json_object_object_add(o, "produced",
-				       json_object_new_uint64(s->stats.produced));
-		json_object_object_add(o, "dropped",
-				       json_object_new_uint64(s->stats.dropped));
-		json_object_object_add(o, "in_flight",
-				       json_object_new_uint64(s->stats.in_flight));
-		json_object_array_add(arr, o);
-	}
-	return arr;
 }
 
 static uint64_t dropped(const struct mp_tm *tm, unsigned int *nsrc)
@@ -347,200 +263,59 @@ static uint64_t dropped(const struct mp_tm *tm, unsigned int *nsrc)
 	return sum;
 }
 
-static struct json_object *entity_json(const struct report *r,
-				       const struct mp_tm_entity *e)
+/* Text gives a ring's counts, or what came when it has none. */
+static void print_source(const struct mp_tm_source *s)
 {
-	const struct mp_hist *queue = mp_tm_queue(&r->tm, e);
-	struct json_object *o = json_object_new_object();
-	static const struct mp_hist empty;
+	enum mp_print_to counts = s->has_stats ? MP_PRINT_ANY : MP_PRINT_JSON;
 
-	json_object_object_add(o, "name", json_object_new_string(e->name));
-	json_object_object_add(o, "kind",
-			       json_object_new_string(mp_tm_kind_name(e->kind)));
-	json_object_object_add(o, "group", e->group < 0 ? NULL :
-		json_object_new_string(r->tm.groups[e->group].name));
-	json_object_object_add(o, e->kind == MP_TM_COUNTER ? "increase" :
-			       "tx_bytes",
-			       json_object_new_uint64(e->tx_bytes.total));
-	json_object_object_add(o, "bw_bps",
-			       tv_json_rate(mp_tm_bw(e, MP_TM_BW_MEAN)));
-	json_object_object_add(o, "bw_before_bps",
-			       tv_json_rate(mp_tm_bw(e, MP_TM_BW_BEFORE)));
-	json_object_object_add(o, "bw_after_bps",
-			       tv_json_rate(mp_tm_bw(e, MP_TM_BW_AFTER)));
-	json_object_object_add(o, "queue_bytes",
-			       tv_hist_json(queue ? queue : &empty, 1));
-	json_object_object_add(o, "ecn_ce", json_object_new_uint64(e->ecn.total));
-	json_object_object_add(o, "ecn_mark_events",
-			       json_object_new_uint64(e->ecn_events));
-	json_object_object_add(o, "cnp", json_object_new_uint64(e->cnp.total));
-	json_object_object_add(o, "cnp_events",
-			       json_object_new_uint64(e->cnp_events));
-	json_object_object_add(o, "state",
-			       json_object_new_string(mp_tm_state_name(e)));
-	json_object_object_add(o, "state_changes",
-			       json_object_new_uint64(e->state_changes));
-	json_object_object_add(o, "max_gap_us", json_object_new_double(
-		e->tx_bytes.max_gap_ns / 1e3));
-	return o;
+	mp_print_open_object(NULL);
+	mp_print_u64(MP_PRINT_JSON, "id", NULL, s->id);
+	mp_print_str(MP_PRINT_ANY, "label", "  %-28s", s->label);
+	mp_print_u64(s->has_stats ? MP_PRINT_JSON : MP_PRINT_ANY, "events",
+		     " %10" PRIu64 " events (no counts)", s->events);
+	mp_print_bool(MP_PRINT_JSON, "stats", NULL, s->has_stats);
+	mp_print_u64(counts, "recorded", " recorded %" PRIu64,
+		     s->stats.recorded);
+	mp_print_u64(counts, "produced", ", produced %" PRIu64,
+		     s->stats.produced);
+	mp_print_u64(counts, "dropped", ", dropped %" PRIu64, s->stats.dropped);
+	mp_print_u64(MP_PRINT_JSON, "in_flight", NULL, s->stats.in_flight);
+	if (s->has_stats && s->stats.dropped)
+		mp_print_text("   <== LOST EVENTS");
+	mp_print_text("\n");
+	mp_print_close_object();
 }
-
-static struct json_object *symmetry_json(const struct report *r,
-					 unsigned int g)
-{
-	struct json_object *o = json_object_new_object(), *slow;
-	struct mp_tm_symmetry sym;
-	unsigned int i;
-
-	mp_tm_symmetry(&r->tm, g, MP_TM_BW_MEAN, &sym);
-	json_object_object_add(o, "group",
-			       json_object_new_string(r->tm.groups[g].name));
-	json_object_object_add(o, "kind", json_object_new_string(
-		mp_tm_kind_name(r->tm.groups[g].kind)));
-	json_object_object_add(o, "members",
-			       json_object_new_int(sym.members));
-	json_object_object_add(o, "mean_bps",
-			       json_object_new_double(sym.mean_bps));
-	json_object_object_add(o, "max_mean",
-			       json_object_new_double(sym.max_mean));
-	json_object_object_add(o, "cv", json_object_new_double(sym.cv));
-	json_object_object_add(o, "flagged",
-			       json_object_new_boolean(sym.flagged));
-	slow = json_object_new_array();
-	for (i = 0; i < r->tm.nents; i++)
-		if (r->tm.ents[i].group == (int)g &&
-		    mp_tm_slow(&r->tm, &sym, &r->tm.ents[i], MP_TM_BW_MEAN))
-			json_object_array_add(slow, json_object_new_string(
-				r->tm.ents[i].name));
-	json_object_object_add(o, "slow", slow);
-	return o;
-}
-
-static struct json_object *anomalies_json(const struct report *r)
-{
-	struct json_object *arr = json_object_new_array(), *o;
-	const struct mp_tm_anomaly *a;
-	unsigned int i;
-
-	char buf[96];
-
-	for (i = 0; i < r->tm.nanoms; i++) {
-		a = &r->tm.anoms[i];
-		o = json_object_new_object();
-		json_object_object_add(o, "t_ms", json_object_new_double(
-			rel_ms(r, a->ts_ns)));
-		json_object_object_add(o, "ts_ns",
-				       json_object_new_uint64(a->ts_ns));
-		json_object_object_add(o, "type", json_object_new_string(
-			mp_tm_anomaly_name(a->type)));
-		json_object_object_add(o, "entity", json_object_new_string(
-			anomaly_at(r, a, buf, sizeof(buf))));
-		json_object_object_add(o, "value",
-				       json_object_new_uint64(a->value));
-		if (a->type == MP_TM_AN_FAULT)
-			mp_fault_json(o, &a->fault);
-		json_object_array_add(arr, o);
-	}
-	return arr;
-}
-
-static struct json_object *timelines_json(struct report *r)
-{
-	struct json_object *arr = json_object_new_array(), *o;
-	struct timeline *t;
-	unsigned int i;
-
-	for (i = 0; i < r->ntl; i++) {
-		t = &r->tl[i];
-		o = json_object_new_object();
-		json_object_object_add(o, "from_ms", json_object_new_double(
-			rel_ms(r, t->from)));
-		json_object_object_add(o, "to_ms", json_object_new_double(
-			rel_ms(r, t->to)));
-		json_object_object_add(o, "anomalies", json_object_new_array());
-		json_object_array_add(json_object_object_get(o, "anomalies"),
-				      json_object_new_int(t->first));
-		if (t->last != t->first)
-			json_object_array_add(json_object_object_get(o,
-					      "anomalies"),
-					      json_object_new_int(t->last));
-		json_object_object_add(o, "events", json_object_get(t->events));
-		json_object_array_add(arr, o);
-	}
-	return arr;
-}
-
-static void print_json(struct report *r)
-{
-	struct json_object *o = json_object_new_object(), *arr;
-	const struct mp_tm *tm = &r->tm;
-	unsigned int i, n;
-
-	json_object_object_add(o, "capture", json_object_new_string(r->path));
-	json_object_object_add(o, "host", json_object_new_string(r->hdr.host));
-	json_object_object_add(o, "start_real_ns",
-			       json_object_new_uint64(r->hdr.start_real_ns));
-	json_object_object_add(o, "duration_s", json_object_new_double(
-		tm->last_ts > r->t0 ? (tm->last_ts - r->t0) / 1e9 : 0));
-	json_object_object_add(o, "events", json_object_new_uint64(tm->events));
-	json_object_object_add(o, "sources", sources_json(r));
-	json_object_object_add(o, "dropped",
-			       json_object_new_uint64(dropped(tm, &n)));
-	json_object_object_add(o, "limits", limits_json(tm));
-	arr = json_object_new_array();
-	for (i = 0; i < tm->nents; i++)
-		json_object_array_add(arr, entity_json(r, &tm->ents[i]));
-	json_object_object_add(o, "entities", arr);
-	arr = json_object_new_array();
-	for (i = 0; i < tm->ngroups; i++)
-		json_object_array_add(arr, symmetry_json(r, i));
-	json_object_object_add(o, "symmetry", arr);
-	json_object_object_add(o, "threshold",
-			       json_object_new_double(tm->o.sym_threshold));
-	json_object_object_add(o, "steps", tv_hist_json(&tm->steps, 1e3));
-	json_object_object_add(o, "step_pids", json_object_new_int(tm->npids));
-	json_object_object_add(o, "step_ranks", json_object_new_int(tm->nranks));
-	json_object_object_add(o, "gaps", tv_hist_json(&tm->gaps, 1e3));
-	json_object_object_add(o, "queue_bytes", tv_hist_json(&tm->queue, 1));
-	json_object_object_add(o, "first_failure_ms", tm->fail_ts ?
-		json_object_new_double(rel_ms(r, tm->fail_ts)) : NULL);
-	json_object_object_add(o, "anomalies", anomalies_json(r));
-	json_object_object_add(o, "timelines", timelines_json(r));
-	mp_json_print(o);
-}
-
-/* Text */
 
 static void print_header(const struct report *r)
 {
 	const struct mp_tm *tm = &r->tm;
-	const struct mp_tm_source *s;
+	uint64_t ns = tm->last_ts > r->t0 ? tm->last_ts - r->t0 : 0, lost;
 	unsigned int i, n;
-	uint64_t lost;
 	char d[32];
 
-	printf("capture %s: host %s, %s, %" PRIu64 " events from %u sources\n",
-	       r->path, r->hdr.host[0] ? r->hdr.host : "?",
-	       tv_dur(tm->last_ts > r->t0 ? tm->last_ts - r->t0 : 0, d,
-		      sizeof(d)), tm->events, tm->nsources);
-	for (i = 0; i < tm->nsources; i++) {
-		s = &tm->sources[i];
-		if (!s->has_stats) {
-			printf("  %-28s %10" PRIu64 " events (no counts)\n",
-			       s->label, s->events);
-			continue;
-		}
-		printf("  %-28s recorded %" PRIu64 ", produced %" PRIu64
-		       ", dropped %" PRIu64 "%s\n", s->label,
-		       (uint64_t)s->stats.recorded,
-		       (uint64_t)s->stats.produced, (uint64_t)s->stats.dropped,
-		       s->stats.dropped ? "   <== LOST EVENTS" : "");
+	mp_print_str(MP_PRINT_ANY, "capture", "capture %s:", r->path);
+	if (r->hdr.host[0]) {
+		mp_print_str(MP_PRINT_ANY, "host", " host %s,", r->hdr.host);
+	} else {
+		mp_print_str(MP_PRINT_JSON, "host", NULL, r->hdr.host);
+		mp_print_text(" host ?,");
 	}
+	mp_print_u64(MP_PRINT_JSON, "start_real_ns", NULL,
+		     r->hdr.start_real_ns);
+	mp_print_double(MP_PRINT_JSON, "duration_s", NULL, ns / 1e9);
+	mp_print_text(" %s,", tv_dur(ns, d, sizeof(d)));
+	mp_print_u64(MP_PRINT_ANY, "events", " %" PRIu64 " events", tm->events);
+	mp_print_text(" from %u sources\n", tm->nsources);
+	mp_print_open_array("sources");
+	for (i = 0; i < tm->nsources; i++)
+		print_source(&tm->sources[i]);
+	mp_print_close_array();
 	lost = dropped(tm, &n);
+	mp_print_u64(lost ? MP_PRINT_ANY : MP_PRINT_JSON, "dropped",
+		     "!!! %" PRIu64 " events were DROPPED", lost);
 	if (lost)
-		printf("!!! %" PRIu64 " events were DROPPED by %u source%s: "
-		       "the numbers below miss them !!!\n", lost, n,
-		       n == 1 ? "" : "s");
+		mp_print_text(" by %u source%s: the numbers below miss them !!!\n",
+			      n, n == 1 ? "" : "s");
 }
 
 /*
@@ -564,100 +339,278 @@ static bool worth_a_row(const struct report *r, unsigned int i,
 	return e->anomalies;
 }
 
+/* Text's queue columns: p50, p99 and max in bytes as people read them. */
+static void queue_text(const struct mp_hist *queue)
+{
+	char q[3][24];
+
+	if (!queue) {
+		mp_print_text(" %8s %8s %8s", "-", "-", "-");
+		return;
+	}
+	mp_print_text(" %8s %8s %8s",
+		      tv_bytes(mp_hist_quantile(queue, 0.5), q[0], 24),
+		      tv_bytes(mp_hist_quantile(queue, 0.99), q[1], 24),
+		      tv_bytes(queue->max, q[2], 24));
+}
+
+/* Every entity is in JSON; in text, a row when @row. */
+static void print_entity(const struct report *r, const struct mp_tm_entity *e,
+			 bool row)
+{
+	enum mp_print_to to = row ? MP_PRINT_ANY : MP_PRINT_JSON;
+	const struct mp_hist *queue = mp_tm_queue(&r->tm, e);
+	const char *bps = row ? " %12s" : NULL;
+	static const struct mp_hist empty;
+	char b[24];
+
+	mp_print_open_object(NULL);
+	mp_print_str(to, "name", "%-18s", e->name);
+	mp_print_str(MP_PRINT_JSON, "kind", NULL, mp_tm_kind_name(e->kind));
+	if (e->group < 0)
+		mp_print_null(MP_PRINT_JSON, "group", NULL);
+	else
+		mp_print_str(MP_PRINT_JSON, "group", NULL,
+			     r->tm.groups[e->group].name);
+	mp_print_u64(MP_PRINT_JSON, e->kind == MP_TM_COUNTER ? "increase" :
+		     "tx_bytes", NULL, e->tx_bytes.total);
+	if (row)
+		mp_print_text(" %9s",
+			      tv_bytes(e->tx_bytes.total, b, sizeof(b)));
+	tv_print_bps("bw_bps", bps, mp_tm_bw(e, MP_TM_BW_MEAN));
+	tv_print_bps("bw_before_bps", bps, mp_tm_bw(e, MP_TM_BW_BEFORE));
+	tv_print_bps("bw_after_bps", bps, mp_tm_bw(e, MP_TM_BW_AFTER));
+	mp_print_open_object("queue_bytes");
+	tv_hist_print(queue ? queue : &empty, 1, NULL);
+	mp_print_close_object();
+	if (row)
+		queue_text(queue);
+	/* Text adds the counters' marks and the events' in one column. */
+	mp_print_u64(MP_PRINT_JSON, "ecn_ce", NULL, e->ecn.total);
+	mp_print_u64(MP_PRINT_JSON, "ecn_mark_events", NULL, e->ecn_events);
+	mp_print_u64(MP_PRINT_JSON, "cnp", NULL, e->cnp.total);
+	mp_print_u64(MP_PRINT_JSON, "cnp_events", NULL, e->cnp_events);
+	if (row)
+		mp_print_text(" %6" PRIu64 " %5" PRIu64,
+			      e->ecn.total + e->ecn_events,
+			      e->cnp.total + e->cnp_events);
+	mp_print_str(to, "state", " %-6s", mp_tm_state_name(e));
+	mp_print_u64(to, "state_changes", " %3" PRIu64, e->state_changes);
+	mp_print_double(MP_PRINT_JSON, "max_gap_us", NULL,
+			e->tx_bytes.max_gap_ns / 1e3);
+	if (row)
+		mp_print_text("\n");
+	mp_print_close_object();
+}
+
 static void print_entities(const struct report *r)
 {
 	bool *flagged = calloc(r->tm.ngroups + 1, sizeof(*flagged));
 	unsigned int i, quiet = 0;
-	char b[4][24], q[3][24];
-	const struct mp_tm_entity *e;
-	const struct mp_hist *queue;
 	struct mp_tm_symmetry sym;
-	bool any = false;
+	bool row, any = false;
 
 	for (i = 0; flagged && i < r->tm.ngroups; i++) {
 		mp_tm_symmetry(&r->tm, i, MP_TM_BW_MEAN, &sym);
 		flagged[i] = sym.flagged;
 	}
+	mp_print_open_array("entities");
 	for (i = 0; i < r->tm.nents; i++) {
-		e = &r->tm.ents[i];
-		if (flagged && !worth_a_row(r, i, flagged)) {
-			quiet += e->group >= 0;
-			continue;
-		}
-		if (!any)
-			printf("\n%-18s %9s %12s %12s %12s %8s %8s %8s %6s %5s %-6s %3s\n",
-			       "NAME", "BYTES", "MEAN", "BEFORE",
-			       "AFTER", "Q_P50", "Q_P99", "Q_MAX", "ECN",
-			       "CNP", "STATE", "CHG");
-		any = true;
-		queue = mp_tm_queue(&r->tm, e);
-		printf("%-18s %9s %12s %12s %12s %8s %8s %8s %6" PRIu64
-		       " %5" PRIu64 " %-6s %3u\n", e->name,
-		       tv_bytes(e->tx_bytes.total, b[0], 24),
-		       tv_bps(mp_tm_bw(e, MP_TM_BW_MEAN), b[1], 24),
-		       tv_bps(mp_tm_bw(e, MP_TM_BW_BEFORE), b[2], 24),
-		       tv_bps(mp_tm_bw(e, MP_TM_BW_AFTER), b[3], 24),
-		       queue ? tv_bytes(mp_hist_quantile(queue, 0.5),
-					q[0], 24) : "-",
-		       queue ? tv_bytes(mp_hist_quantile(queue, 0.99),
-					q[1], 24) : "-",
-		       queue ? tv_bytes(queue->max, q[2], 24) : "-",
-		       e->ecn.total + e->ecn_events,
-		       e->cnp.total + e->cnp_events, mp_tm_state_name(e),
-		       e->state_changes);
+		row = !flagged || worth_a_row(r, i, flagged);
+		if (!row)
+			quiet += r->tm.ents[i].group >= 0;
+		if (row && !any)
+			mp_print_text("\n%-18s %9s %12s %12s %12s %8s %8s %8s %6s %5s %-6s %3s\n",
+				      "NAME", "BYTES", "MEAN", "BEFORE",
+				      "AFTER", "Q_P50", "Q_P99", "Q_MAX", "ECN",
+				      "CNP", "STATE", "CHG");
+		any |= row;
+		print_entity(r, &r->tm.ents[i], row);
 	}
+	mp_print_close_array();
 	if (quiet)
-		printf("%s(%u more ports and rails, even and quiet: --all shows them)\n",
-		       any ? "" : "\n", quiet);
+		mp_print_text("%s(%u more ports and rails, even and quiet: --all shows them)\n",
+			      any ? "" : "\n", quiet);
 	free(flagged);
+}
+
+static void print_group(const struct report *r, unsigned int g)
+{
+	enum mp_tm_kind kind = r->tm.groups[g].kind;
+	struct mp_tm_symmetry sym;
+	const char *sep = "  slow: ";
+	unsigned int i;
+
+	mp_tm_symmetry(&r->tm, g, MP_TM_BW_MEAN, &sym);
+	mp_print_open_object(NULL);
+	mp_print_str(MP_PRINT_ANY, "group", "  %-22s", r->tm.groups[g].name);
+	mp_print_str(MP_PRINT_JSON, "kind", NULL, mp_tm_kind_name(kind));
+	mp_print_u64(MP_PRINT_ANY, "members", " %2" PRIu64, sym.members);
+	mp_print_text(" %-7s", kind == MP_TM_PLANE ? "planes" :
+		      kind == MP_TM_PORT ? "ports" : "rails");
+	mp_print_double(MP_PRINT_JSON, "mean_bps", NULL, sym.mean_bps);
+	mp_print_double(MP_PRINT_ANY, "max_mean", " %5.2f", sym.max_mean);
+	mp_print_double(MP_PRINT_ANY, "cv", " %5.2f", sym.cv);
+	mp_print_bool(MP_PRINT_JSON, "flagged", NULL, sym.flagged);
+	mp_print_text("  %s", sym.flagged ? "FLAGGED" : "ok");
+	mp_print_open_array("slow");
+	for (i = 0; i < r->tm.nents; i++) {
+		if (r->tm.ents[i].group != (int)g ||
+		    !mp_tm_slow(&r->tm, &sym, &r->tm.ents[i], MP_TM_BW_MEAN))
+			continue;
+		mp_print_text("%s", sep);
+		mp_print_str(MP_PRINT_ANY, NULL, "%s", r->tm.ents[i].name);
+		sep = ", ";
+	}
+	mp_print_close_array();
+	mp_print_text("\n");
+	mp_print_close_object();
 }
 
 static void print_symmetry(const struct report *r)
 {
-	struct mp_tm_symmetry sym;
-	unsigned int g, i;
-	const char *sep;
+	enum mp_print_to to = r->tm.ngroups ? MP_PRINT_ANY : MP_PRINT_JSON;
+	unsigned int g;
 
-	if (r->tm.ngroups)
-		printf("\nsymmetry (max/mean, CV; flagged above %.2f):\n",
-		       r->tm.o.sym_threshold);
-	for (g = 0; g < r->tm.ngroups; g++) {
-		mp_tm_symmetry(&r->tm, g, MP_TM_BW_MEAN, &sym);
-		printf("  %-22s %2u %-7s %5.2f %5.2f  %s", r->tm.groups[g].name,
-		       sym.members, r->tm.groups[g].kind == MP_TM_PLANE ?
-		       "planes" : r->tm.groups[g].kind == MP_TM_PORT ?
-		       "ports" : "rails", sym.max_mean, sym.cv,
-		       sym.flagged ? "FLAGGED" : "ok");
-		sep = "  slow: ";
-		for (i = 0; i < r->tm.nents; i++) {
-			if (r->tm.ents[i].group != (int)g ||
-			    !mp_tm_slow(&r->tm, &sym, &r->tm.ents[i],
-					MP_TM_BW_MEAN))
-				continue;
-			printf("%s%s", sep, r->tm.ents[i].name);
-			sep = ", ";
-		}
-		printf("\n");
-	}
+	mp_print_double(to, "threshold",
+			"\nsymmetry (max/mean, CV; flagged above %.2f):\n",
+			r->tm.o.sym_threshold);
+	mp_print_open_array("symmetry");
+	for (g = 0; g < r->tm.ngroups; g++)
+		print_group(r, g);
+	mp_print_close_array();
 }
 
-static void print_hist_line(const char *what, const struct mp_hist *h,
-			    const char *extra)
+/* Text's line of a histogram of ns, if it has any: "WHAT: COUNT", what
+ * @words print, then ", p50 .., p99 .., max ..". */
+static void hist_line(const char *what, const struct mp_hist *h,
+		      void (*words)(const struct mp_tm *),
+		      const struct mp_tm *tm)
 {
 	char p[3][24];
 
-	if (!h->count)
-		return;
-	printf("%s: %" PRIu64 "%s, p50 %s, p99 %s, max %s\n", what, h->count,
-	       extra, tv_dur(mp_hist_quantile(h, 0.5), p[0], 24),
-	       tv_dur(mp_hist_quantile(h, 0.99), p[1], 24),
-	       tv_dur(h->max, p[2], 24));
+	if (h->count)
+		mp_print_text("%s: %" PRIu64, what, h->count);
+	if (words)
+		words(tm);
+	if (h->count)
+		mp_print_text(", p50 %s, p99 %s, max %s\n",
+			      tv_dur(mp_hist_quantile(h, 0.5), p[0], 24),
+			      tv_dur(mp_hist_quantile(h, 0.99), p[1], 24),
+			      tv_dur(h->max, p[2], 24));
 }
 
-/* A value as a human reads it: plane states, reasons and rate causes by
- * name. */
-static void print_value(const char *type, const char *key,
-			struct json_object *v)
+/* Whose the steps are, in the step time's line when there is one. */
+static void step_words(const struct mp_tm *tm)
+{
+	bool line = tm->steps.count, ranks = line && tm->nranks;
+
+	mp_print_u64(line ? MP_PRINT_ANY : MP_PRINT_JSON, "step_pids",
+		     " steps of %" PRIu64 " process", tm->npids);
+	if (line)
+		mp_print_text("%s", tm->npids == 1 ? "" : "es");
+	mp_print_u64(ranks ? MP_PRINT_ANY : MP_PRINT_JSON, "step_ranks",
+		     " and %" PRIu64 " collective rank", tm->nranks);
+	if (ranks)
+		mp_print_text("%s", tm->nranks == 1 ? "" : "s");
+}
+
+static void print_queue(const struct mp_tm *tm)
+{
+	char p[2][24];
+
+	mp_print_open_object("queue_bytes");
+	tv_hist_print(&tm->queue, 1, NULL);
+	mp_print_close_object();
+	if (tm->queue.count)
+		mp_print_text("queue depth over every sample: p99 %s, max %s\n",
+			      tv_bytes(mp_hist_quantile(&tm->queue, 0.99),
+				       p[0], 24),
+			      tv_bytes(tm->queue.max, p[1], 24));
+}
+
+/* What the capture held past the model's caps (mp_tm.h): text only when
+ * something was. */
+static void print_limits(const struct mp_tm *tm)
+{
+	uint64_t unlisted = anomalies(tm) - tm->nanoms;
+	bool text = tm->ents_refused || tm->names_refused ||
+		    tm->steppers_evicted || unlisted;
+	enum mp_print_to to = text ? MP_PRINT_ANY : MP_PRINT_JSON;
+
+	mp_print_open_object("limits");
+	mp_print_u64(to, "entities_refused",
+		     "past the model's limits, not kept: %" PRIu64 " entities",
+		     tm->ents_refused);
+	if (text)
+		mp_print_text(" (of %u)", MP_TM_ENTS_MAX);
+	mp_print_u64(to, "names_refused", ", %" PRIu64 " names",
+		     tm->names_refused);
+	if (text)
+		mp_print_text(" (of %u)", MP_TM_NAMES_MAX);
+	mp_print_u64(to, "anomalies_unlisted", ", %" PRIu64 " anomalies",
+		     unlisted);
+	if (text)
+		mp_print_text(" (of %u listed)", MP_TM_ANOMS_MAX);
+	mp_print_u64(MP_PRINT_JSON, "qps_evicted", NULL, tm->qps_evicted);
+	mp_print_u64(to, "steppers_evicted",
+		     ", %" PRIu64 " processes and ranks timed",
+		     tm->steppers_evicted);
+	if (text)
+		mp_print_text(" (of %u)\n", MP_TM_STEPPERS_MAX);
+	mp_print_close_object();
+}
+
+static void print_anomaly(const struct report *r, const struct mp_tm_anomaly *a)
+{
+	char at[96];
+
+	mp_print_open_object(NULL);
+	mp_print_double(MP_PRINT_ANY, "t_ms", "  %+10.3f ms",
+			rel_ms(r, a->ts_ns));
+	mp_print_u64(MP_PRINT_JSON, "ts_ns", NULL, a->ts_ns);
+	mp_print_str(MP_PRINT_ANY, "type", "  %-10s",
+		     mp_tm_anomaly_name(a->type));
+	mp_print_str(MP_PRINT_ANY, "entity", " %s",
+		     anomaly_at(r, a, at, sizeof(at)));
+	/* Text says the value of the two it means something to. */
+	if (a->type == MP_TM_AN_ECN_STORM)
+		mp_print_u64(MP_PRINT_ANY, "value",
+			     "  %" PRIu64 " marks in 10 ms", a->value);
+	else if (a->type == MP_TM_AN_FAILOVER)
+		mp_print_u64(MP_PRINT_ANY, "value",
+			     "  usable planes 0x%" PRIx64, a->value);
+	else
+		mp_print_u64(MP_PRINT_JSON, "value", NULL, a->value);
+	/* The entity column is where the fault was made already. */
+	if (a->type == MP_TM_AN_FAULT)
+		mp_fault_print(&a->fault, MP_PRINT_ANY, NULL);
+	mp_print_text("\n");
+	mp_print_close_object();
+}
+
+static void print_anomalies(const struct report *r)
+{
+	const struct mp_tm *tm = &r->tm;
+	unsigned int i;
+
+	if (!tm->nanoms)
+		mp_print_text("no anomalies (failovers, links down, ECN storms, faults)\n");
+	else if (anomalies(tm) > tm->nanoms)
+		mp_print_text("anomalies: %" PRIu64 ", the first %u listed\n",
+			      anomalies(tm), tm->nanoms);
+	else
+		mp_print_text("anomalies: %u\n", tm->nanoms);
+	mp_print_open_array("anomalies");
+	for (i = 0; i < tm->nanoms; i++)
+		print_anomaly(r, &tm->anoms[i]);
+	mp_print_close_array();
+}
+
+/* Value @i as people read it: plane states, reasons and rate causes by
+ * name (NULL: the number), QPNs and plane masks in hex (*@hex). */
+static const char *value_words(const struct mplane_event *ev, unsigned int i,
+			       bool *hex)
 {
 	static const char *const states[] = {
 		"up", "down", "congested", "probing", "admin-down",
@@ -666,126 +619,136 @@ static void print_value(const char *type, const char *key,
 		"none", "carrier", "holddown", "probe-miss", "ecn", "admin",
 		"master-down",
 	};
-	uint64_t x = json_object_get_uint64(v);
-	bool plane = !strcmp(type, "plane_state");
-	int t = mp_event_type_parse(type);
-	const char *label;
-	unsigned int i;
+	unsigned int type = ev->hdr.type;
+	const char *key = mp_event_val_name(type, i);
+	const char *label = mp_event_val_label(type, i, ev->val[i]);
+	bool plane = type == MPLANE_EV_PLANE_STATE;
+	uint64_t x = ev->val[i];
 
-	/* RATE_UPDATE's cause by name, its QPN in hex. */
-	for (i = 0; t >= 0 && i < 4; i++) {
-		if (!mp_event_val_name(t, i) || strcmp(mp_event_val_name(t, i), key))
-			continue;
-		label = mp_event_val_label(t, i, x);
-		if (label) {
-			printf(" %s=%s", key, label);
-			return;
-		}
-		if (mp_event_val_hex(t, i)) {
-			printf(" %s=0x%" PRIx64, key, x);
-			return;
-		}
-	}
-
+	*hex = !label && mp_event_val_hex(type, i);
+	if (label || *hex)
+		return label;
 	if (plane && strstr(key, "state") && x < 5)
-		printf(" %s=%s", key, states[x]);
-	else if ((plane || !strcmp(type, "failover")) &&
-		 !strcmp(key, "reason") && x < 7)
-		printf(" %s=%s", key, reasons[x]);
-	else if (!strcmp(key, "usable_mask"))
-		printf(" %s=0x%" PRIx64, key, x);
-	else
-		printf(" %s=%" PRIu64, key, x);
+		return states[x];
+	if ((plane || type == MPLANE_EV_FAILOVER) && !strcmp(key, "reason") &&
+	    x < 7)
+		return reasons[x];
+	*hex = !strcmp(key, "usable_mask");
+	return NULL;
 }
 
-static const char *get_str(struct json_object *o, const char *key)
+/* JSON has the numbers; text (when @to says) " KEY=" their words. */
+static void print_values(const struct mplane_event *ev, enum mp_print_to to)
 {
-	return json_object_get_string(json_object_object_get(o, key));
+	const char *vn, *words;
+	unsigned int i;
+	bool hex;
+
+	mp_print_open_object("values");
+	for (i = 0; i < 4; i++) {
+		vn = mp_event_val_name(ev->hdr.type, i);
+		if (!vn)
+			continue;
+		words = value_words(ev, i, &hex);
+		if (to == MP_PRINT_ANY)
+			mp_print_text(" %s=", vn);
+		mp_print_u64(words ? MP_PRINT_JSON : to, vn,
+			     hex ? "0x%" PRIx64 : "%" PRIu64, ev->val[i]);
+		if (words && to == MP_PRINT_ANY)
+			mp_print_text("%s", words);
+	}
+	mp_print_close_object();
+}
+
+/* An event of a timeline: JSON has each; text the first TEXT_EVENTS. */
+static void print_tl_event(const struct report *r, const struct timeline *t,
+			   const struct mp_event_item *it, enum mp_print_to to)
+{
+	const struct mplane_event *ev = &it->ev;
+	const char *type = mp_event_type_name(ev->hdr.type);
+	int ent = mp_tm_lookup(&r->tm, it->source, &ev->hdr);
+	const struct mp_tm_source *src = mp_tm_source(&r->tm, it->source);
+	bool fault = ev->hdr.type == MPLANE_EV_FAULT;
+
+	mp_print_open_object(NULL);
+	mp_print_double(to, "dt_us", "  %+10.1f",
+			((double)ev->hdr.ts_ns - (double)t->anchor) / 1e3);
+	mp_print_double(MP_PRINT_JSON, "t_ms", NULL, rel_ms(r, ev->hdr.ts_ns));
+	mp_print_str(to, "type", "  %-14s", type ? type : "unknown");
+	/* Text's third column: where a fault was made, else the entity,
+	 * else the source. */
+	mp_print_str(!fault && ent < 0 ? to : MP_PRINT_JSON, "source",
+		     " %-18s", src ? src->label : "");
+	if (ent >= 0)
+		mp_print_str(fault ? MP_PRINT_JSON : to, "entity", " %-18s",
+			     r->tm.ents[ent].name);
+	if (fault)
+		mp_fault_print(ev, to, " %-18s");
+	print_values(ev, fault ? MP_PRINT_JSON : to);
+	if (to == MP_PRINT_ANY)
+		mp_print_text("\n");
+	mp_print_close_object();
 }
 
 static void print_timeline(const struct report *r, const struct timeline *t)
 {
-	struct json_object *e, *vals, *fault;
-	unsigned int i, n = json_object_array_length(t->events);
-
-	printf("\ntimeline %+.3f .. %+.3f ms, us from the anomaly at %+.3f ms:\n",
-	       rel_ms(r, t->from), rel_ms(r, t->to), rel_ms(r, t->anchor));
-	for (i = 0; i < n && i < TEXT_EVENTS; i++) {
-		e = json_object_array_get_idx(t->events, i);
-		fault = json_object_object_get(e, "where");
-		printf("  %+10.1f  %-14s %-18s", json_object_get_double(
-			json_object_object_get(e, "dt_us")),
-		       json_object_get_string(json_object_object_get(e, "type")),
-		       json_object_get_string(json_object_object_get(e,
-			fault ? "where" : json_object_object_get(e, "entity") ?
-			"entity" : "source")));
-		if (fault) {
-			printf(" %s (%s, %s)\n", get_str(e, "what"),
-			       get_str(e, "target"), get_str(e, "via"));
-			continue;
-		}
-		vals = json_object_object_get(e, "values");
-		json_object_object_foreach(vals, k, v)
-			print_value(json_object_get_string(
-				json_object_object_get(e, "type")), k, v);
-		printf("\n");
-	}
-	if (n > TEXT_EVENTS)
-		printf("  ... and %u more (all of them with --json)\n",
-		       n - TEXT_EVENTS);
-}
-
-static void print_text(struct report *r)
-{
-	const struct mp_tm *tm = &r->tm;
-	const struct mp_tm_anomaly *a;
-	char extra[96], at[96];
 	unsigned int i;
 
+	mp_print_open_object(NULL);
+	mp_print_double(MP_PRINT_ANY, "from_ms", "\ntimeline %+.3f",
+			rel_ms(r, t->from));
+	mp_print_double(MP_PRINT_ANY, "to_ms", " .. %+.3f ms",
+			rel_ms(r, t->to));
+	mp_print_text(", us from the anomaly at %+.3f ms:\n",
+		      rel_ms(r, t->anchor));
+	mp_print_open_array("anomalies");
+	mp_print_u64(MP_PRINT_JSON, NULL, NULL, t->first);
+	if (t->last != t->first)
+		mp_print_u64(MP_PRINT_JSON, NULL, NULL, t->last);
+	mp_print_close_array();
+	mp_print_open_array("events");
+	for (i = 0; i < t->n; i++)
+		print_tl_event(r, t, &t->ev[i], i < TEXT_EVENTS ?
+			       MP_PRINT_ANY : MP_PRINT_JSON);
+	mp_print_close_array();
+	if (t->n > TEXT_EVENTS)
+		mp_print_text("  ... and %u more (all of them with --json)\n",
+			      t->n - TEXT_EVENTS);
+	mp_print_close_object();
+}
+
+static void print_report(const struct report *r)
+{
+	const struct mp_tm *tm = &r->tm;
+	unsigned int i;
+
+	mp_print_start();
 	print_header(r);
 	print_entities(r);
 	print_symmetry(r);
-	printf("\n");
-	snprintf(extra, sizeof(extra), " steps of %u process%s", tm->npids,
-		 tm->npids == 1 ? "" : "es");
-	if (tm->nranks)
-		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-			 " and %u collective rank%s", tm->nranks,
-			 tm->nranks == 1 ? "" : "s");
-	print_hist_line("step time", &tm->steps, extra);
-	print_hist_line("delivery gaps", &tm->gaps, "");
-	if (tm->queue.count) {
-		char p[2][24];
-
-		printf("queue depth over every sample: p99 %s, max %s\n",
-		       tv_bytes(mp_hist_quantile(&tm->queue, 0.99), p[0], 24),
-		       tv_bytes(tm->queue.max, p[1], 24));
-	}
+	mp_print_text("\n");
+	/* Each histogram in JSON (in us), then text's line of it. */
+	mp_print_open_object("steps");
+	tv_hist_print(&tm->steps, 1e3, NULL);
+	mp_print_close_object();
+	hist_line("step time", &tm->steps, step_words, tm);
+	mp_print_open_object("gaps");
+	tv_hist_print(&tm->gaps, 1e3, NULL);
+	mp_print_close_object();
+	hist_line("delivery gaps", &tm->gaps, NULL, tm);
+	print_queue(tm);
 	print_limits(tm);
-	if (!tm->nanoms) {
-		printf("no anomalies (failovers, links down, ECN storms, faults)\n");
-		return;
-	}
-	if (anomalies(tm) > tm->nanoms)
-		printf("anomalies: %" PRIu64 ", the first %u listed\n",
-		       anomalies(tm), tm->nanoms);
+	if (tm->fail_ts)
+		mp_print_double(MP_PRINT_JSON, "first_failure_ms", NULL,
+				rel_ms(r, tm->fail_ts));
 	else
-		printf("anomalies: %u\n", tm->nanoms);
-	for (i = 0; i < tm->nanoms; i++) {
-		a = &tm->anoms[i];
-		printf("  %+10.3f ms  %-10s %s", rel_ms(r, a->ts_ns),
-		       mp_tm_anomaly_name(a->type),
-		       anomaly_at(r, a, at, sizeof(at)));
-		if (a->type == MP_TM_AN_FAULT)
-			printf(" %s", mp_fault_words(&a->fault, at, sizeof(at)));
-		if (a->type == MP_TM_AN_ECN_STORM)
-			printf("  %" PRIu64 " marks in 10 ms", a->value);
-		if (a->type == MP_TM_AN_FAILOVER)
-			printf("  usable planes 0x%" PRIx64, a->value);
-		printf("\n");
-	}
+		mp_print_null(MP_PRINT_JSON, "first_failure_ms", NULL);
+	print_anomalies(r);
+	mp_print_open_array("timelines");
 	for (i = 0; i < r->ntl; i++)
 		print_timeline(r, &r->tl[i]);
+	mp_print_close_array();
+	mp_print_end();
 }
 
 /* The page of --html: the capture's sections, and its anomalies. */
@@ -873,15 +836,12 @@ int telemetry_report_main(int argc, char **argv)
 		ret = MP_EXIT_ERR;
 		goto out;
 	}
-	if (mp_json)
-		print_json(&r);
-	else
-		print_text(&r);
+	print_report(&r);
 	if (r.html && write_html(&r))
 		ret = MP_EXIT_ERR;
 out:
 	for (i = 0; i < r.ntl; i++)
-		json_object_put(r.tl[i].events);
+		free(r.tl[i].ev);
 	free(r.tl);
 	mp_tm_free(&r.tm);
 	return ret;

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "mp_feed.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_run.h"
 #include "mp_tm.h"
 #include "telemetry.h"
@@ -75,28 +77,42 @@ static bool shown(const struct top *t, const struct mp_tm_entity *e)
 	       e->q_last || e->ecn_events || entity_slow(&t->tm, e);
 }
 
-static const char *q_text(const struct mp_hist *h, uint32_t ppm, char *buf,
-			  size_t size)
+/* A queue percentile (@ppm 0: the max) in text, "-" without samples. */
+static void q_text(const struct mp_hist *h, uint32_t ppm)
 {
-	if (!h || !h->count)
-		return "-";
-	return tv_bytes(ppm ? mp_hist_quantile_ppm(h, ppm) : h->max, buf,
-			size);
+	char buf[32];
+
+	mp_print_str(MP_PRINT_TEXT, NULL, " %10s", !h || !h->count ? "-" :
+		     tv_bytes(ppm ? mp_hist_quantile_ppm(h, ppm) : h->max,
+			      buf, sizeof(buf)));
 }
 
-static void row_text(const struct mp_tm *tm, const struct mp_tm_entity *e,
-		     bool slow)
+static void print_entity(const struct mp_tm *tm, const struct mp_tm_entity *e)
 {
 	const struct mp_hist *queue = mp_tm_queue(tm, e);
-	char bw[32], p50[32], p99[32], max[32];
+	bool slow = entity_slow(tm, e);
 
-	printf("%-26s %-10s %12s %10s %10s %10s %9.0f %9.0f%s\n", e->name,
-	       mp_tm_state_name(e),
-	       tv_bps(mp_tm_bw(e, MP_TM_BW_WINDOW), bw, sizeof(bw)),
-	       q_text(queue, 500000, p50, sizeof(p50)),
-	       q_text(queue, 990000, p99, sizeof(p99)),
-	       q_text(queue, 0, max, sizeof(max)),
-	       e->ecn.win_rate, e->cnp.win_rate, slow ? "  SLOW" : "");
+	mp_print_open_object(NULL);
+	mp_print_str(MP_PRINT_ANY, "name", "%-26s", e->name);
+	mp_print_str(MP_PRINT_JSON, "kind", NULL, mp_tm_kind_name(e->kind));
+	mp_print_str(MP_PRINT_ANY, "state", " %-10s", mp_tm_state_name(e));
+	tv_print_bps("bps", " %12s", mp_tm_bw(e, MP_TM_BW_WINDOW));
+	/* Text has three of the percentiles, people's units; JSON all. */
+	q_text(queue, 500000);
+	q_text(queue, 990000);
+	q_text(queue, 0);
+	if (e->queue.count) {
+		mp_print_open_object("queue_bytes");
+		tv_hist_print(queue, 1, NULL);
+		mp_print_close_object();
+	} else {
+		mp_print_null(MP_PRINT_JSON, "queue_bytes", NULL);
+	}
+	mp_print_double(MP_PRINT_ANY, "ecn_per_s", " %9.0f", e->ecn.win_rate);
+	mp_print_double(MP_PRINT_ANY, "cnp_per_s", " %9.0f", e->cnp.win_rate);
+	mp_print_bool(MP_PRINT_JSON, "slow", NULL, slow);
+	mp_print_text("%s\n", slow ? "  SLOW" : "");
+	mp_print_close_object();
 }
 
 /* @g's members that are slow, as "a, b". */
@@ -164,177 +180,123 @@ static const char *cause_text(uint64_t cause)
 	return c ? c : "?";
 }
 
-static void qps_text(const struct top *t)
+static void print_qp(const struct top *t, const struct mp_tm_qp *q)
 {
-	const struct mp_tm *tm = &t->tm;
-	char rate[32], old[32];
-	const struct mp_tm_qp *q;
-	unsigned int *idx, n, i;
-
-	if (!tm->nqps && !tm->qps_evicted)
-		return;
-	idx = qp_order(t, &n);
-	if (!idx)
-		return;
-	printf("\n%-26s %12s %12s %-14s %7s %8s %8s\n", "QP", "RATE", "OLD",
-	       "CAUSE", "CUTS", "UPDATES", "AGE");
-	for (i = 0; i < n; i++) {
-		q = &tm->qps[idx[i]];
-		printf("%-26s %12s %12s %-14s %7llu %8llu %7.3fs\n", q->name,
-		       tv_bps(q->rate_kbps * 1000.0, rate, sizeof(rate)),
-		       tv_bps(q->old_kbps * 1000.0, old, sizeof(old)),
-		       cause_text(q->cause), (unsigned long long)q->cuts,
-		       (unsigned long long)q->updates, qp_age_s(t, q));
-	}
-	if (n < tm->nqps)
-		printf("... %u more QPs (--all lists them)\n", tm->nqps - n);
-	if (tm->qps_evicted)
-		printf("%llu QPs left the table of %u (the least recently updated)\n",
-		       (unsigned long long)tm->qps_evicted, tm->o.qps_max);
-	free(idx);
+	mp_print_open_object(NULL);
+	mp_print_str(MP_PRINT_ANY, "name", "%-26s", q->name);
+	mp_print_str(MP_PRINT_JSON, "node", NULL, q->node);
+	mp_print_str(MP_PRINT_JSON, "dev", NULL, q->dev);
+	mp_print_u64(MP_PRINT_JSON, "qpn", NULL, q->qpn);
+	/* kbit/s in JSON, as the events carry them; bit/s scaled in text. */
+	mp_print_u64(MP_PRINT_JSON, "rate_kbps", NULL, q->rate_kbps);
+	tv_print_bps(NULL, " %12s", q->rate_kbps * 1000.0);
+	mp_print_u64(MP_PRINT_JSON, "old_kbps", NULL, q->old_kbps);
+	tv_print_bps(NULL, " %12s", q->old_kbps * 1000.0);
+	mp_print_str(MP_PRINT_ANY, "cause", " %-14s", cause_text(q->cause));
+	mp_print_u64(MP_PRINT_ANY, "cuts", " %7" PRIu64, q->cuts);
+	mp_print_u64(MP_PRINT_ANY, "updates", " %8" PRIu64, q->updates);
+	if (q->cut_plane == MPLANE_EVENT_NO_PLANE)
+		mp_print_null(MP_PRINT_JSON, "cut_plane", NULL);
+	else
+		mp_print_u64(MP_PRINT_JSON, "cut_plane", NULL, q->cut_plane);
+	mp_print_double(MP_PRINT_ANY, "age_s", " %7.3fs\n", qp_age_s(t, q));
+	mp_print_close_object();
 }
 
-static void show_text(const struct top *t, double interval_s)
+static void print_qps(const struct top *t)
 {
 	const struct mp_tm *tm = &t->tm;
+	unsigned int *idx, n, i;
+	enum mp_print_to to;
+
+	idx = qp_order(t, &n);
+	/* Text has no QP table until a QP was seen. */
+	if (tm->nqps || tm->qps_evicted)
+		mp_print_text("\n%-26s %12s %12s %-14s %7s %8s %8s\n", "QP",
+			      "RATE", "OLD", "CAUSE", "CUTS", "UPDATES", "AGE");
+	mp_print_open_array("qps");
+	for (i = 0; idx && i < n; i++)
+		print_qp(t, &tm->qps[idx[i]]);
+	mp_print_close_array();
+	free(idx);
+	mp_print_u64(MP_PRINT_JSON, "qps_total", NULL, tm->nqps);
+	if (n < tm->nqps)
+		mp_print_text("... %u more QPs (--all lists them)\n",
+			      tm->nqps - n);
+	to = tm->qps_evicted ? MP_PRINT_ANY : MP_PRINT_JSON;
+	mp_print_u64(to, "qps_evicted", "%" PRIu64 " QPs left the table",
+		     tm->qps_evicted);
+	if (tm->qps_evicted)
+		mp_print_text(" of %u (the least recently updated)\n",
+			      tm->o.qps_max);
+}
+
+/* Text: groups of two or more; JSON: every group. */
+static void print_group(const struct mp_tm *tm, unsigned int g)
+{
+	enum mp_print_to to;
 	struct mp_tm_symmetry sym;
 	char slow[256];
-	unsigned int i;
-
-	if (t->tty)
-		fputs("\033[H\033[2J", stdout);
-	if (t->from_file)
-		printf("mplane telemetry: %u sources, %llu events; a capture's end, rates over its last %.1f s\n\n",
-		       tm->nsources, (unsigned long long)tm->events,
-		       tm->o.window_ns / 1e9);
-	else
-		printf("mplane telemetry: %u sources, %llu events; refresh every %.1f s, rates over the last %.1f s\n\n",
-		       tm->nsources, (unsigned long long)tm->events,
-		       interval_s, tm->o.window_ns / 1e9);
-	printf("%-26s %-10s %12s %10s %10s %10s %9s %9s\n", "PLANE/PORT",
-	       "STATE", "BANDWIDTH", "Q P50", "Q P99", "Q MAX", "ECN/S",
-	       "CNP/S");
-	for (i = 0; i < tm->nents; i++)
-		if (shown(t, &tm->ents[i]))
-			row_text(tm, &tm->ents[i], entity_slow(tm, &tm->ents[i]));
-	printf("\n%-26s %7s %8s %6s  %s\n", "SYMMETRY", "MEMBERS",
-	       "MAX/MEAN", "CV", "SLOW");
-	for (i = 0; i < tm->ngroups; i++) {
-		mp_tm_symmetry(tm, i, MP_TM_BW_WINDOW, &sym);
-		if (sym.members < 2)
-			continue;
-		slow_names(tm, i, &sym, slow, sizeof(slow));
-		printf("%-26s %7u %8.2f %6.2f  %s%s\n", tm->groups[i].name,
-		       sym.members, sym.max_mean, sym.cv,
-		       sym.flagged ? "ASYMMETRIC " : "", slow);
-	}
-	qps_text(t);
-	fflush(stdout);
-}
-
-static struct json_object *entity_json(const struct mp_tm *tm,
-				       const struct mp_tm_entity *e)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name", json_object_new_string(e->name));
-	json_object_object_add(o, "kind",
-			       json_object_new_string(mp_tm_kind_name(e->kind)));
-	json_object_object_add(o, "state",
-			       json_object_new_string(mp_tm_state_name(e)));
-	json_object_object_add(o, "bps",
-			       tv_json_rate(mp_tm_bw(e, MP_TM_BW_WINDOW)));
-	json_object_object_add(o, "queue_bytes", e->queue.count ?
-			       tv_hist_json(mp_tm_queue(tm, e), 1) : NULL);
-	json_object_object_add(o, "ecn_per_s",
-			       json_object_new_double(e->ecn.win_rate));
-	json_object_object_add(o, "cnp_per_s",
-			       json_object_new_double(e->cnp.win_rate));
-	json_object_object_add(o, "slow",
-			       json_object_new_boolean(entity_slow(tm, e)));
-	return o;
-}
-
-static struct json_object *group_json(const struct mp_tm *tm, unsigned int g)
-{
-	struct json_object *o = json_object_new_object();
-	struct mp_tm_symmetry sym;
 
 	mp_tm_symmetry(tm, g, MP_TM_BW_WINDOW, &sym);
-	json_object_object_add(o, "group",
-			       json_object_new_string(tm->groups[g].name));
-	json_object_object_add(o, "members", json_object_new_int(sym.members));
-	json_object_object_add(o, "max_over_mean",
-			       json_object_new_double(sym.max_mean));
-	json_object_object_add(o, "cv", json_object_new_double(sym.cv));
-	json_object_object_add(o, "flagged",
-			       json_object_new_boolean(sym.flagged));
-	return o;
+	to = sym.members < 2 ? MP_PRINT_JSON : MP_PRINT_ANY;
+	mp_print_open_object(NULL);
+	mp_print_str(to, "group", "%-26s", tm->groups[g].name);
+	mp_print_u64(to, "members", " %7" PRIu64, sym.members);
+	mp_print_double(to, "max_over_mean", " %8.2f", sym.max_mean);
+	mp_print_double(to, "cv", " %6.2f", sym.cv);
+	mp_print_bool(MP_PRINT_JSON, "flagged", NULL, sym.flagged);
+	if (to == MP_PRINT_ANY) {
+		slow_names(tm, g, &sym, slow, sizeof(slow));
+		mp_print_text("  %s%s\n", sym.flagged ? "ASYMMETRIC " : "",
+			      slow);
+	}
+	mp_print_close_object();
 }
 
-static struct json_object *qp_json(const struct top *t,
-				   const struct mp_tm_qp *q)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name", json_object_new_string(q->name));
-	json_object_object_add(o, "node", json_object_new_string(q->node));
-	json_object_object_add(o, "dev", json_object_new_string(q->dev));
-	json_object_object_add(o, "qpn", json_object_new_uint64(q->qpn));
-	json_object_object_add(o, "rate_kbps",
-			       json_object_new_uint64(q->rate_kbps));
-	json_object_object_add(o, "old_kbps",
-			       json_object_new_uint64(q->old_kbps));
-	json_object_object_add(o, "cause",
-			       json_object_new_string(cause_text(q->cause)));
-	json_object_object_add(o, "cuts", json_object_new_uint64(q->cuts));
-	json_object_object_add(o, "updates",
-			       json_object_new_uint64(q->updates));
-	json_object_object_add(o, "cut_plane",
-			       q->cut_plane == MPLANE_EVENT_NO_PLANE ? NULL :
-			       json_object_new_int(q->cut_plane));
-	json_object_object_add(o, "age_s",
-			       json_object_new_double(qp_age_s(t, q)));
-	return o;
-}
-
-static struct json_object *qps_json(const struct top *t)
-{
-	struct json_object *a = json_object_new_array();
-	unsigned int *idx, n, i;
-
-	idx = qp_order(t, &n);
-	for (i = 0; idx && i < n; i++)
-		json_object_array_add(a, qp_json(t, &t->tm.qps[idx[i]]));
-	free(idx);
-	return a;
-}
-
-/* One JSON object per refresh, on one line: a stream for scripts. */
-static void show_json(const struct top *t)
+static void print_head(const struct top *t, double interval_s)
 {
 	const struct mp_tm *tm = &t->tm;
-	struct json_object *o = json_object_new_object();
-	struct json_object *ents = json_object_new_array();
-	struct json_object *groups = json_object_new_array();
+
+	if (t->tty)
+		mp_print_text("\033[H\033[2J");
+	mp_print_u64(MP_PRINT_JSON, "ts_ns", NULL, mp_mono_ns());
+	mp_print_text("mplane telemetry: %u sources", tm->nsources);
+	mp_print_u64(MP_PRINT_ANY, "events", ", %" PRIu64 " events",
+		     tm->events);
+	if (t->from_file)
+		mp_print_text("; a capture's end, rates over its last %.1f s\n\n",
+			      tm->o.window_ns / 1e9);
+	else
+		mp_print_text("; refresh every %.1f s, rates over the last %.1f s\n\n",
+			      interval_s, tm->o.window_ns / 1e9);
+}
+
+/* A refresh: a screen of text, or with -j one JSON object on one line,
+ * a stream for scripts. */
+static void show(const struct top *t, double interval_s)
+{
+	const struct mp_tm *tm = &t->tm;
 	unsigned int i;
 
+	mp_print_start();
+	print_head(t, interval_s);
+	mp_print_text("%-26s %-10s %12s %10s %10s %10s %9s %9s\n",
+		      "PLANE/PORT", "STATE", "BANDWIDTH", "Q P50", "Q P99",
+		      "Q MAX", "ECN/S", "CNP/S");
+	mp_print_open_array("entities");
 	for (i = 0; i < tm->nents; i++)
 		if (shown(t, &tm->ents[i]))
-			json_object_array_add(ents,
-					      entity_json(tm, &tm->ents[i]));
+			print_entity(tm, &tm->ents[i]);
+	mp_print_close_array();
+	mp_print_text("\n%-26s %7s %8s %6s  %s\n", "SYMMETRY", "MEMBERS",
+		      "MAX/MEAN", "CV", "SLOW");
+	mp_print_open_array("symmetry");
 	for (i = 0; i < tm->ngroups; i++)
-		json_object_array_add(groups, group_json(tm, i));
-	json_object_object_add(o, "ts_ns", json_object_new_uint64(mp_mono_ns()));
-	json_object_object_add(o, "events", json_object_new_uint64(tm->events));
-	json_object_object_add(o, "entities", ents);
-	json_object_object_add(o, "symmetry", groups);
-	json_object_object_add(o, "qps", qps_json(t));
-	json_object_object_add(o, "qps_total", json_object_new_uint64(tm->nqps));
-	json_object_object_add(o, "qps_evicted",
-			       json_object_new_uint64(tm->qps_evicted));
-	mp_json_print(o);
-	fflush(stdout);
+		print_group(tm, i);
+	mp_print_close_array();
+	print_qps(t);
+	mp_print_end();
 }
 
 struct top_args {
@@ -458,10 +420,7 @@ static int top_loop(struct top *t, struct mp_feed *feed,
 		pthread_mutex_lock(&t->lock);
 		mp_tm_release(&t->tm, now);
 		mp_tm_refresh(&t->tm);
-		if (mp_json)
-			show_json(t);
-		else
-			show_text(t, a->interval_ns / 1e9);
+		show(t, a->interval_ns / 1e9);
 		pthread_mutex_unlock(&t->lock);
 		if (a->count && ++shown_n >= a->count)
 			break;
@@ -492,12 +451,8 @@ int telemetry_top_main(int argc, char **argv)
 		t.from_file = true;
 		t.tty = false;
 		err = tv_load(a.from, &t.tm, &hdr);
-		if (!err) {
-			if (mp_json)
-				show_json(&t);
-			else
-				show_text(&t, 0);
-		}
+		if (!err)
+			show(&t, 0);
 		mp_tm_free(&t.tm);
 		return err;
 	}

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers of the telemetry views: see telemetry_views.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mp_capture.h"
 #include "mp_cmd.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "telemetry_views.h"
 #include "mplane_capture.h"
 
@@ -65,6 +67,30 @@ struct json_object *tv_hist_json(const struct mp_hist *h, double div)
 	return o;
 }
 
+/* @v in JSON's unit (divided by @div), as people read it in text. */
+static void hist_value(const char *key, double v, double div, tv_fmt_fn fmt)
+{
+	char buf[24];
+
+	mp_print_double(MP_PRINT_JSON, key, NULL, v / div);
+	if (fmt)
+		mp_print_str(MP_PRINT_TEXT, NULL, " %9s", fmt(v, buf, sizeof(buf)));
+}
+
+void tv_hist_print(const struct mp_hist *h, double div, tv_fmt_fn fmt)
+{
+	unsigned int i;
+
+	mp_print_u64(fmt ? MP_PRINT_ANY : MP_PRINT_JSON, "count",
+		     " %8" PRIu64, h->count);
+	for (i = 0; i < TV_NQ; i++)
+		hist_value(tv_q_name[i], mp_hist_quantile_ppm(h, tv_q_ppm[i]),
+			   div, fmt);
+	hist_value("max", h->max, div, fmt);
+	mp_print_double(MP_PRINT_JSON, "mean", NULL,
+			h->count ? (double)h->sum / h->count / div : 0);
+}
+
 static const char *scaled(double v, const char *const *units,
 			  unsigned int n, double step, char *buf, size_t size)
 {
@@ -105,9 +131,17 @@ const char *tv_dur(double ns, char *buf, size_t size)
 	return scaled(ns, u, 4, 1000, buf, size);
 }
 
-struct json_object *tv_json_rate(double v)
+void tv_print_bps(const char *key, const char *fmt, double bps)
 {
-	return v < 0 ? NULL : json_object_new_double(v);
+	char buf[32];
+
+	if (key && bps < 0)
+		mp_print_null(MP_PRINT_JSON, key, NULL);
+	else if (key)
+		mp_print_double(MP_PRINT_JSON, key, NULL, bps);
+	if (fmt)
+		mp_print_str(MP_PRINT_TEXT, NULL, fmt,
+			     tv_bps(bps, buf, sizeof(buf)));
 }
 
 int tv_opt_threshold(const char *opt, const char *arg, void *field)

@@ -26,6 +26,14 @@ extern const char *const tv_q_name[TV_NQ];
  * (1000 for ns shown in us). */
 struct json_object *tv_hist_json(const struct mp_hist *h, double div);
 
+/* A value formatted for people, into @buf. */
+typedef const char *(*tv_fmt_fn)(double v, char *buf, size_t size);
+
+/* tv_hist_json()'s members, through mp_print; text, when @fmt is given,
+ * is " COUNT p50 p90 p99 p999 max" in columns of 8 and 9, each value
+ * (undivided) through @fmt.  NULL: JSON only. */
+void tv_hist_print(const struct mp_hist *h, double div, tv_fmt_fn fmt);
+
 /* "12.3 Gbit/s", "-" when negative (not known). */
 const char *tv_bps(double bps, char *buf, size_t size);
 /* "1.50 MB", "980 B". */
@@ -33,8 +41,10 @@ const char *tv_bytes(double bytes, char *buf, size_t size);
 /* A duration in ns as "850 ns", "12.5 us", "3.20 ms", "1.50 s". */
 const char *tv_dur(double ns, char *buf, size_t size);
 
-/* A double for JSON, or null when negative (not known). */
-struct json_object *tv_json_rate(double v);
+/* A rate through mp_print: @key in JSON (NULL: none), a double, or null
+ * when negative (not known); text tv_bps() of @bps through @fmt (one %s;
+ * NULL: none). */
+void tv_print_bps(const char *key, const char *fmt, double bps);
 
 /* --threshold of the views, an MP_OPT_CUSTOM parser: a max/mean ratio
  * above 1 (and at most 100) into the double @field. */
