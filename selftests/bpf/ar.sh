@@ -265,20 +265,46 @@ test_events_in_time_order() {
 	assert_eq "timestamps in order" "$sorted" true
 }
 
-# Detach takes only ar's filters: another tool's filter stays.
+# Detach takes only ar's programs: another tool's filter stays, on the
+# hook ar is not on (tcx where the kernel has it) and the one it is on
+# (cls_bpf, chosen).
 test_detach_leaves_foreign_filters() {
-	attach --policy ar
-	tc -n "$FAB-p0l0" filter add dev s0 ingress pref 10 bpf da \
-		obj "$MPLANE_BUILD/bpf/pass.bpf.o" sec tc || fail "foreign filter"
+	local hook
+	for hook in auto cls_bpf; do
+		attach --policy ar --tc-hook "$hook"
+		tc -n "$FAB-p0l0" qdisc replace dev s0 clsact
+		tc -n "$FAB-p0l0" filter add dev s0 ingress pref 10 bpf da \
+			obj "$MPLANE_BUILD/bpf/pass.bpf.o" sec tc || fail "foreign filter"
+		mpx bpf detach --fabric "$FAB" || fail "detach"
+		tc -n "$FAB-p0l0" filter show dev s0 ingress | grep -q mp_pass ||
+			fail "$hook: the foreign filter is gone"
+		if tc_progs "$FAB-p0l0" s0 in | grep -q mp_ar; then
+			fail "$hook: ar's program is still there: $(tc_progs "$FAB-p0l0" s0 in)"
+		fi
+		[ -e "/sys/fs/bpf/mplane/fabric/$FAB" ] && [ -n "$(ls -A "/sys/fs/bpf/mplane/fabric/$FAB")" ] &&
+			fail "pins left: $(ls -R "/sys/fs/bpf/mplane/fabric/$FAB")"
+		[ -e "/run/mplane/fabric/$FAB.watch.pid" ] && fail "watcher pid file left"
+		tc -n "$FAB-p0l0" filter del dev s0 ingress pref 10
+	done
+}
+
+# ar's programs land on tcx where the kernel has it (cls_bpf otherwise),
+# on cls_bpf when asked, and a re-attach moves them: one copy per hook.
+test_tc_hook() {
+	local auto=cls_bpf hook want
+	has_tcx && auto=tcx
+	for hook in auto cls_bpf auto; do
+		attach --policy ar --tc-hook "$hook"
+		want=$hook
+		[ "$hook" = auto ] && want=$auto
+		assert_eq "$hook: p0l0/s0 ingress" \
+			"$(tc_progs "$FAB-p0l0" s0 in | grep mp_ar | xargs)" "$want mp_ar_ingress"
+		assert_eq "$hook: p0l0/s0 egress" \
+			"$(tc_progs "$FAB-p0l0" s0 eg | grep mp_ar | xargs)" "$want mp_ar_egress"
+	done
+	in_node h0 ping -q -c 3 -i 0.2 -W 2 $H3 >/dev/null ||
+		fail "no traffic through ar after the moves"
 	mpx bpf detach --fabric "$FAB" || fail "detach"
-	tc -n "$FAB-p0l0" filter show dev s0 ingress | grep -q mp_pass ||
-		fail "the foreign filter is gone"
-	tc -n "$FAB-p0l0" filter show dev s0 ingress | grep -q mp_ar &&
-		fail "ar's filter is still there"
-	[ -e "/sys/fs/bpf/mplane/fabric/$FAB" ] && [ -n "$(ls -A "/sys/fs/bpf/mplane/fabric/$FAB")" ] &&
-		fail "pins left: $(ls -R "/sys/fs/bpf/mplane/fabric/$FAB")"
-	[ -e "/run/mplane/fabric/$FAB.watch.pid" ] && fail "watcher pid file left"
-	tc -n "$FAB-p0l0" filter del dev s0 ingress pref 10
 }
 
 # RoCEv2 across the fabric: N data packets marked CE from h0 to QP 0x77 of
@@ -344,6 +370,6 @@ ktap_run ${TESTS:-test_ecmp_keeps_one_flow_on_one_spine \
 	test_mtu_exceeded_left_to_kernel \
 	test_ecn_marks_only_when_queue_builds \
 	test_events_in_time_order \
-	test_detach_leaves_foreign_filters \
+	test_detach_leaves_foreign_filters test_tc_hook \
 	test_roce_counted_exactly_across_fabric \
 	test_fabric_down_takes_ar_with_it}

@@ -138,8 +138,10 @@ test_loss_share() {
 	via=$(jq -r '.steps[0].via' <<<"$out")
 	log "loss via $via"
 	if [ "$via" = bpf ]; then
-		tc -n "$FAB-h0" filter show dev r0 egress | grep -q "handle 0x4d46 .*mp_fault_drop" ||
-			fail "no dropper on h0/r0: $(tc -n "$FAB-h0" filter show dev r0 egress)"
+		# At the tail of tcx, after pktcount, where the kernel has it.
+		want="cls_bpf mp_pkt_egress cls_bpf mp_fault_drop"
+		has_tcx && want="tcx mp_pkt_egress tcx mp_fault_drop"
+		assert_eq "h0/r0 egress" "$(tc_progs "$FAB-h0" r0 eg | xargs)" "$want"
 	else
 		assert_eq "loss via" "$via" netem
 	fi
@@ -177,11 +179,11 @@ test_clear_restores() {
 	assert_eq "ports with a fault after clear" "$(jq -c '.ports' <<<"$out")" "[]"
 	is_up p0l1 h1 || fail "p0l1/h1 not up"
 	assert_eq "h1/r0 rate" "$(rate h1 r0)" 12500000
-	tc -n "$FAB-p0l1" filter show dev s0 egress | grep -q mp_fault_drop &&
+	tc_progs "$FAB-p0l1" s0 eg | grep -q mp_fault_drop &&
 		fail "dropper left on p0l1/s0"
 	if mpx -n "$FAB-h0" -j bpf status r0 >/dev/null 2>&1; then
-		tc -n "$FAB-h0" filter show dev r0 egress | grep -q mp_pkt_egress ||
-			fail "clear took pktcount's filter: $(tc -n "$FAB-h0" filter show dev r0 egress)"
+		tc_progs "$FAB-h0" r0 eg | grep -q mp_pkt_egress ||
+			fail "clear took pktcount's filter: $(tc_progs "$FAB-h0" r0 eg)"
 		mpx -n "$FAB-h0" bpf detach r0 >/dev/null
 	fi
 	busywait 3000 pings $H1 || fail "no ping after clear"

@@ -432,6 +432,39 @@ test_exported_across_reattach() {
 
 # The share that the debug kernel runs (selftests/kmod/bpf.sh).
 QUICK_TESTS="test_counts_exact test_xdp_counts_same test_xdp_shares_the_hook"
+# (tc) hostacct goes on tcx where the kernel has it (cls_bpf otherwise),
+# at the head of the chain, ahead of pktcount attached before it; moving
+# to cls_bpf and back keeps one copy per hook and counts each packet
+# once; status says where ("tc_hook").
+test_tc_hook() {
+	local auto=cls_bpf hook want n=0
+	has_tcx && auto=tcx
+	topo
+	receiver "$b" 4791
+	"$MPLANECTL" -n "$b" bpf attach vb
+	for hook in auto cls_bpf auto; do
+		attach "$b" vb --tc-hook "$hook"
+		want=$hook
+		[ "$hook" = auto ] && want=$auto
+		assert_eq "$hook: status tc_hook" "${S[ingress.tc_hook]}" "$want"
+		assert_eq "$hook: status hook" "${S[ingress.hook]}" tc
+		assert_eq "$hook: ingress copies" \
+			"$(tc_progs "$b" vb in | grep -c mp_hacct_tc_in)" 1
+		if [ "$want" = tcx ]; then
+			assert_eq "$hook: first on tcx" \
+				"$(tc_progs "$b" vb in | head -1)" "tcx mp_hacct_tc_in"
+		fi
+		send "$a" 10.99.0.2 --roce $QP -r 5000 -c $N
+		n=$((n + N))
+		st "$b" vb
+		assert_eq "$hook: roce packets" "${S[ingress.roce_packets]}" "$n"
+	done
+	"$MPLANECTL" -n "$b" bpf detach --prog hostacct vb
+	"$MPLANECTL" -n "$b" bpf detach vb
+	assert_eq "left on vb" "$(tc_progs "$b" vb in | xargs)" ""
+	stop_receivers
+}
+
 ktap_run test_counts_exact test_xdp_counts_same test_xdp_shares_the_hook test_status_and_pins \
 	test_detach_only_ours test_refusals test_stale_pins test_exported \
-	test_exported_across_reattach
+	test_exported_across_reattach test_tc_hook

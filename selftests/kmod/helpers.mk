@@ -3,10 +3,11 @@
 # Helpers of the kmod tests, each selftests/kmod/X.c -> $(BUILD)/X:
 #   mpnl   raw rtnetlink requests (device.sh, netlink.sh)
 #   mppkt  hand-made IPv4 packets through AF_PACKET (datapath.sh)
+#   mptcx  tcx hooks seen and a foreign program put on them (bpf tests)
 # Included by the top-level Makefile after tools/tools.mk, whose libmp.a
 # they link.
 
-KMOD_HELPERS	:= mpnl mppkt
+KMOD_HELPERS	:= mpnl mppkt mptcx
 KMOD_HELPER_BINS := $(KMOD_HELPERS:%=$(BUILD)/%)
 KMOD_HELPER_OBJS := $(KMOD_HELPERS:%=$(TOOLS_OUT)/selftests/%.o)
 

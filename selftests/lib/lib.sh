@@ -206,6 +206,23 @@ slowwait() {
 # code path but use fewer repetitions and leave out throughput goals.
 quick() { [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; }
 
+# has_tcx : the kernel has tcx (Linux 6.6 and later), asked by behaviour.
+has_tcx() { "$MPLANE_BUILD/mptcx" has; }
+
+# tc_progs NS DEV in|eg : the names of the BPF programs on a tc hook of
+# DEV in namespace NS, one a line, tcx ones as "tcx NAME" in the order
+# they run, then cls_bpf filters as "cls_bpf NAME".
+tc_progs() {
+	local hook=ingress
+	[ "$3" = eg ] && hook=egress
+	if has_tcx; then
+		ip netns exec "$1" "$MPLANE_BUILD/mptcx" show "$2" "$3" |
+			awk '{ print "tcx " $2 }'
+	fi
+	tc -n "$1" filter show dev "$2" "$hook" 2>/dev/null |
+		sed -n 's/.* name \([^ ]*\) .*/cls_bpf \1/p'
+}
+
 # assert_eq WHAT GOT WANT / assert_ge WHAT GOT MIN : fail with a message.
 assert_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
 assert_ge() { [ "$2" -ge "$3" ] || fail "$1: got $2, want >= $3"; }

@@ -13,6 +13,7 @@
 #include "mplane_maps.h"
 
 #include "mp_fabric.h"
+#include "mp_tc.h"
 
 /*
  * A fixed tc slot on each hook of a switch port.  Its priority is after
@@ -49,6 +50,7 @@ struct ar_settings {
 	unsigned int sample_every;	/* packets; 0: off */
 	unsigned long long sample_ns;	/* 0: off */
 	unsigned int ring_bytes;	/* events ring size; 0: the default */
+	enum mp_tc_choice tc_choice;	/* the ports' tc hook */
 };
 
 void ar_settings_default(struct ar_settings *s);

@@ -20,6 +20,7 @@
 #include "mp_netns.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_tc.h"
 #include "mplane_maps.h"
 
 const char *ar_policy_name(enum mplane_ar_policy p)
@@ -44,6 +45,8 @@ void ar_settings_default(struct ar_settings *s)
 	s->kmin_bytes = 20 * 1024;
 	s->kmax_bytes = 200 * 1024;
 	s->pmax = 65536 / 5;
+	/* A bad word is said, and auto stays: attach works as it can. */
+	mp_tc_env_choice(&s->tc_choice);
 }
 
 /* The switch nodes named in @names (all of them when @n is 0). */
@@ -215,6 +218,7 @@ struct attach_opts_set {
 	int policy;			/* index into policy_words */
 	uint64_t flowlet_gap_us, kmin, kmax, pmax_pct;
 	uint64_t sample_packets, sample_us, ring_bytes;
+	int tc_hook;			/* enum mp_tc_choice */
 	bool no_watch;
 };
 
@@ -247,6 +251,9 @@ static const struct mp_opt attach_opts[] = {
 	  .min = 4096, .max = 1 << 30, .def = "262144" },
 	{ "no-watch", 0, MP_OPT_FLAG, AT(no_watch), NULL,
 	  .help = "do not start the port watcher" },
+	{ "tc-hook", 0, MP_OPT_CHOICE, AT(tc_hook), "HOOK",
+	  .help = "where on the ports' tc: tcx (Linux 6.6 and later), cls_bpf, or auto, tcx where the kernel has it (the default, or MPLANE_TC_HOOK)",
+	  .choices = mp_tc_choice_names },
 	{}
 };
 #undef AT
@@ -271,7 +278,10 @@ static const struct mp_opt_cmd attach_cmd = {
 "A watcher runs in the background: it takes a port out of the choice as\n"
 "soon as it goes down, and reads the routes again when routes or\n"
 "neighbours change; 'bpf detach --fabric' and 'fabric down' stop it.\n"
-"Attaching again replaces the programs and keeps the counters.  Maps are\n"
+"The programs go on the ports' tcx hooks where the kernel has it (Linux\n"
+"6.6 and later), after other tools' programs, else as cls_bpf filters\n"
+"(handle 0x4d41); --tc-hook chooses.  Attaching again replaces the\n"
+"programs, moving them to the hook chosen, and keeps the counters.  Maps are\n"
 "pinned under " MP_FABRIC_PIN_DIR "/PREFIX/NODE/.\n",
 	.opts = attach_opts,
 	.footer =
@@ -306,6 +316,8 @@ static int attach_settings(const struct attach_opts_set *o,
 	s->sample_every = o->sample_packets;
 	s->sample_ns = o->sample_us * 1000;
 	s->ring_bytes = o->ring_bytes;
+	if (GIVEN("tc-hook"))
+		s->tc_choice = o->tc_hook;
 #undef GIVEN
 	if (s->kmax_bytes < s->kmin_bytes)
 		return mp_usage_err("--kmax (%u) must not be below --kmin (%u)",

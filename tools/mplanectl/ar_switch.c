@@ -248,74 +248,58 @@ static int fill_routes(struct ar *skel, const struct mp_fabric_node *n,
 	return err;
 }
 
-static void tc_slot(int ifindex, enum bpf_tc_attach_point point,
-		    struct bpf_tc_hook *hook, struct bpf_tc_opts *opts)
-{
-	memset(hook, 0, sizeof(*hook));
-	hook->sz = sizeof(*hook);
-	hook->ifindex = ifindex;
-	hook->attach_point = point;
-	memset(opts, 0, sizeof(*opts));
-	opts->sz = sizeof(*opts);
-	opts->handle = AR_TC_HANDLE;
-	opts->priority = AR_TC_PRIO;
-}
+static const char *const ar_progs[] = { AR_PROG_INGRESS, AR_PROG_EGRESS, NULL };
 
-/* What holds our slot: 0 free, 1 an ar program, -EBUSY another one. */
-static int slot_owner(int ifindex, enum bpf_tc_attach_point point)
-{
-	char name[BPF_OBJ_NAME_LEN] = "";
-	struct bpf_tc_hook hook;
-	struct bpf_tc_opts opts;
+/* On tcx, after what is there: counters on the port go first. */
+static const struct mp_tc_ours ar_ours = {
+	.names = ar_progs, .handle = AR_TC_HANDLE, .prio = AR_TC_PRIO,
+};
 
-	tc_slot(ifindex, point, &hook, &opts);
-	if (bpf_tc_query(&hook, &opts))
-		return 0;
-	if (mp_prog_name(opts.prog_id, name))
-		return -EBUSY;
-	return !strcmp(name, AR_PROG_INGRESS) || !strcmp(name, AR_PROG_EGRESS) ?
-	       1 : -EBUSY;
+/* @p for a port's hook, and what it holds into @st: 0 or an errno. */
+static int port_hook(const char *ifname, bool egress, struct mp_tc_point *p,
+		     struct mp_tc_state *st)
+{
+	*p = (struct mp_tc_point){ .ifindex = if_nametoindex(ifname),
+				   .egress = egress, .ours = &ar_ours };
+	if (!p->ifindex)
+		return -errno;
+	return mp_tc_query(p, st);
 }
 
 static int attach_hook(const struct mp_fabric_node *n, const char *ifname,
-		       enum bpf_tc_attach_point point,
+		       bool egress, enum mp_tc_hook hook,
 		       const struct bpf_program *prog)
 {
-	int ifindex = if_nametoindex(ifname), owner, err;
-	struct bpf_tc_hook hook;
-	struct bpf_tc_opts opts;
+	struct mp_tc_state st;
+	struct mp_tc_point p;
+	int err;
 
-	tc_slot(ifindex, point, &hook, &opts);
-	err = bpf_tc_hook_create(&hook);
-	if (err && err != -EEXIST)
-		goto fail;
-	owner = slot_owner(ifindex, point);
-	if (owner < 0) {
+	err = port_hook(ifname, egress, &p, &st);
+	if (!err)
+		err = mp_tc_attach(&p, hook, bpf_program__fd(prog), &st);
+	if (err == -EBUSY)
 		mp_err("%s: %s: tc handle %#x priority %u holds a filter that is not mplane's",
 		       n->name, ifname, AR_TC_HANDLE, AR_TC_PRIO);
-		return owner;
-	}
-	opts.prog_fd = bpf_program__fd(prog);
-	if (owner)
-		opts.flags = BPF_TC_F_REPLACE;
-	err = bpf_tc_attach(&hook, &opts);
-	if (!err)
-		return 0;
-fail:
-	mp_err("%s: %s: attaching: %s", n->name, ifname, strerror(-err));
+	else if (err)
+		mp_err("%s: %s: attaching: %s", n->name, ifname, strerror(-err));
 	return err;
 }
 
-static int attach_ports(struct ar *skel, const struct mp_fabric_node *n)
+static int attach_ports(struct ar *skel, const struct mp_fabric_node *n,
+			enum mp_tc_choice choice)
 {
+	enum mp_tc_hook hook;
 	unsigned int i;
 	int err = 0;
 
+	if (n->nports)
+		err = mp_tc_choose(choice, n->ports[0].ifname,
+				   if_nametoindex(n->ports[0].ifname), &hook);
 	for (i = 0; i < n->nports && !err; i++) {
-		err = attach_hook(n, n->ports[i].ifname, BPF_TC_INGRESS,
+		err = attach_hook(n, n->ports[i].ifname, false, hook,
 				  skel->progs.mp_ar_ingress);
 		if (!err)
-			err = attach_hook(n, n->ports[i].ifname, BPF_TC_EGRESS,
+			err = attach_hook(n, n->ports[i].ifname, true, hook,
 					  skel->progs.mp_ar_egress);
 	}
 	return err;
@@ -375,21 +359,18 @@ int ar_switch_attach(const struct mp_fabric *f,
 	if (!err)
 		err = pin_syscall_progs(skel, dir);
 	if (!err)
-		err = attach_ports(skel, n);
+		err = attach_ports(skel, n, s->tc_choice);
 	ar__destroy(skel);
 	return err;
 }
 
-static void detach_hook(const char *ifname, enum bpf_tc_attach_point point)
+static void detach_hook(const char *ifname, bool egress)
 {
-	int ifindex = if_nametoindex(ifname);
-	struct bpf_tc_hook hook;
-	struct bpf_tc_opts opts;
+	struct mp_tc_state st;
+	struct mp_tc_point p;
 
-	if (!ifindex || slot_owner(ifindex, point) != 1)
-		return;
-	tc_slot(ifindex, point, &hook, &opts);
-	bpf_tc_detach(&hook, &opts);
+	if (!port_hook(ifname, egress, &p, &st))
+		mp_tc_detach(&p, &st);
 }
 
 int ar_switch_detach(const struct mp_fabric *f,
@@ -399,8 +380,8 @@ int ar_switch_detach(const struct mp_fabric *f,
 	unsigned int i;
 
 	for (i = 0; i < n->nports; i++) {
-		detach_hook(n->ports[i].ifname, BPF_TC_INGRESS);
-		detach_hook(n->ports[i].ifname, BPF_TC_EGRESS);
+		detach_hook(n->ports[i].ifname, false);
+		detach_hook(n->ports[i].ifname, true);
 	}
 	if (ar_pin_path(dir, sizeof(dir), f->prefix, n->name, NULL))
 		return -ENAMETOOLONG;

@@ -24,6 +24,9 @@ static const struct mp_opt attach_opts[] = {
 	  .help = "count only what DEV sends" },
 	{ "both", 'b', MP_OPT_FLAG, AT(both), NULL,
 	  .help = "count both directions (the default)" },
+	{ "tc-hook", 0, MP_OPT_CHOICE, AT(tc_hook), "HOOK",
+	  .help = "where on tc: tcx (Linux 6.6 and later), cls_bpf (a filter on the clsact qdisc), or auto, tcx where the kernel has it (the default, or MPLANE_TC_HOOK); ours moves off the other one",
+	  .choices = mp_tc_choice_names },
 	{}
 };
 #undef AT
@@ -33,11 +36,14 @@ _Static_assert(PKTCOUNT_TC_HANDLE == 0x4d50 && PKTCOUNT_TC_PRIO == 19792 &&
 	       "attach_cmd.about names the programs' tc slots");
 
 static const struct mp_opt_cmd attach_cmd = {
-	.usage = "bpf attach [--prog NAME] [--xdp] [--ingress|--egress|--both] DEV",
+	.usage = "bpf attach [--prog NAME] [--xdp] [--ingress|--egress|--both]\n"
+		 "       [--tc-hook auto|tcx|cls_bpf] DEV",
 	.about =
-"Attach a BPF program of mplane's to the tc clsact hooks of DEV, creating\n"
-"the clsact qdisc if there is none.  Packets are never changed or dropped,\n"
-"and other tc filters on DEV still see every packet.  The programs:\n"
+"Attach a BPF program of mplane's to the tc ingress and egress hooks of\n"
+"DEV: through tcx where the kernel has it (Linux 6.6 and later), else as\n"
+"a cls_bpf filter on the clsact qdisc, which is created if there is none.\n"
+"Packets are never changed or dropped, and other programs and filters on\n"
+"DEV still see every packet.  The programs:\n"
 "\n"
 "  pktcount  (the default) packets and bytes per direction and protocol\n"
 "            class (ipv4, ipv6, arp, other)\n"
@@ -48,11 +54,17 @@ static const struct mp_opt_cmd attach_cmd = {
 "\n"
 "Read the counters with 'mplanectl bpf status [--prog NAME] DEV'.\n"
 "\n"
-"Each program uses a fixed tc slot on each hook: pktcount handle 0x4d50,\n"
-"priority 19792, hostacct handle 0x4d48, priority 19784 ('pref' in tc\n"
-"filter show).  If a filter that is not mplane's holds it, attach refuses\n"
-"and changes nothing.  If mplane's does, its program is replaced and the\n"
-"counters carry on from where they were, so attaching twice is harmless.\n"
+"On tcx the program goes first, ahead of other tools' tcx programs, and\n"
+"lets every packet on to them and to the clsact filters; it is attached\n"
+"without a link, so it stays after mplanectl exits ('bpftool net show'\n"
+"lists it).  On cls_bpf each program uses a fixed slot on each hook:\n"
+"pktcount handle 0x4d50, priority 19792, hostacct handle 0x4d48,\n"
+"priority 19784 ('pref' in tc filter show).  If a filter that is not\n"
+"mplane's holds it, attach refuses and changes nothing.  If mplane's\n"
+"program is there, on either hook, it is replaced (taken off the hook\n"
+"not chosen) and the counters carry on from where they were, so\n"
+"attaching twice, or with another --tc-hook, counts nothing twice.\n"
+"--tc-hook tcx on a kernel without tcx is an error; auto uses cls_bpf.\n"
 "\n"
 "hostacct's maps are pinned under " MPLANE_BPF_PIN_ROOT "/dev/NETNS/DEV/\n"
 "(NETNS is the inode of the network namespace; bpffs is mounted if it is\n"
@@ -64,7 +76,8 @@ static const struct mp_opt_cmd attach_cmd = {
 "  mplanectl bpf attach eth0             count both directions of eth0\n"
 "  mplanectl bpf attach --ingress eth0   count what eth0 receives\n"
 "  mplanectl -n blue bpf attach veth1    veth1 of network namespace blue\n"
-"  mplanectl bpf attach --prog hostacct --xdp ens1f0\n",
+"  mplanectl bpf attach --prog hostacct --xdp ens1f0\n"
+"  mplanectl bpf attach --tc-hook cls_bpf eth0\n",
 };
 
 /* The tc hooks attach uses: ingress goes to XDP with --xdp. */
@@ -72,16 +85,6 @@ static bool tc_wanted(const struct mpbpf_target *t, int d)
 {
 	return (t->dirs & MPBPF_DIR(d)) &&
 	       !(t->xdp && d == MPLANE_DIR_INGRESS);
-}
-
-/* One clsact qdisc serves both hooks, and may well be there already. */
-static int create_clsact(int ifindex)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-		    .attach_point = BPF_TC_INGRESS);
-	int err = bpf_tc_hook_create(&hook);
-
-	return err == -EEXIST ? 0 : err;
 }
 
 static int refuse(const struct mpbpf_target *t, const char *hook,
@@ -107,7 +110,9 @@ static int check_slots(struct mpbpf_target *t)
 			       strerror(-err));
 			return err;
 		}
-		if (t->slots[d].prog_id && !t->slots[d].ours)
+		/* tcx has no slot to take: only cls_bpf can be held. */
+		if (t->tc_hook == MP_TC_CLS_BPF && t->slots[d].prog_id &&
+		    !t->slots[d].ours)
 			return refuse(t, mpbpf_hooks[d].name, &t->slots[d],
 				      mpbpf_slot_str(t));
 	}
@@ -125,26 +130,14 @@ static int check_slots(struct mpbpf_target *t)
 
 static int attach_hook(const struct mpbpf_target *t, int prog_fd, int d)
 {
-	struct bpf_tc_hook tc_hook;
-	struct bpf_tc_opts tc_opts;
-	int err;
+	int err = mpbpf_tc_attach(t, d, t->tc_hook, prog_fd);
 
-	mpbpf_tc_slot(t, d, &tc_hook, &tc_opts);
-	tc_opts.prog_fd = prog_fd;
-	/* Without REPLACE a slot taken since check_slots() fails (EEXIST)
-	 * rather than losing a foreign filter. */
-	if (t->slots[d].ours)
-		tc_opts.flags = BPF_TC_F_REPLACE;
-	err = bpf_tc_attach(&tc_hook, &tc_opts);
-	/* What the kernel answers when a filter that bpf_tc_query() cannot
-	 * see (classic BPF, or another kind) holds the slot. */
-	if (err == -EEXIST || err == -EINVAL)
-		mp_err("%s: %s: %s is held by a filter that is not mplane's (%s)",
-		       t->dev, mpbpf_hooks[d].name, mpbpf_slot_str(t),
-		       strerror(-err));
+	if (err == -EBUSY)
+		mp_err("%s: %s: %s is held by a filter that is not mplane's",
+		       t->dev, mpbpf_hooks[d].name, mpbpf_slot_str(t));
 	else if (err)
-		mp_err("%s: %s: %s", t->dev, mpbpf_hooks[d].name,
-		       strerror(-err));
+		mp_err("%s: %s: %s: %s", t->dev, mpbpf_hooks[d].name,
+		       mp_tc_hook_name(t->tc_hook), strerror(-err));
 	return err;
 }
 
@@ -167,17 +160,20 @@ static void leave_other_ingress(const struct mpbpf_target *t)
  * refused attach changes nothing.  A program that replaced one of ours
  * stays: it is the same program, counting into the same maps.
  */
-static void undo(const struct mpbpf_target *t, int failed)
+static void undo(struct mpbpf_target *t, int failed)
 {
 	int d;
 
-	for (d = 0; d < failed; d++)
-		if (tc_wanted(t, d) && !t->slots[d].ours)
+	for (d = 0; d < failed; d++) {
+		if (!tc_wanted(t, d) || t->slots[d].ours)
+			continue;
+		/* What this run put there, seen again to be taken off. */
+		if (!mpbpf_query(t, d))
 			mpbpf_tc_detach(t, d);
+	}
 }
 
-static int attach_all(const struct mpbpf_target *t,
-		      const struct mpbpf_loaded *l)
+static int attach_all(struct mpbpf_target *t, const struct mpbpf_loaded *l)
 {
 	int d, err = 0;
 
@@ -201,14 +197,16 @@ static int attach_all(const struct mpbpf_target *t,
 static int attach(struct mpbpf_target *t)
 {
 	struct mpbpf_loaded l = { .xdp_fd = -1 };
+	enum mp_tc_choice choice;
 	int err;
 
-	err = create_clsact(t->ifindex);
-	if (err) {
-		mp_err("%s: creating clsact qdisc: %s", t->dev, strerror(-err));
-		return err;
-	}
-	err = check_slots(t);
+	if (t->tc_choice >= 0)
+		choice = t->tc_choice;
+	else if (mp_tc_env_choice(&choice))
+		return -EINVAL;
+	err = mp_tc_choose(choice, t->dev, t->ifindex, &t->tc_hook);
+	if (!err)
+		err = check_slots(t);
 	if (err)
 		return err;
 	err = t->kind->load(t, &l);

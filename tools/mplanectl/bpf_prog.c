@@ -13,8 +13,8 @@
 #include "mplane_maps.h"
 
 const struct mpbpf_hook mpbpf_hooks[__MPLANE_DIR_MAX] = {
-	[MPLANE_DIR_INGRESS] = { BPF_TC_INGRESS, MPLANE_DIR_INGRESS, "ingress" },
-	[MPLANE_DIR_EGRESS]  = { BPF_TC_EGRESS,  MPLANE_DIR_EGRESS,  "egress" },
+	[MPLANE_DIR_INGRESS] = { MPLANE_DIR_INGRESS, "ingress" },
+	[MPLANE_DIR_EGRESS]  = { MPLANE_DIR_EGRESS,  "egress" },
 };
 
 /* --prog's words, in the order of kinds[]. */
@@ -28,7 +28,7 @@ const char *const mpbpf_prog_names[] = { "pktcount", "hostacct", NULL };
 int mpbpf_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
 		struct mpbpf_target *t)
 {
-	struct mpbpf_settings set = {};
+	struct mpbpf_settings set = { .tc_hook = -1 };
 	struct mp_opt_result res;
 	int ret;
 
@@ -43,6 +43,7 @@ int mpbpf_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
 	if (set.both || !t->dirs)
 		t->dirs = MPBPF_BOTH;
 	t->xdp = set.xdp;
+	t->tc_choice = set.tc_hook;
 	if (t->xdp && !t->kind->xdp_prog)
 		return mp_usage_err("--xdp: %s has no XDP program", t->kind->name);
 	t->dev = mp_single_arg(argc, argv, "DEV");
@@ -50,21 +51,6 @@ int mpbpf_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
 		return MP_EXIT_USAGE;
 	t->ifindex = mp_ifindex(t->dev);
 	return t->ifindex ? MP_OPT_RUN : MP_EXIT_ERR;
-}
-
-void mpbpf_tc_slot(const struct mpbpf_target *t, int dir,
-		   struct bpf_tc_hook *tc_hook, struct bpf_tc_opts *tc_opts)
-{
-	/* libbpf rejects options with non-zero bytes it does not know. */
-	memset(tc_hook, 0, sizeof(*tc_hook));
-	tc_hook->sz = sizeof(*tc_hook);
-	tc_hook->ifindex = t->ifindex;
-	tc_hook->attach_point = mpbpf_hooks[dir].point;
-
-	memset(tc_opts, 0, sizeof(*tc_opts));
-	tc_opts->sz = sizeof(*tc_opts);
-	tc_opts->handle = t->kind->tc_handle;
-	tc_opts->priority = t->kind->tc_prio;
 }
 
 const char *mpbpf_slot_str(const struct mpbpf_target *t)
@@ -76,62 +62,68 @@ const char *mpbpf_slot_str(const struct mpbpf_target *t)
 	return buf;
 }
 
-static bool is_ours(const struct mpbpf_kind *k, const char *name)
+/* @t's program, as mp_tc knows it on hook @dir; @names has room for
+ * both tc programs, the XDP one and the NULL that ends them. */
+static void tc_point(const struct mpbpf_target *t, int dir,
+		     struct mp_tc_ours *o, const char *names[4],
+		     struct mp_tc_point *p)
 {
-	int d;
+	const struct mpbpf_kind *k = t->kind;
 
-	for (d = 0; d < __MPLANE_DIR_MAX; d++)
-		if (!strcmp(name, k->tc_progs[d]))
-			return true;
-	return k->xdp_prog && !strcmp(name, k->xdp_prog);
-}
-
-/* The id of the program on @t's tc slot of @dir, 0 if none. */
-static int tc_prog_id(const struct mpbpf_target *t, int dir, __u32 *id)
-{
-	struct bpf_tc_hook tc_hook;
-	struct bpf_tc_opts tc_opts;
-	int err;
-
-	mpbpf_tc_slot(t, dir, &tc_hook, &tc_opts);
-	err = bpf_tc_query(&tc_hook, &tc_opts);
-	/*
-	 * ENOENT: the hook has filters, none in our slot.  EINVAL: there is
-	 * no clsact qdisc, or no filter at all on the hook yet ("cannot find
-	 * filter chain"), or a filter of another kind or protocol holds our
-	 * priority.  None is ours, and attaching (without REPLACE) cannot
-	 * replace a foreign filter: the kernel refuses it.
-	 */
-	*id = err ? 0 : tc_opts.prog_id;
-	return err == -ENOENT || err == -EINVAL ? 0 : err;
+	names[0] = k->tc_progs[MPLANE_DIR_INGRESS];
+	names[1] = k->tc_progs[MPLANE_DIR_EGRESS];
+	/* Ours too: never taken for a foreign filter in our slot. */
+	names[2] = k->xdp_prog;
+	names[3] = NULL;
+	*o = (struct mp_tc_ours){ .names = names, .handle = k->tc_handle,
+				  .prio = k->tc_prio, .first = k->tc_first };
+	*p = (struct mp_tc_point){ .ifindex = t->ifindex,
+				   .egress = dir == MPLANE_DIR_EGRESS,
+				   .ours = o };
 }
 
 int mpbpf_query(struct mpbpf_target *t, int dir)
 {
+	struct mp_tc_point p;
+	struct mp_tc_ours o;
+	const char *names[4];
 	struct mpbpf_slot *slot;
-	__u32 id = 0;
+	const struct mp_tc_prog *prog;
 	int err;
 
 	if (dir < 0)
 		return mpbpf_xdp_query(t);
 	slot = &t->slots[dir];
 	memset(slot, 0, sizeof(*slot));
-	err = tc_prog_id(t, dir, &id);
-	if (err || !id)
-		return err;
-	err = mp_prog_name(id, slot->prog_name);
+	tc_point(t, dir, &o, names, &p);
+	err = mp_tc_query(&p, &slot->tc);
 	if (err)
 		return err;
-	slot->prog_id = id;
-	slot->ours = is_ours(t->kind, slot->prog_name);
+	slot->hook = mp_tc_where(&slot->tc);
+	slot->ours = slot->hook != MP_TC_NONE;
+	prog = slot->hook == MP_TC_TCX ? &slot->tc.tcx : &slot->tc.cls;
+	slot->prog_id = prog->id;
+	memcpy(slot->prog_name, prog->name, sizeof(slot->prog_name));
 	return 0;
+}
+
+int mpbpf_tc_attach(const struct mpbpf_target *t, int dir,
+		    enum mp_tc_hook hook, int prog_fd)
+{
+	struct mp_tc_point p;
+	struct mp_tc_ours o;
+	const char *names[4];
+
+	tc_point(t, dir, &o, names, &p);
+	return mp_tc_attach(&p, hook, prog_fd, &t->slots[dir].tc);
 }
 
 int mpbpf_tc_detach(const struct mpbpf_target *t, int dir)
 {
-	struct bpf_tc_hook tc_hook;
-	struct bpf_tc_opts tc_opts;
+	struct mp_tc_point p;
+	struct mp_tc_ours o;
+	const char *names[4];
 
-	mpbpf_tc_slot(t, dir, &tc_hook, &tc_opts);
-	return bpf_tc_detach(&tc_hook, &tc_opts);
+	tc_point(t, dir, &o, names, &p);
+	return mp_tc_detach(&p, &t->slots[dir].tc);
 }

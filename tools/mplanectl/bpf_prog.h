@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include <linux/mplane.h>
 #include "mp_opt.h"
+#include "mp_tc.h"
 #include "mplane_maps.h"
 
 /* Sets of directions, as chosen by --ingress/--egress/--both. */
@@ -22,13 +23,14 @@
 
 /*
  * What the 'bpf' commands' option tables set: --prog, the directions
- * (attach and detach) and --xdp (attach).  Each command has its own table,
- * as the directions mean "count" to one and "detach from" to the other;
- * --prog is the same entry in all of them.
+ * (attach and detach), --xdp and --tc-hook (attach).  Each command has its
+ * own table, as the directions mean "count" to one and "detach from" to
+ * the other; --prog is the same entry in all of them.
  */
 struct mpbpf_settings {
 	int prog;			/* index into mpbpf_prog_names */
 	bool ingress, egress, both, xdp;
+	int tc_hook;			/* enum mp_tc_choice; -1: not given */
 };
 
 extern const char *const mpbpf_prog_names[];
@@ -39,7 +41,6 @@ extern const char *const mpbpf_prog_names[];
 	  .choices = mpbpf_prog_names, .def = "pktcount" }
 
 struct mpbpf_hook {
-	enum bpf_tc_attach_point point;
 	enum mplane_pktcount_dir dir;
 	const char *name;
 };
@@ -47,10 +48,15 @@ struct mpbpf_hook {
 /* Ingress and egress, indexed by enum mplane_pktcount_dir. */
 extern const struct mpbpf_hook mpbpf_hooks[__MPLANE_DIR_MAX];
 
-/* What holds a program's slot on one hook (or its XDP hook). */
+/*
+ * What holds a program's place on one hook (or its XDP hook): ours on
+ * tcx or cls_bpf, else whatever holds our cls_bpf slot.
+ */
 struct mpbpf_slot {
 	__u32 prog_id;			/* 0 when the slot is free */
 	bool ours;			/* a program of this kind */
+	enum mp_tc_hook hook;		/* where ours is (tc hooks only) */
+	struct mp_tc_state tc;		/* both tc hooks, as mp_tc saw them */
 	char prog_name[BPF_OBJ_NAME_LEN];
 	__u8 tag[BPF_TAG_SIZE];		/* XDP only: the code's hash */
 };
@@ -64,6 +70,8 @@ struct mpbpf_target {
 	int ifindex;
 	unsigned int dirs;		/* MPBPF_DIR() bits */
 	bool xdp;			/* ingress through XDP rather than tc */
+	int tc_choice;			/* --tc-hook, -1 when not given */
+	enum mp_tc_hook tc_hook;	/* attach: the hook it chose */
 	struct mpbpf_slot slots[__MPLANE_DIR_MAX];
 	struct mpbpf_slot xdp_slot;
 	bool xdp_shared;		/* the hook holds libxdp's dispatcher */
@@ -80,6 +88,7 @@ struct mpbpf_kind {
 	const char *name;		/* --prog NAME */
 	__u32 tc_handle;		/* the fixed tc slot: handle and */
 	__u32 tc_prio;			/* priority ("pref" in tc) */
+	bool tc_first;			/* tcx: ahead of other programs */
 	const char *tc_progs[__MPLANE_DIR_MAX];	/* names the kernel reports */
 	const char *xdp_prog;		/* NULL: no XDP variant */
 	int (*load)(const struct mpbpf_target *t, struct mpbpf_loaded *l);
@@ -109,15 +118,15 @@ extern const struct mpbpf_kind hostacct_kind;
 int mpbpf_parse(const struct mp_opt_cmd *cmd, int argc, char **argv,
 		struct mpbpf_target *t);
 
-/* Fill the libbpf arguments that name @t's slot on hook @dir. */
-void mpbpf_tc_slot(const struct mpbpf_target *t, int dir,
-		   struct bpf_tc_hook *tc_hook, struct bpf_tc_opts *tc_opts);
-
 /* Look at @t's slot on hook @dir, or at its XDP hook when @dir is -1,
  * into t->slots[dir] (t->xdp_slot); 0 or a negative errno. */
 int mpbpf_query(struct mpbpf_target *t, int dir);
 
-/* Take @t's program off its tc slot of @dir; 0 or a negative errno. */
+/* Put @prog_fd on @hook of direction @dir (by t->slots[dir], which
+ * mpbpf_query() filled), and take ours off the other tc hook; take ours
+ * off both.  0 or a negative errno. */
+int mpbpf_tc_attach(const struct mpbpf_target *t, int dir,
+		    enum mp_tc_hook hook, int prog_fd);
 int mpbpf_tc_detach(const struct mpbpf_target *t, int dir);
 
 /* The XDP hook, through libxdp (bpf_xdp.c): libxdp quiet unless

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Loss through bpf/fault_loss.bpf.c, for kernels without netem: one copy
- * of the program per port, on its tc egress at mplane's fault slot
- * (tools/include/mp_fault_loss.h).  A port that has it already gets its
- * new share written into the program's map, so its counts go on; a
- * share of 0 takes the filter away.  Nothing but that one filter is ever
- * touched: the clsact qdisc, which other tools' filters share, stays.
- * The caller has entered the port's namespace.
+ * of the program per port, on its tc egress: at the tail of tcx where the
+ * kernel has it (MPLANE_TC_HOOK chooses, as mp_tc.h says), else at
+ * mplane's cls_bpf fault slot (tools/include/mp_fault_loss.h).  A port
+ * that has it already gets its new share written into the program's map,
+ * so its counts go on; a share of 0 takes the program away.  Nothing but
+ * that one program is ever touched: the clsact qdisc, which other tools'
+ * filters share, stays.  The caller has entered the port's namespace.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,37 +21,41 @@
 #include "mp_bpf.h"
 #include "mp_fault_loss.h"
 #include "mp_out.h"
+#include "mp_tc.h"
 #include "fabric_fault.h"
 
-static void tc_slot(int ifindex, struct bpf_tc_hook *hook,
-		    struct bpf_tc_opts *opts)
-{
-	memset(hook, 0, sizeof(*hook));
-	hook->sz = sizeof(*hook);
-	hook->ifindex = ifindex;
-	hook->attach_point = BPF_TC_EGRESS;
-	memset(opts, 0, sizeof(*opts));
-	opts->sz = sizeof(*opts);
-	opts->handle = MP_FAULT_TC_HANDLE;
-	opts->priority = MP_FAULT_TC_PRIO;
-}
+static const char *const dropper[] = { MP_FAULT_LOSS_PROG, NULL };
 
-/* Who holds the slot: 0 nobody, 1 our dropper (its id in @id), -EBUSY
- * a filter of someone else, which is never replaced. */
-static int slot_owner(int ifindex, __u32 *id)
-{
-	char name[BPF_OBJ_NAME_LEN] = "";
-	struct bpf_tc_hook hook;
-	struct bpf_tc_opts opts;
+/* On tcx, at the tail: counters ahead of it see what it drops. */
+static const struct mp_tc_ours dropper_ours = {
+	.names = dropper, .handle = MP_FAULT_TC_HANDLE, .prio = MP_FAULT_TC_PRIO,
+};
 
-	tc_slot(ifindex, &hook, &opts);
-	if (bpf_tc_query(&hook, &opts))
-		return 0;
-	*id = opts.prog_id;
-	if (mp_prog_name(opts.prog_id, name) ||
-	    strcmp(name, MP_FAULT_LOSS_PROG))
-		return -EBUSY;
-	return 1;
+/*
+ * Who holds the port's egress: 0 nobody, 1 our dropper (its id in @id),
+ * -EBUSY a cls_bpf filter of someone else in our slot, never replaced;
+ * what mp_tc saw in @st.
+ */
+static int slot_owner(const struct mp_fabric_port *p, struct mp_tc_point *pt,
+		      struct mp_tc_state *st, __u32 *id)
+{
+	int err;
+
+	*pt = (struct mp_tc_point){ .ifindex = p->ifindex, .egress = true,
+				    .ours = &dropper_ours };
+	err = mp_tc_query(pt, st);
+	if (err)
+		return err;
+	switch (mp_tc_where(st)) {
+	case MP_TC_TCX:
+		*id = st->tcx.id;
+		return 1;
+	case MP_TC_CLS_BPF:
+		*id = st->cls.id;
+		return 1;
+	default:
+		return st->cls.id ? -EBUSY : 0;
+	}
 }
 
 /* The dropper's map @name, found from its program. */
@@ -69,56 +74,48 @@ static int set_share(int cfg_fd, uint32_t ppm)
 	return bpf_map_update_elem(cfg_fd, &zero, &cfg, BPF_ANY) ? -errno : 0;
 }
 
-static int detach(int ifindex)
-{
-	struct bpf_tc_hook hook;
-	struct bpf_tc_opts opts;
-
-	tc_slot(ifindex, &hook, &opts);
-	return bpf_tc_detach(&hook, &opts);
-}
-
 /* A new copy for the port, its share set before it sees a packet. */
-static int attach(const struct mp_fabric_port *p, uint32_t ppm)
+static int attach(const struct mp_fabric_port *p, uint32_t ppm,
+		  const struct mp_tc_point *pt, const struct mp_tc_state *st)
 {
 	struct fault_loss *skel;
-	struct bpf_tc_hook hook;
-	struct bpf_tc_opts opts;
+	enum mp_tc_choice choice;
+	enum mp_tc_hook hook;
 	int err;
 
+	err = mp_tc_env_choice(&choice);
+	if (!err)
+		err = mp_tc_choose(choice, p->ifname, p->ifindex, &hook);
+	if (err)
+		return err;
 	skel = fault_loss__open_and_load();
 	if (!skel)
 		return -errno ? -errno : -EINVAL;
 	err = set_share(bpf_map__fd(skel->maps.mp_fault_cfg), ppm);
-	tc_slot(p->ifindex, &hook, &opts);
-	if (!err) {
-		err = bpf_tc_hook_create(&hook);
-		if (err == -EEXIST)
-			err = 0;
-	}
-	if (!err) {
-		opts.prog_fd = bpf_program__fd(skel->progs.mp_fault_drop);
-		err = bpf_tc_attach(&hook, &opts);
-	}
-	/* The filter holds the program, and the program its maps. */
+	if (!err)
+		err = mp_tc_attach(pt, hook,
+				   bpf_program__fd(skel->progs.mp_fault_drop), st);
+	/* The hook holds the program, and the program its maps. */
 	fault_loss__destroy(skel);
 	return err;
 }
 
 int fault_loss_bpf_set(const struct mp_fabric_port *p, uint32_t ppm)
 {
+	struct mp_tc_state st;
+	struct mp_tc_point pt;
 	__u32 id = 0;
-	int owner = slot_owner(p->ifindex, &id), fd, err;
+	int owner = slot_owner(p, &pt, &st, &id), fd, err;
 
-	if (owner < 0) {
+	if (owner == -EBUSY)
 		mp_err("%s: tc egress handle %#x priority %#x holds a filter that is not mplane's fault dropper",
 		       p->ifname, MP_FAULT_TC_HANDLE, MP_FAULT_TC_PRIO);
+	if (owner < 0)
 		return owner;
-	}
 	if (!ppm)
-		return owner ? detach(p->ifindex) : 0;
+		return owner ? mp_tc_detach(&pt, &st) : 0;
 	if (!owner)
-		return attach(p, ppm);
+		return attach(p, ppm, &pt, &st);
 	fd = map_fd(id, MP_FAULT_LOSS_CFG);
 	if (fd < 0)
 		return fd;
@@ -157,10 +154,12 @@ int fault_loss_bpf_read(const struct mp_fabric_port *p,
 {
 	struct mp_fault_loss_cfg cfg = {};
 	__u32 id = 0, zero = 0;
+	struct mp_tc_state st;
+	struct mp_tc_point pt;
 	int owner, fd, err;
 
 	memset(lc, 0, sizeof(*lc));
-	owner = slot_owner(p->ifindex, &id);
+	owner = slot_owner(p, &pt, &st, &id);
 	if (owner <= 0)
 		return owner;
 	lc->on = true;

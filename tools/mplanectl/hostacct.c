@@ -231,6 +231,7 @@ const struct mpbpf_kind hostacct_kind = {
 	.name		= "hostacct",
 	.tc_handle	= HOSTACCT_TC_HANDLE,
 	.tc_prio	= HOSTACCT_TC_PRIO,
+	.tc_first	= true,
 	.tc_progs	= {
 		[MPLANE_DIR_INGRESS]	= HOSTACCT_PROG_TC_IN,
 		[MPLANE_DIR_EGRESS]	= HOSTACCT_PROG_TC_EG,

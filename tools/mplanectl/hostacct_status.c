@@ -176,6 +176,9 @@ static struct json_object *dir_json(const struct mpbpf_target *t,
 	json_object_object_add(obj, "attached", json_object_new_boolean(hook != NULL));
 	if (hook) {
 		json_object_object_add(obj, "hook", json_object_new_string(hook));
+		if (!strcmp(hook, "tc"))
+			json_object_object_add(obj, "tc_hook", json_object_new_string(
+					       mp_tc_hook_name(t->slots[d].hook)));
 		json_object_object_add(obj, "prog_id",
 				       json_object_new_int64(prog_of(t, d)));
 	}
@@ -255,14 +258,26 @@ static void print_qps(const struct ha_status *st)
 	}
 }
 
+/* "xdp", "tc (tcx)", "tc (cls_bpf)" or "not attached", for people. */
+static const char *hook_text(const struct mpbpf_target *t, int d,
+			     char *buf, size_t size)
+{
+	const char *hook = hook_of(t, d);
+
+	if (!hook || strcmp(hook, "tc"))
+		return hook ? hook : "not attached";
+	snprintf(buf, size, "tc (%s)", mp_tc_hook_name(t->slots[d].hook));
+	return buf;
+}
+
 static void print_text(const struct mpbpf_target *t, const struct ha_status *st)
 {
-	const char *in = hook_of(t, MPLANE_DIR_INGRESS);
-	const char *eg = hook_of(t, MPLANE_DIR_EGRESS);
+	char in[16], eg[16];
 	size_t i;
 
 	printf("%s (ifindex %d): hostacct, ingress %s, egress %s\n", t->dev,
-	       t->ifindex, in ? in : "not attached", eg ? eg : "not attached");
+	       t->ifindex, hook_text(t, MPLANE_DIR_INGRESS, in, sizeof(in)),
+	       hook_text(t, MPLANE_DIR_EGRESS, eg, sizeof(eg)));
 	if (!st->pinned)
 		return;
 	printf("  maps pinned in %s\n", st->dir);

@@ -78,6 +78,7 @@ const struct mpbpf_kind pktcount_kind = {
 	.name		= "pktcount",
 	.tc_handle	= PKTCOUNT_TC_HANDLE,
 	.tc_prio	= PKTCOUNT_TC_PRIO,
+	.tc_first	= true,
 	.tc_progs	= {
 		[MPLANE_DIR_INGRESS]	= PKTCOUNT_PROG_INGRESS,
 		[MPLANE_DIR_EGRESS]	= PKTCOUNT_PROG_EGRESS,

@@ -12,6 +12,7 @@
 
 struct hook_status {
 	bool attached;
+	enum mp_tc_hook hook;
 	__u32 prog_id;
 	__u32 map_id;
 	struct mplane_pktcount count[__MPLANE_PKT_CLASS_MAX];
@@ -32,6 +33,7 @@ static int hook_status(struct mpbpf_target *t, int d, struct hook_status *st)
 	err = pktcount_read(map_fd, d, st->count);
 	close(map_fd);
 	st->attached = !err;
+	st->hook = slot->hook;
 	st->prog_id = slot->prog_id;
 	return err;
 }
@@ -50,7 +52,8 @@ static void print_hook(const char *name, const struct hook_status *st)
 		mp_print_close_object();
 		return;
 	}
-	mp_print_u64(MP_PRINT_ANY, "prog_id", " prog %" PRIu64, st->prog_id);
+	mp_print_str(MP_PRINT_ANY, "tc_hook", " %s", mp_tc_hook_name(st->hook));
+	mp_print_u64(MP_PRINT_ANY, "prog_id", ", prog %" PRIu64, st->prog_id);
 	mp_print_u64(MP_PRINT_ANY, "map_id", ", map %" PRIu64 "\n", st->map_id);
 	mp_print_text("    %-6s %14s %14s\n", "class", "packets", "bytes");
 	for (class = 0; class < __MPLANE_PKT_CLASS_MAX; class++) {
