@@ -10,10 +10,11 @@ source "$(dirname "$0")/../lib/lib.sh"
 
 # The keys of tools/, one "file:key" a line: mp_print's are the first
 # string of a call (its destination may be an expression, such as "to"),
-# and its containers' names.
+# and its containers' names; traffic recv's rx_print_*() print a gap and
+# where it was.
 json_keys() {
 	grep -rnoE --include='*.c' \
-		'(json_object_object_add\([^,]+, *|PRINT_(ANY|JSON), *(IP_COLOR_[A-Z]+, *)?|(mp|tv)_print_[a-z0-9_]+\(([^,"]*, *)?|mp_print_open_(object|array)\(|^	\{ [A-Z_0-9]+, *)"[a-z][a-z0-9_]*"' \
+		'(json_object_object_add\([^,]+, *|PRINT_(ANY|JSON), *(IP_COLOR_[A-Z]+, *)?|(mp|tv|rx)_print_[a-z0-9_]+\(([^,"]*, *)?|mp_print_open_(object|array)\(|^	\{ [A-Z_0-9]+, *)"[a-z][a-z0-9_]*"' \
 		"$MPLANE_ROOT/tools" | sed -E 's|^'"$MPLANE_ROOT"'/||; s|^([^:]+):[0-9]+:.*"([^"]+)"$|\1:\2|'
 }
 
@@ -21,9 +22,11 @@ test_times_have_unit_suffixes() {
 	local bad n
 	n=$(json_keys | wc -l)
 	[ "$n" -gt 200 ] || fail "found only $n keys: the pattern no longer matches the sources"
-	# Counts and lists that only sound like times.
+	# Counts and lists that only sound like times, and where a gap was
+	# (traffic recv's max_gap_after_seq: a sequence number, a flow).
 	bad=$(json_keys | grep -E ':[a-z0-9_]*(time|interval|gap|period|timeout|age|elapsed|duration|latency|delay|holddown|halflife|uptime|stall|seconds)[a-z0-9_]*$' |
-		grep -vE '_(s|ms|us|ns)$' | grep -vE ':(gaps|timeouts|timelines|timestamps|stalls)$' | sort -u)
+		grep -vE '_(s|ms|us|ns)$' | grep -vE ':(gaps|timeouts|timelines|timestamps|stalls)$' |
+		grep -vE '_after_(seq|flow)$' | sort -u)
 	log "$n keys"
 	assert_eq "time keys without a unit suffix" "$(xargs <<<"$bad")" ""
 }

@@ -272,6 +272,31 @@ static void test_print_restart(TEST_ARGS)
 	free(out);
 }
 
+static void fixed(void)
+{
+	mp_print_start_array();
+	mp_print_fixed(MP_PRINT_ANY, NULL, "%.6f\n", 6, 1.5);
+	mp_print_fixed(MP_PRINT_ANY, NULL, "%.1f\n", 1, 1234567.25);
+	mp_print_fixed(MP_PRINT_ANY, NULL, "%.3f\n", 3, 0.0004);
+	mp_print_fixed(MP_PRINT_ANY, NULL, "%.3f\n", 3, NAN);
+	mp_print_fixed(MP_PRINT_JSON, NULL, "%.1f\n", 1, 2.0);
+	mp_print_fixed(MP_PRINT_TEXT, NULL, "%.1f\n", 1, 3.0);
+	mp_print_end();
+}
+
+/* The digits text shows, where six significant ones would round 1.2
+ * million to 1.23457e+06; each destination still gets only its own. */
+static void test_print_fixed(TEST_ARGS)
+{
+	char *out = run(true, fixed);
+
+	assert_string_equal(out, "[1.500000,1234567.2,0.000,null,2.0]\n");
+	free(out);
+	out = run(false, fixed);
+	assert_string_equal(out, "1.500000\n1234567.2\n0.000\nnan\n3.0\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_print_unbalanced),
 		cmocka_unit_test(test_print_too_deep),
 		cmocka_unit_test(test_print_restart),
+		cmocka_unit_test(test_print_fixed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

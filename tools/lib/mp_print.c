@@ -229,3 +229,17 @@ void mp_print_set_file(FILE *f)
 		saved = NULL;
 	}
 }
+
+void mp_print_fixed(enum mp_print_to to, const char *key, const char *fmt,
+		    int digits, double val)
+{
+	char buf[64];
+
+	/* Not finite, or text only: mp_print_float() says it as well. */
+	if (to_json(to) && isfinite(val)) {
+		snprintf(buf, sizeof(buf), "%.*f", digits, val);
+		add(key, json_object_new_double_s(val, buf));
+		to = MP_PRINT_TEXT;
+	}
+	mp_print_float(to, key, fmt, val);
+}

@@ -72,4 +72,10 @@ void mp_print_null(enum mp_print_to to, const char *key, const char *fmt);
 /* Text only, such as headers and newlines. */
 void mp_print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A number whose JSON keeps @digits after the point, as text rounds it
+ * ("%.6f" for seconds to the microsecond), rather than six significant
+ * digits; null when not finite.  Text prints @fmt as mp_print_float(). */
+void mp_print_fixed(enum mp_print_to to, const char *key, const char *fmt,
+		    int digits, double val);
+
 #endif /* MP_PRINT_H */

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "mp_netns.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_tc.h"
 #include "mplane_maps.h"
 
@@ -357,10 +359,11 @@ int bpf_fabric_attach(int argc, char **argv)
 		if (err)
 			mp_err("starting the port watcher: %s", strerror(-err));
 	}
-	if (!err && !mp_json)
-		printf("fabric %s: %s on %u switches, %u routes (%u with unresolved next hops left to the kernel)\n",
-		       prefix, ar_policy_name(a.s.policy), a.switches,
-		       a.total.routes, a.total.unresolved);
+	/* Text only: JSON says nothing of an attach that worked. */
+	if (!err)
+		mp_print_text("fabric %s: %s on %u switches, %u routes (%u with unresolved next hops left to the kernel)\n",
+			      prefix, ar_policy_name(a.s.policy), a.switches,
+			      a.total.routes, a.total.unresolved);
 	mp_fabric_free(&f);
 	return err ? (err == MP_EXIT_USAGE ? err : MP_EXIT_ERR) : MP_EXIT_OK;
 }
@@ -455,91 +458,81 @@ int bpf_fabric_detach(int argc, char **argv)
 
 /* status */
 
-static const char *const port_stat_names[] = {
-	"tx_packets", "tx_bytes", "ect", "not_ect", "ce_marked", "ce_seen",
-	"ar_forwarded", "path_switches", "ttl_expired", "no_route",
-	"down_skipped", "not_forwarded", "mtu_exceeded",
+/* Every counter of struct mplane_port_stats, in its order; text has the
+ * columns with a format, JSON all of them. */
+static const struct port_stat {
+	const char *key, *fmt;
+} port_stats[] = {
+	{ "tx_packets", " %10" PRIu64 }, { "tx_bytes", " %12" PRIu64 },
+	{ "ect", NULL }, { "not_ect", NULL }, { "ce_marked", " %8" PRIu64 },
+	{ "ce_seen", NULL }, { "ar_forwarded", " %8" PRIu64 },
+	{ "path_switches", " %8" PRIu64 }, { "ttl_expired", NULL },
+	{ "no_route", NULL }, { "down_skipped", NULL },
+	{ "not_forwarded", NULL }, { "mtu_exceeded", NULL },
 };
 
-_Static_assert(sizeof(port_stat_names) / sizeof(port_stat_names[0]) ==
+#define NR_PORT_STATS	(sizeof(port_stats) / sizeof(port_stats[0]))
+/* Text has the queue after the bytes sent. */
+#define QUEUE_COLUMN	2
+
+_Static_assert(NR_PORT_STATS ==
 	       sizeof(struct mplane_port_stats) / sizeof(__u64),
 	       "a name for every counter of struct mplane_port_stats");
 
-static struct json_object *port_json(const char *ifname,
-				     const struct ar_port_status *ps)
+static void print_stats(const __u64 *v, size_t from, size_t to)
 {
-	struct json_object *o = json_object_new_object();
-	const __u64 *v = (const __u64 *)&ps->stats;
 	size_t i;
 
-	json_object_object_add(o, "port", json_object_new_string(ifname));
-	json_object_object_add(o, "up", json_object_new_boolean(ps->cfg.up));
-	json_object_object_add(o, "rate_bps",
-			       json_object_new_uint64(ps->cfg.rate_bps));
-	json_object_object_add(o, "queue_bytes",
-			       json_object_new_uint64(ps->vq.q_bytes));
-	json_object_object_add(o, "queue_hwm_bytes",
-			       json_object_new_uint64(ps->vq.hwm_bytes));
-	json_object_object_add(o, "dre_bytes",
-			       json_object_new_uint64(ps->vq.dre_bytes));
-	for (i = 0; i < sizeof(port_stat_names) / sizeof(port_stat_names[0]); i++)
-		json_object_object_add(o, port_stat_names[i],
-				       json_object_new_uint64(v[i]));
-	return o;
+	for (i = from; i < to; i++)
+		mp_print_u64(port_stats[i].fmt ? MP_PRINT_ANY : MP_PRINT_JSON,
+			     port_stats[i].key, port_stats[i].fmt, v[i]);
+}
+
+/* One row of text: the node's name starts every row of its ports. */
+static void print_port(const char *node, const char *ifname,
+		       const struct ar_port_status *ps)
+{
+	const __u64 *v = (const __u64 *)&ps->stats;
+
+	mp_print_open_object(NULL);
+	mp_print_str(MP_PRINT_TEXT, NULL, "%-6s", node);
+	mp_print_str(MP_PRINT_ANY, "port", " %-5s", ifname);
+	mp_print_bool(MP_PRINT_JSON, "up", NULL, ps->cfg.up);
+	mp_print_str(MP_PRINT_TEXT, NULL, " %-4s", ps->cfg.up ? "up" : "down");
+	mp_print_u64(MP_PRINT_JSON, "rate_bps", NULL, ps->cfg.rate_bps);
+	print_stats(v, 0, QUEUE_COLUMN);
+	mp_print_u64(MP_PRINT_ANY, "queue_bytes", " %10" PRIu64,
+		     ps->vq.q_bytes);
+	mp_print_u64(MP_PRINT_ANY, "queue_hwm_bytes", " %10" PRIu64,
+		     ps->vq.hwm_bytes);
+	mp_print_u64(MP_PRINT_JSON, "dre_bytes", NULL, ps->vq.dre_bytes);
+	print_stats(v, QUEUE_COLUMN, NR_PORT_STATS);
+	mp_print_text("\n");
+	mp_print_close_object();
 }
 
 static int status_one(const struct mp_fabric *f, const struct mp_fabric_node *n,
 		      void *data)
 {
-	struct json_object *nodes = data, *node, *ports;
 	struct ar_port_status ps;
 	unsigned int i;
 	int ifindex;
 
-	node = json_object_new_object();
-	ports = json_object_new_array();
-	json_object_object_add(node, "node", json_object_new_string(n->name));
-	json_object_object_add(node, "attached",
-			       json_object_new_boolean(ar_switch_attached(f, n)));
+	(void)data;
+	mp_print_open_object(NULL);
+	mp_print_str(MP_PRINT_JSON, "node", NULL, n->name);
+	mp_print_bool(MP_PRINT_JSON, "attached", NULL,
+		      ar_switch_attached(f, n));
+	mp_print_open_array("ports");
 	for (i = 0; i < n->nports; i++) {
 		ifindex = if_nametoindex(n->ports[i].ifname);
 		if (!ifindex || ar_port_status(f, n, ifindex, &ps))
 			continue;
-		json_object_array_add(ports, port_json(n->ports[i].ifname, &ps));
+		print_port(n->name, n->ports[i].ifname, &ps);
 	}
-	json_object_object_add(node, "ports", ports);
-	json_object_array_add(nodes, node);
+	mp_print_close_array();
+	mp_print_close_object();
 	return 0;
-}
-
-static void print_status(struct json_object *nodes)
-{
-	struct json_object *node, *port, *v;
-	size_t i, j;
-
-	printf("%-6s %-5s %-4s %10s %12s %10s %10s %8s %8s %8s\n", "NODE",
-	       "PORT", "UP", "TX_PKTS", "TX_BYTES", "QUEUE", "QUEUE_HWM",
-	       "CE_MARK", "AR_FWD", "SWITCHES");
-	for (i = 0; i < json_object_array_length(nodes); i++) {
-		node = json_object_array_get_idx(nodes, i);
-		v = json_object_object_get(node, "ports");
-		for (j = 0; j < json_object_array_length(v); j++) {
-			port = json_object_array_get_idx(v, j);
-#define F(k) json_object_get_uint64(json_object_object_get(port, k))
-			printf("%-6s %-5s %-4s %10llu %12llu %10llu %10llu %8llu %8llu %8llu\n",
-			       json_object_get_string(json_object_object_get(node, "node")),
-			       json_object_get_string(json_object_object_get(port, "port")),
-			       F("up") ? "up" : "down",
-			       (unsigned long long)F("tx_packets"),
-			       (unsigned long long)F("tx_bytes"),
-			       (unsigned long long)F("queue_bytes"),
-			       (unsigned long long)F("queue_hwm_bytes"),
-			       (unsigned long long)F("ce_marked"),
-			       (unsigned long long)F("ar_forwarded"),
-			       (unsigned long long)F("path_switches"));
-#undef F
-		}
-	}
 }
 
 static const struct mp_opt_cmd status_cmd = {
@@ -554,29 +547,22 @@ static const struct mp_opt_cmd status_cmd = {
 
 int bpf_fabric_status(int argc, char **argv)
 {
-	const char *prefix = NULL;
-	struct json_object *nodes;
 	struct mp_fabric f;
 	int err;
 
 	err = open_fabric_cmd(&status_cmd, argc, argv, &f);
 	if (err != MP_OPT_RUN)
 		return err;
-	prefix = f.prefix;
-	nodes = json_object_new_array();
+	mp_print_start();
+	mp_print_str(MP_PRINT_JSON, "fabric", NULL, f.prefix);
+	mp_print_text("%-6s %-5s %-4s %10s %12s %10s %10s %8s %8s %8s\n",
+		      "NODE", "PORT", "UP", "TX_PKTS", "TX_BYTES", "QUEUE",
+		      "QUEUE_HWM", "CE_MARK", "AR_FWD", "SWITCHES");
+	mp_print_open_array("switches");
 	err = for_each_switch(&f, argc - optind, argv + optind, status_one,
-			      nodes);
-	if (mp_json) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "fabric",
-				       json_object_new_string(prefix));
-		json_object_object_add(o, "switches", nodes);
-		mp_json_print(o);
-	} else {
-		print_status(nodes);
-		json_object_put(nodes);
-	}
+			      NULL);
+	mp_print_close_array();
+	mp_print_end();
 	mp_fabric_free(&f);
 	return err ? MP_EXIT_ERR : MP_EXIT_OK;
 }

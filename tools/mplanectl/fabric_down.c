@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <glob.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "mp_cmd.h"
 #include "mp_netns.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mplanectl.h"
 #include "fabric.h"
 #include "mp_opt.h"
@@ -201,25 +203,24 @@ int fabric_destroy(const char *prefix, struct fabric_removed *rm)
 
 static void print_removed(const char *prefix, const struct fabric_removed *rm)
 {
-	struct json_object *o;
+	bool none = !rm->netns && !rm->pids && !rm->state && !rm->pins;
+	enum mp_print_to said = none ? MP_PRINT_JSON : MP_PRINT_ANY;
 
-	if (!mp_json) {
-		if (!rm->netns && !rm->pids && !rm->state && !rm->pins)
-			printf("%s: no such fabric, nothing to remove\n", prefix);
-		else
-			printf("%s: removed %u namespaces%s%s, stopped %u processes\n",
-			       prefix, rm->netns,
-			       rm->state ? ", the state file" : "",
-			       rm->pins ? ", BPF pins" : "", rm->pids);
-		return;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "prefix", json_object_new_string(prefix));
-	json_object_object_add(o, "netns", json_object_new_int(rm->netns));
-	json_object_object_add(o, "pids", json_object_new_int(rm->pids));
-	json_object_object_add(o, "state", json_object_new_boolean(rm->state));
-	json_object_object_add(o, "pins", json_object_new_boolean(rm->pins));
-	mp_json_print(o);
+	mp_print_start();
+	mp_print_str(MP_PRINT_ANY, "prefix", "%s: ", prefix);
+	if (none)
+		mp_print_text("no such fabric, nothing to remove\n");
+	mp_print_u64(said, "netns", "removed %" PRIu64 " namespaces",
+		     rm->netns);
+	/* Text names the state file and the pins, JSON says yes or no. */
+	if (!none)
+		mp_print_text("%s%s", rm->state ? ", the state file" : "",
+			      rm->pins ? ", BPF pins" : "");
+	mp_print_u64(said, "pids", ", stopped %" PRIu64 " processes\n",
+		     rm->pids);
+	mp_print_bool(MP_PRINT_JSON, "state", NULL, rm->state);
+	mp_print_bool(MP_PRINT_JSON, "pins", NULL, rm->pins);
+	mp_print_end();
 }
 
 int fabric_down_main(int argc, char **argv)

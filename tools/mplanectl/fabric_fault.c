@@ -371,9 +371,9 @@ static void step_done(const struct fault_ctx *c, const struct fault_target *t,
 	(void)c;
 	if (mp_json)
 		return;
-	printf("%s ", t->name);
+	mp_print_str(MP_PRINT_TEXT, NULL, "%s ", t->name);
 	print_step(s, true);
-	printf("\n");
+	mp_print_text("\n");
 	fflush(stdout);
 }
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "mp_names.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_rtnl.h"
 #include "mplanectl.h"
 #include "fabric.h"
@@ -609,24 +611,23 @@ static double now(void)
 static void print_summary(const struct mp_fabric *f, double secs)
 {
 	char links[128], mp0[80];
-	struct json_object *o;
 
-	if (!mp_json) {
-		printf("%s: %u namespaces, %s, %s, up in %.2f s\n", f->prefix,
-		       f->nnodes, fabric_links_str(f, links, sizeof(links)),
-		       fabric_mp0_str(f, mp0, sizeof(mp0)), secs);
-		return;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "prefix", json_object_new_string(f->prefix));
-	json_object_object_add(o, "netns", json_object_new_int(f->nnodes));
-	json_object_object_add(o, "veth_pairs",
-			       json_object_new_int(fabric_count_ports(f, false) / 2));
-	json_object_object_add(o, "netem_ports",
-			       json_object_new_int(fabric_count_ports(f, true)));
-	json_object_object_add(o, "mp0", json_object_new_boolean(f->mp0));
-	json_object_object_add(o, "duration_s", json_object_new_double(secs));
-	mp_json_print(o);
+	mp_print_start();
+	mp_print_str(MP_PRINT_ANY, "prefix", "%s: ", f->prefix);
+	mp_print_u64(MP_PRINT_ANY, "netns", "%" PRIu64 " namespaces, ",
+		     f->nnodes);
+	mp_print_u64(MP_PRINT_JSON, "veth_pairs", NULL,
+		     fabric_count_ports(f, false) / 2);
+	mp_print_u64(MP_PRINT_JSON, "netem_ports", NULL,
+		     fabric_count_ports(f, true));
+	mp_print_str(MP_PRINT_TEXT, NULL, "%s, ",
+		     fabric_links_str(f, links, sizeof(links)));
+	/* Text says what mp0 is, or why there is none. */
+	mp_print_bool(MP_PRINT_JSON, "mp0", NULL, f->mp0);
+	mp_print_str(MP_PRINT_TEXT, NULL, "%s, ",
+		     fabric_mp0_str(f, mp0, sizeof(mp0)));
+	mp_print_double(MP_PRINT_ANY, "duration_s", "up in %.2f s\n", secs);
+	mp_print_end();
 }
 
 int fabric_up_main(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include "mp_cmd.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mplanectl.h"
 #include "link.h"
 
@@ -213,62 +214,77 @@ static bool same(const struct rail *a, const struct rail *b)
 	return true;
 }
 
+/* A name where the enum has one, else its number (JSON keeps it one). */
+static void print_enum(enum mp_print_to to, const char *key, const char *fmt,
+		       const struct mp_names *names, uint32_t v)
+{
+	const char *name = mp_name(names, v);
+	char num[16];
+
+	if (name) {
+		mp_print_str(to, key, fmt, name);
+		return;
+	}
+	if (to != MP_PRINT_TEXT)
+		mp_print_u64(MP_PRINT_JSON, key, NULL, v);
+	if (to != MP_PRINT_JSON) {
+		snprintf(num, sizeof(num), "%u", v);
+		mp_print_str(MP_PRINT_TEXT, NULL, fmt, num);
+	}
+}
+
+/* Text has the value before the change only where it changed. */
+static void print_values(const struct rail *was, const struct rail *now)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_WATCHED; i++) {
+		if (!(now->present & (1u << i)))
+			continue;
+		mp_print_str(MP_PRINT_TEXT, NULL, " %s ", watched_keys[i]);
+		if ((was->present & (1u << i)) && was->val[i] != now->val[i])
+			print_enum(MP_PRINT_TEXT, NULL, "%s->",
+				   watched_names[i], was->val[i]);
+		print_enum(MP_PRINT_ANY, watched_keys[i], "%s",
+			   watched_names[i], now->val[i]);
+	}
+	mp_print_open_object("prev");
+	for (i = 0; i < NR_WATCHED; i++)
+		if (was->present & (1u << i))
+			print_enum(MP_PRINT_JSON, watched_keys[i], NULL,
+				   watched_names[i], was->val[i]);
+	mp_print_close_object();
+}
+
+/* One line a change, in JSON one document a line. */
 static void print_change(const struct monitor *m, const struct mp_link *l,
 			 const struct rail *was, const struct rail *now,
 			 uint64_t ts)
 {
 	const struct mp_plane_info *p = &l->plane;
 	bool has_id = p->present & (1u << IFLA_MPLANE_PLANE_ID);
-	char buf[IF_NAMESIZE], a[16], b[16];
-	const char *master = master_name(m, l->master, buf);
-	struct json_object *obj, *prev;
-	unsigned int i;
+	char buf[IF_NAMESIZE], stamp[32];
 
-	if (mp_json) {
-		obj = json_object_new_object();
-		prev = json_object_new_object();
-		json_object_object_add(obj, "ts_ns", json_object_new_uint64(ts));
-		json_object_object_add(obj, "dev", json_object_new_string(master));
-		json_object_object_add(obj, "ifindex", json_object_new_int(l->master));
-		if (has_id)
-			json_object_object_add(obj, "plane", json_object_new_int64(
-				p->val[IFLA_MPLANE_PLANE_ID]));
-		json_object_object_add(obj, "rail", json_object_new_string(l->name));
-		json_object_object_add(obj, "rail_ifindex",
-				       json_object_new_int(l->ifindex));
-		for (i = 0; i < NR_WATCHED; i++) {
-			if (now->present & (1u << i))
-				json_object_object_add(obj, watched_keys[i],
-					link_enum_json(watched_names[i], now->val[i]));
-			if (was->present & (1u << i))
-				json_object_object_add(prev, watched_keys[i],
-					link_enum_json(watched_names[i], was->val[i]));
-		}
-		json_object_object_add(obj, "prev", prev);
-		mp_json_print(obj);
-	} else {
-		printf("%" PRIu64 ".%06" PRIu64 " %s plane ", ts / NSEC_PER_SEC,
-		       ts % NSEC_PER_SEC / 1000, master);
-		if (has_id)
-			printf("%u", p->val[IFLA_MPLANE_PLANE_ID]);
-		else
-			printf("-");
-		printf(" %s:", l->name);
-		for (i = 0; i < NR_WATCHED; i++) {
-			if (!(now->present & (1u << i)))
-				continue;
-			printf(" %s ", watched_keys[i]);
-			if ((was->present & (1u << i)) && was->val[i] != now->val[i])
-				printf("%s->", link_enum_str(watched_names[i],
-							     was->val[i], a,
-							     sizeof(a)));
-			printf("%s", link_enum_str(watched_names[i], now->val[i],
-						   b, sizeof(b)));
-		}
-		putchar('\n');
-	}
-	/* Lines go to a pipe or a file in tests: each as it happens. */
-	fflush(stdout);
+	snprintf(stamp, sizeof(stamp), "%" PRIu64 ".%06" PRIu64,
+		 ts / NSEC_PER_SEC, ts % NSEC_PER_SEC / 1000);
+	mp_print_start();
+	mp_print_u64(MP_PRINT_JSON, "ts_ns", NULL, ts);
+	mp_print_str(MP_PRINT_TEXT, NULL, "%s", stamp);
+	mp_print_str(MP_PRINT_ANY, "dev", " %s plane ",
+		     master_name(m, l->master, buf));
+	mp_print_s64(MP_PRINT_JSON, "ifindex", NULL, l->master);
+	if (has_id)
+		mp_print_u64(MP_PRINT_ANY, "plane", "%" PRIu64,
+			     p->val[IFLA_MPLANE_PLANE_ID]);
+	else
+		mp_print_text("-");
+	mp_print_str(MP_PRINT_ANY, "rail", " %s:", l->name);
+	mp_print_s64(MP_PRINT_JSON, "rail_ifindex", NULL, l->ifindex);
+	print_values(was, now);
+	mp_print_text("\n");
+	/* Lines go to a pipe or a file in tests: each as it happens (the
+	 * end flushes). */
+	mp_print_end();
 }
 
 /* A link from the baseline dump, an event, or a dump after an overrun. */

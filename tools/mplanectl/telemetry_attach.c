@@ -8,6 +8,7 @@
  * finds it.  Unpinning the links ('telemetry detach') stops it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "mp_cmd.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_pin.h"
 #include "telemetry.h"
 
@@ -223,36 +225,25 @@ static int load_and_attach(const struct attach_settings *o,
 static void print_result(const struct attach_settings *o,
 			 const struct attach_result *res)
 {
-	struct json_object *obj, *list;
 	int tp;
 
-	if (!mp_json) {
-		printf("relaying");
-		for (tp = 0; tp < TP_COUNT; tp++)
-			if (res->relayed[tp])
-				printf(" mplane:%s", tp_names[tp]);
-		printf(" into " KMOD_PIN_DIR "/mp_events");
-		if (o->sel_every)
-			printf(" (plane_select: 1 in %llu)\n",
-			       (unsigned long long)o->sel_every);
-		else
-			printf(" (plane_select: none)\n");
-		return;
-	}
-	obj = json_object_new_object();
-	list = json_object_new_array();
+	mp_print_start();
+	mp_print_str(MP_PRINT_JSON, "pin_dir", NULL, KMOD_PIN_DIR);
+	mp_print_text("relaying");
+	mp_print_open_array("relayed");
 	for (tp = 0; tp < TP_COUNT; tp++)
 		if (res->relayed[tp])
-			json_object_array_add(list,
-					      json_object_new_string(tp_names[tp]));
-	json_object_object_add(obj, "pin_dir",
-			       json_object_new_string(KMOD_PIN_DIR));
-	json_object_object_add(obj, "relayed", list);
-	json_object_object_add(obj, "sel_sample",
-			       json_object_new_uint64(o->sel_every));
-	json_object_object_add(obj, "wakeup_bytes",
-			       json_object_new_uint64(o->wakeup_bytes));
-	mp_json_print(obj);
+			mp_print_str(MP_PRINT_ANY, NULL, " mplane:%s",
+				     tp_names[tp]);
+	mp_print_close_array();
+	mp_print_text(" into " KMOD_PIN_DIR "/mp_events");
+	/* 0 is "none" in text. */
+	mp_print_u64(o->sel_every ? MP_PRINT_ANY : MP_PRINT_JSON, "sel_sample",
+		     " (plane_select: 1 in %" PRIu64 ")\n", o->sel_every);
+	if (!o->sel_every)
+		mp_print_text(" (plane_select: none)\n");
+	mp_print_u64(MP_PRINT_JSON, "wakeup_bytes", NULL, o->wakeup_bytes);
+	mp_print_end();
 }
 
 static int parse_opts(int argc, char **argv, struct attach_settings *o)

@@ -15,6 +15,7 @@
 #include "mp_cmd.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_pin.h"
 #include "telemetry.h"
 
@@ -40,19 +41,12 @@ static const struct mp_opt_cmd detach_cmd = {
 
 static void print_result(bool was_attached)
 {
-	struct json_object *obj;
-
-	if (!mp_json) {
-		printf(was_attached ? "detached: mplane.ko's tracepoints are no longer relayed\n" :
-		       "not attached: nothing to detach\n");
-		return;
-	}
-	obj = json_object_new_object();
-	json_object_object_add(obj, "pin_dir",
-			       json_object_new_string(KMOD_PIN_DIR));
-	json_object_object_add(obj, "was_attached",
-			       json_object_new_boolean(was_attached));
-	mp_json_print(obj);
+	mp_print_start();
+	mp_print_str(MP_PRINT_JSON, "pin_dir", NULL, KMOD_PIN_DIR);
+	mp_print_bool(MP_PRINT_JSON, "was_attached", NULL, was_attached);
+	mp_print_text(was_attached ? "detached: mplane.ko's tracepoints are no longer relayed\n" :
+		      "not attached: nothing to detach\n");
+	mp_print_end();
 }
 
 int telemetry_detach_main(int argc, char **argv)

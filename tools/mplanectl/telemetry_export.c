@@ -29,6 +29,7 @@
 #include "mp_names.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_run.h"
 #include "mplanectl.h"
 #include "telemetry.h"
@@ -1059,6 +1060,18 @@ static struct MHD_Daemon *start_http(int fd, struct exporter *x)
 	return d;
 }
 
+/* Said once the server is up, so that a script can wait for the line. */
+static void print_serving(const char *where, const char *from)
+{
+	mp_print_start();
+	mp_print_str(MP_PRINT_ANY, "listen", "serving http://%s", where);
+	mp_print_str(MP_PRINT_ANY, "path", "%s", "/metrics");
+	if (from)
+		mp_print_str(MP_PRINT_TEXT, NULL, " from %s", from);
+	mp_print_text("; Ctrl-C stops\n");
+	mp_print_end();
+}
+
 int telemetry_export_main(int argc, char **argv)
 {
 	struct export_args a = {
@@ -1116,19 +1129,7 @@ int telemetry_export_main(int argc, char **argv)
 		mp_tm_free(&x.tm);
 		return MP_EXIT_ERR;
 	}
-	if (mp_json) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "listen",
-				       json_object_new_string(where));
-		json_object_object_add(o, "path",
-				       json_object_new_string("/metrics"));
-		mp_json_print(o);
-	} else {
-		printf("serving http://%s/metrics%s%s; Ctrl-C stops\n",
-		       where, a.from ? " from " : "", a.from ? a.from : "");
-	}
-	fflush(stdout);
+	print_serving(where, a.from);
 	ret = a.from ? (wait_for_signal(), MP_EXIT_OK) : run_live(&x, feed);
 	x.http->stop_daemon(d);
 	close(fd);

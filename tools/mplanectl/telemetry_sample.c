@@ -21,6 +21,7 @@
 #include "mp_fabric.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "telemetry.h"
 
 /* Longer than this is a poller's job, not a sampler's. */
@@ -145,40 +146,25 @@ static int run_sampler(const struct mp_fabric *f,
 	return err;
 }
 
-static void print_result(const char *prefix, unsigned long long interval_ns,
-			 struct json_object *done)
+/* After the switches: JSON has them by name, text counts them. */
+static void print_interval(unsigned int n, unsigned long long interval_ns)
 {
-	struct json_object *o;
-	size_t n = json_object_array_length(done);
-
-	if (!mp_json) {
-		if (!interval_ns)
-			printf("fabric %s: sampler off on %zu switches\n",
-			       prefix, n);
-		else if (interval_ns % 1000000 == 0)
-			printf("fabric %s: sampling every port of %zu switches every %llu ms\n",
-			       prefix, n, interval_ns / 1000000);
-		else
-			printf("fabric %s: sampling every port of %zu switches every %llu us\n",
-			       prefix, n, interval_ns / 1000);
-		json_object_put(done);
-		return;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "fabric", json_object_new_string(prefix));
-	json_object_object_add(o, "interval_ns",
-			       json_object_new_uint64(interval_ns));
-	json_object_object_add(o, "switches", done);
-	mp_json_print(o);
+	if (!interval_ns)
+		mp_print_text("sampler off on %u switches\n", n);
+	else if (interval_ns % 1000000 == 0)
+		mp_print_text("sampling every port of %u switches every %llu ms\n",
+			      n, interval_ns / 1000000);
+	else
+		mp_print_text("sampling every port of %u switches every %llu us\n",
+			      n, interval_ns / 1000);
 }
 
 static int sample_fabric(const char *prefix, const char *node,
 			 unsigned long long interval_ns)
 {
 	const struct mp_fabric_node *n;
-	struct json_object *done;
+	unsigned int i, done = 0;
 	struct mp_fabric f;
-	unsigned int i;
 	int err, failed = 0;
 
 	err = mp_fabric_load(prefix, &f);
@@ -200,18 +186,24 @@ static int sample_fabric(const char *prefix, const char *node,
 			return MP_EXIT_USAGE;
 		}
 	}
-	done = json_object_new_array();
+	mp_print_start();
+	mp_print_str(MP_PRINT_ANY, "fabric", "fabric %s: ", prefix);
+	mp_print_u64(MP_PRINT_JSON, "interval_ns", NULL, interval_ns);
+	mp_print_open_array("switches");
 	for (i = 0; i < f.nnodes; i++) {
 		n = &f.nodes[i];
 		if (n->role == MP_NODE_HOST || (node && strcmp(node, n->name)))
 			continue;
-		if (run_sampler(&f, n, interval_ns))
+		if (run_sampler(&f, n, interval_ns)) {
 			failed++;
-		else
-			json_object_array_add(done,
-					      json_object_new_string(n->name));
+			continue;
+		}
+		mp_print_str(MP_PRINT_JSON, NULL, NULL, n->name);
+		done++;
 	}
-	print_result(prefix, interval_ns, done);
+	mp_print_close_array();
+	print_interval(done, interval_ns);
+	mp_print_end();
 	mp_fabric_free(&f);
 	return failed ? MP_EXIT_ERR : MP_EXIT_OK;
 }

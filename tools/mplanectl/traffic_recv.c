@@ -18,6 +18,7 @@
 #include "mp_cmd.h"
 #include "mp_net.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mp_hist.h"
 #include "mp_opt.h"
 #include "mp_rtnl.h"
@@ -115,18 +116,18 @@ static const struct mp_opt_cmd recv_cmd = {
 "packets once the first came, or on SIGINT or SIGTERM, and then prints\n"
 "its summary; with -j, one JSON object (times in us; gap fields are null\n"
 "until two packets arrived):\n"
-"  {\"port\":9000,\"received\":1998,\"lost\":2,\"reordered\":0,\"duplicates\":0,\n"
-"   \"invalid\":0,\"socket_drops\":0,\"expect\":2000,\"duration_s\":0.099950,\n"
+"  {\"received\":1998,\"port\":9000,\"duration_s\":0.099950,\"lost\":2,\n"
+"   \"expect\":2000,\"reordered\":0,\"duplicates\":0,\"invalid\":0,\"socket_drops\":0,\n"
 "   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_gap_after_flow\":0,\n"
 "   \"max_excess_gap_us\":3.100,\"max_excess_gap_after_seq\":1500,\n"
 "   \"max_excess_gap_after_flow\":0,\"gap_p50_us\":50.000,\n"
-"   \"gap_p99_us\":50.800,\"gap_p999_us\":150.021,\"holes\":1,\n"
-"   \"max_gap_near_fault_us\":150.021,\"max_excess_gap_near_fault_us\":0.000,\n"
-"   \"max_excess_gap_away_us\":3.100,\n"
-"   \"timestamps\":\"kernel\",\n"
-"   \"stopped_by\":\"idle\",\"flows\":[{\"flow\":0,\"received\":1998,\"lost\":2,\n"
-"   \"reordered\":0,\"duplicates\":0,\"first_seq\":0,\"last_seq\":1999,\n"
-"   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_excess_gap_us\":3.100}]}\n"
+"   \"gap_p99_us\":50.800,\"gap_p999_us\":150.021,\"timestamps\":\"kernel\",\n"
+"   \"holes\":1,\"max_gap_near_fault_us\":150.021,\n"
+"   \"max_excess_gap_near_fault_us\":0.000,\"max_excess_gap_away_us\":3.100,\n"
+"   \"flows\":[{\"flow\":0,\"received\":1998,\"lost\":2,\"reordered\":0,\n"
+"   \"duplicates\":0,\"first_seq\":0,\"last_seq\":1999,\n"
+"   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_excess_gap_us\":3.100}],\n"
+"   \"stopped_by\":\"idle\"}\n"
 "\"expect\" is there only with --expect, \"link_changes\" only with\n"
 "--watch-link; the gaps near a fault are null without one.  \"socket_drops\"\n"
 "is what the socket dropped because recv did not read in time: not the\n"
@@ -589,170 +590,166 @@ static double us(uint64_t ns)
 	return ns / 1e3;
 }
 
-static struct json_object *json_fixed(double v, const char *fmt)
+static const char *plural(uint64_t n)
 {
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), fmt, v);
-	return json_object_new_double_s(v, buf);
+	return n == 1 ? "" : "s";
 }
 
-static struct json_object *json_us(uint64_t ns)
+static enum mp_print_to where(bool text, bool json)
 {
-	return json_fixed(us(ns), "%.3f");
+	if (text)
+		return json ? MP_PRINT_ANY : MP_PRINT_TEXT;
+	return MP_PRINT_JSON;
 }
 
-/* Gaps need two arrivals: null before. */
-static void add_gap(struct json_object *obj, const char *key,
-		    const struct mp_gapstat *g, struct json_object *val)
+/* A gap (in us) not @seen yet is null in JSON and not in text. */
+static void rx_print_us(bool seen, const char *key, const char *fmt,
+			uint64_t ns)
 {
-	if (g->arrivals < 2) {
-		json_object_put(val);
-		val = NULL;
-	}
-	json_object_object_add(obj, key, val);
+	if (seen)
+		mp_print_fixed(MP_PRINT_ANY, key, fmt, 3, us(ns));
+	else
+		mp_print_null(MP_PRINT_JSON, key, NULL);
 }
 
-/* Gaps near a fault need one: null before. */
-static void add_fault_gap(struct json_object *obj, const char *key,
-			  const struct mp_faultwin *w, struct json_object *val)
+/* Where a gap was, as rx_print_us(). */
+static void rx_print_at(bool seen, const char *key, const char *fmt,
+			uint64_t v)
 {
-	if (!mp_faultwin_seen(w)) {
-		json_object_put(val);
-		val = NULL;
-	}
-	json_object_object_add(obj, key, val);
+	if (seen)
+		mp_print_u64(MP_PRINT_ANY, key, fmt, v);
+	else
+		mp_print_null(MP_PRINT_JSON, key, NULL);
 }
 
-static struct json_object *flow_json(unsigned int id, const struct rx_flow *f)
+static void print_totals(const struct receiver *r)
 {
-	struct json_object *obj = json_object_new_object();
-	const struct mp_seqstat *s = &f->seq;
-	const struct mp_gapstat *g = &f->gap;
+	/* Text has them when there is something to say. */
+	enum mp_print_to also = where(r->invalid || r->socket_drops, true);
 
-	json_object_object_add(obj, "flow", json_object_new_int(id));
-	json_object_object_add(obj, "received", json_object_new_uint64(s->received));
-	json_object_object_add(obj, "lost",
-			       json_object_new_uint64(mp_seqstat_lost(s)));
-	json_object_object_add(obj, "reordered", json_object_new_uint64(s->reordered));
-	json_object_object_add(obj, "duplicates", json_object_new_uint64(s->duplicates));
-	json_object_object_add(obj, "first_seq", json_object_new_uint64(s->first));
-	json_object_object_add(obj, "last_seq", json_object_new_uint64(s->last));
-	add_gap(obj, "max_gap_us", g, json_us(g->max_gap_ns));
-	add_gap(obj, "max_gap_after_seq", g, json_object_new_uint64(g->max_gap_seq));
-	add_gap(obj, "max_excess_gap_us", g, json_us(mp_gapstat_max_excess(g)));
-	return obj;
+	mp_print_u64(MP_PRINT_ANY, "received", "received %" PRIu64 " packet",
+		     r->received);
+	mp_print_text("%s", plural(r->received));
+	mp_print_u64(MP_PRINT_ANY, "port", " on port %" PRIu64, r->port);
+	mp_print_fixed(MP_PRINT_ANY, "duration_s", " in %.6f s", 6,
+		       (r->last_rx_ns - r->first_rx_ns) / 1e9);
+	mp_print_text(" (%u flow%s)", r->nflows, plural(r->nflows));
+	mp_print_u64(MP_PRINT_ANY, "lost", ": %" PRIu64 " lost", lost(r));
+	if (r->cfg->expect)
+		mp_print_u64(MP_PRINT_ANY, "expect",
+			     " of %" PRIu64 " expected per flow", r->cfg->expect);
+	mp_print_u64(MP_PRINT_ANY, "reordered", ", %" PRIu64 " reordered",
+		     total(r, flow_reordered));
+	mp_print_u64(MP_PRINT_ANY, "duplicates", ", %" PRIu64 " duplicates\n",
+		     total(r, flow_duplicates));
+	mp_print_u64(also, "invalid",
+		     "also %" PRIu64 " invalid datagrams; ", r->invalid);
+	mp_print_u64(also, "socket_drops",
+		     "%" PRIu64 " dropped by a full socket buffer\n",
+		     r->socket_drops);
 }
 
-static void print_json(const struct receiver *r)
+static void print_gaps(const struct receiver *r)
 {
-	struct json_object *obj = json_object_new_object(), *flows;
 	const struct mp_gapstat *g = &r->gap;
 	const struct mp_hist *h = &r->hist;
-	unsigned int i;
+	bool seen = g->arrivals >= 2;
 
-	json_object_object_add(obj, "port", json_object_new_int(r->port));
-	json_object_object_add(obj, "received", json_object_new_uint64(r->received));
-	json_object_object_add(obj, "lost", json_object_new_uint64(lost(r)));
-	json_object_object_add(obj, "reordered",
-			       json_object_new_uint64(total(r, flow_reordered)));
-	json_object_object_add(obj, "duplicates",
-			       json_object_new_uint64(total(r, flow_duplicates)));
-	json_object_object_add(obj, "invalid", json_object_new_uint64(r->invalid));
-	json_object_object_add(obj, "socket_drops",
-			       json_object_new_uint64(r->socket_drops));
-	if (r->cfg->expect)
-		json_object_object_add(obj, "expect",
-				       json_object_new_uint64(r->cfg->expect));
-	json_object_object_add(obj, "duration_s",
-			       json_fixed((r->last_rx_ns - r->first_rx_ns) / 1e9, "%.6f"));
-	add_gap(obj, "max_gap_us", g, json_us(g->max_gap_ns));
-	add_gap(obj, "max_gap_after_seq", g, json_object_new_uint64(g->max_gap_seq));
-	add_gap(obj, "max_gap_after_flow", g, json_object_new_int(g->max_gap_flow));
-	add_gap(obj, "max_excess_gap_us", g, json_us(mp_gapstat_max_excess(g)));
-	add_gap(obj, "max_excess_gap_after_seq", g,
-		json_object_new_uint64(g->max_excess_seq));
-	add_gap(obj, "max_excess_gap_after_flow", g,
-		json_object_new_int(g->max_excess_flow));
-	add_gap(obj, "gap_p50_us", g, json_us(mp_hist_quantile(h, 0.5)));
-	add_gap(obj, "gap_p99_us", g, json_us(mp_hist_quantile(h, 0.99)));
-	add_gap(obj, "gap_p999_us", g, json_us(mp_hist_quantile(h, 0.999)));
-	json_object_object_add(obj, "holes",
-			       json_object_new_uint64(r->fault.holes));
-	if (r->cfg->watch_link)
-		json_object_object_add(obj, "link_changes",
-				       json_object_new_uint64(r->fault.events));
-	add_fault_gap(obj, "max_gap_near_fault_us", &r->fault,
-		      json_us(r->fault.max_gap_ns));
-	add_fault_gap(obj, "max_excess_gap_near_fault_us", &r->fault,
-		      json_us(mp_faultwin_max_excess(&r->fault)));
-	add_fault_gap(obj, "max_excess_gap_away_us", &r->fault,
-		      json_us(mp_faultwin_max_excess_away(&r->fault)));
-	json_object_object_add(obj, "timestamps", json_object_new_string(stamps(r)));
-	json_object_object_add(obj, "stopped_by",
-			       json_object_new_string(r->stopped_by));
-	flows = json_object_new_array();
-	for (i = 0; i < TRAFFIC_MAX_FLOWS; i++)
-		if (r->flows[i])
-			json_object_array_add(flows, flow_json(i, r->flows[i]));
-	json_object_object_add(obj, "flows", flows);
-	mp_json_print(obj);
+	rx_print_us(seen, "max_gap_us", "gaps: max %.3f us", g->max_gap_ns);
+	rx_print_at(seen, "max_gap_after_seq", " after seq %" PRIu64,
+		 g->max_gap_seq);
+	rx_print_at(seen, "max_gap_after_flow", " of flow %" PRIu64,
+		 g->max_gap_flow);
+	rx_print_us(seen, "max_excess_gap_us", "; max excess %.3f us",
+		 mp_gapstat_max_excess(g));
+	rx_print_at(seen, "max_excess_gap_after_seq", " after seq %" PRIu64,
+		 g->max_excess_seq);
+	rx_print_at(seen, "max_excess_gap_after_flow", " of flow %" PRIu64 "\n",
+		 g->max_excess_flow);
+	rx_print_us(seen, "gap_p50_us", "      p50 %.3f us",
+		 mp_hist_quantile(h, 0.5));
+	rx_print_us(seen, "gap_p99_us", ", p99 %.3f us", mp_hist_quantile(h, 0.99));
+	rx_print_us(seen, "gap_p999_us", ", p99.9 %.3f us",
+		 mp_hist_quantile(h, 0.999));
+	mp_print_str(seen ? MP_PRINT_ANY : MP_PRINT_JSON, "timestamps",
+		     " (%s timestamps)\n", stamps(r));
+}
+
+static void print_faults(const struct receiver *r)
+{
+	const struct mp_faultwin *w = &r->fault;
+	bool seen = mp_faultwin_seen(w);
+	/* Without --watch-link, JSON has no link to count changes of. */
+	enum mp_print_to changes = where(seen, r->cfg->watch_link);
+
+	mp_print_u64(seen ? MP_PRINT_ANY : MP_PRINT_JSON, "holes",
+		     "near faults (%" PRIu64 " holes", w->holes);
+	if (seen || r->cfg->watch_link)
+		mp_print_u64(changes, "link_changes",
+			     ", %" PRIu64 " link changes", w->events);
+	if (seen)
+		mp_print_text(", %.3f ms either side): ",
+			      r->cfg->fault_window_ns / 1e6);
+	rx_print_us(seen, "max_gap_near_fault_us", "max gap %.3f us",
+		 w->max_gap_ns);
+	rx_print_us(seen, "max_excess_gap_near_fault_us", ", max excess %.3f us",
+		 mp_faultwin_max_excess(w));
+	rx_print_us(seen, "max_excess_gap_away_us",
+		 "; away from them: max excess %.3f us\n",
+		 mp_faultwin_max_excess_away(w));
+}
+
+static void print_flow(unsigned int id, const struct rx_flow *f)
+{
+	const struct mp_seqstat *s = &f->seq;
+	const struct mp_gapstat *g = &f->gap;
+	bool seen = g->arrivals >= 2;
+
+	mp_print_open_object(NULL);
+	mp_print_u64(MP_PRINT_ANY, "flow", "%-5" PRIu64, id);
+	mp_print_u64(MP_PRINT_ANY, "received", " %10" PRIu64, s->received);
+	mp_print_u64(MP_PRINT_ANY, "lost", " %10" PRIu64, mp_seqstat_lost(s));
+	mp_print_u64(MP_PRINT_ANY, "reordered", " %10" PRIu64, s->reordered);
+	mp_print_u64(MP_PRINT_ANY, "duplicates", " %10" PRIu64, s->duplicates);
+	mp_print_u64(MP_PRINT_ANY, "first_seq", " %12" PRIu64, s->first);
+	mp_print_u64(MP_PRINT_ANY, "last_seq", " %12" PRIu64, s->last);
+	/* The table has a number in every row, JSON null for none yet. */
+	rx_print_us(seen, "max_gap_us", " %11.3f", g->max_gap_ns);
+	if (!seen)
+		mp_print_float(MP_PRINT_TEXT, NULL, " %11.3f",
+			       us(g->max_gap_ns));
+	mp_print_text("\n");
+	rx_print_at(seen, "max_gap_after_seq", NULL, g->max_gap_seq);
+	rx_print_us(seen, "max_excess_gap_us", NULL, mp_gapstat_max_excess(g));
+	mp_print_close_object();
 }
 
 static void print_flows(const struct receiver *r)
 {
-	const struct rx_flow *f;
 	unsigned int i;
 
-	printf("%-5s %10s %10s %10s %10s %12s %12s %11s\n", "flow", "received",
-	       "lost", "reordered", "duplicates", "first_seq", "last_seq",
-	       "max_gap_us");
-	for (i = 0; i < TRAFFIC_MAX_FLOWS; i++) {
-		f = r->flows[i];
-		if (!f)
-			continue;
-		printf("%-5u %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
-		       " %12" PRIu64 " %12" PRIu64 " %11.3f\n", i,
-		       f->seq.received, mp_seqstat_lost(&f->seq),
-		       f->seq.reordered, f->seq.duplicates, f->seq.first,
-		       f->seq.last, us(f->gap.max_gap_ns));
-	}
+	if (r->nflows)
+		mp_print_text("%-5s %10s %10s %10s %10s %12s %12s %11s\n",
+			      "flow", "received", "lost", "reordered",
+			      "duplicates", "first_seq", "last_seq",
+			      "max_gap_us");
+	mp_print_open_array("flows");
+	for (i = 0; i < TRAFFIC_MAX_FLOWS; i++)
+		if (r->flows[i])
+			print_flow(i, r->flows[i]);
+	mp_print_close_array();
 }
 
-static void print_text(const struct receiver *r)
+static void print_summary(const struct receiver *r)
 {
-	const struct mp_gapstat *g = &r->gap;
-	const struct mp_hist *h = &r->hist;
-
-	printf("received %" PRIu64 " packet%s on port %u in %.6f s (%u flow%s): %" PRIu64 " lost",
-	       r->received, r->received == 1 ? "" : "s", r->port,
-	       (r->last_rx_ns - r->first_rx_ns) / 1e9, r->nflows,
-	       r->nflows == 1 ? "" : "s", lost(r));
-	if (r->cfg->expect)
-		printf(" of %" PRIu64 " expected per flow", r->cfg->expect);
-	printf(", %" PRIu64 " reordered, %" PRIu64 " duplicates\n",
-	       total(r, flow_reordered), total(r, flow_duplicates));
-	if (r->invalid || r->socket_drops)
-		printf("also %" PRIu64 " invalid datagrams; %u dropped by a full socket buffer\n",
-		       r->invalid, r->socket_drops);
-	if (g->arrivals >= 2) {
-		printf("gaps: max %.3f us after seq %" PRIu64 " of flow %u; max excess %.3f us after seq %" PRIu64 " of flow %u\n",
-		       us(g->max_gap_ns), g->max_gap_seq, g->max_gap_flow,
-		       us(mp_gapstat_max_excess(g)), g->max_excess_seq,
-		       g->max_excess_flow);
-		printf("      p50 %.3f us, p99 %.3f us, p99.9 %.3f us (%s timestamps)\n",
-		       us(mp_hist_quantile(h, 0.5)), us(mp_hist_quantile(h, 0.99)),
-		       us(mp_hist_quantile(h, 0.999)), stamps(r));
-	}
-	if (mp_faultwin_seen(&r->fault))
-		printf("near faults (%" PRIu64 " holes, %" PRIu64 " link changes, %.3f ms either side): max gap %.3f us, max excess %.3f us; away from them: max excess %.3f us\n",
-		       r->fault.holes, r->fault.events,
-		       r->cfg->fault_window_ns / 1e6, us(r->fault.max_gap_ns),
-		       us(mp_faultwin_max_excess(&r->fault)),
-		       us(mp_faultwin_max_excess_away(&r->fault)));
-	if (r->nflows)
-		print_flows(r);
-	printf("stopped by %s\n", r->stopped_by);
+	mp_print_start();
+	print_totals(r);
+	print_gaps(r);
+	print_faults(r);
+	print_flows(r);
+	mp_print_str(MP_PRINT_ANY, "stopped_by", "stopped by %s\n",
+		     r->stopped_by);
+	mp_print_end();
 }
 
 /* MP_OPT_RUN, or the status to exit with (a mistake is reported). */
@@ -814,10 +811,7 @@ int traffic_recv_main(int argc, char **argv)
 	if (!err) {
 		err = run(r);
 		mp_faultwin_finish(&r->fault);
-		if (mp_json)
-			print_json(r);
-		else
-			print_text(r);
+		print_summary(r);
 		if (!err && !r->received) {
 			mp_err("nothing received on port %u", r->port);
 			err = MP_EXIT_ERR;

@@ -14,6 +14,7 @@
 #include "mp_net.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mplanectl.h"
 #include "traffic.h"
 
@@ -180,9 +181,9 @@ static const struct mp_opt_cmd send_cmd = {
 "\n"
 "At the end it prints what it sent, the time from the first packet to the\n"
 "last and the rate achieved over that time; with -j, one JSON object:\n"
-"  {\"to\":\"10.0.0.2:9000\",\"sent\":20000,\"errors\":0,\"duration_s\":0.999950,\n"
-"   \"pps\":20000.0,\"rate\":20000,\"size\":64,\"slipped\":0,\"max_late_us\":61.2,\n"
-"   \"flows\":[{\"flow\":0,\"sport\":41234,\"sent\":20000}]}\n"
+"  {\"sent\":20000,\"size\":64,\"to\":\"10.0.0.2:9000\",\"errors\":0,\n"
+"   \"duration_s\":0.999950,\"pps\":20000.0,\"rate\":20000,\"max_late_us\":61.2,\n"
+"   \"slipped\":0,\"flows\":[{\"flow\":0,\"sport\":41234,\"sent\":20000}]}\n"
 "\"max_late_us\" is how far behind schedule a packet went out at worst;\n"
 "\"first_error\" is there when \"errors\" is not 0.\n"
 "\n"
@@ -381,14 +382,6 @@ static void run(struct sender *s)
 	}
 }
 
-static struct json_object *json_fixed(double v, const char *fmt)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), fmt, v);
-	return json_object_new_double_s(v, buf);
-}
-
 static double duration_s(const struct sender *s)
 {
 	return (double)(s->last_ns - s->first_ns) / NSEC_PER_SEC;
@@ -402,48 +395,55 @@ static double achieved_pps(const struct sender *s)
 	return d > 0 ? (double)(s->sent - 1) / d : 0;
 }
 
-static void print_json(const struct sender *s, const char *to)
+static const char *plural(uint64_t n)
 {
-	struct json_object *obj = json_object_new_object(), *flows, *f;
-	uint64_t i;
-
-	json_object_object_add(obj, "to", json_object_new_string(to));
-	json_object_object_add(obj, "sent", json_object_new_uint64(s->sent));
-	json_object_object_add(obj, "errors", json_object_new_uint64(s->errors));
-	if (s->errors)
-		json_object_object_add(obj, "first_error",
-				       json_object_new_string(strerror(s->first_errno)));
-	json_object_object_add(obj, "duration_s", json_fixed(duration_s(s), "%.6f"));
-	json_object_object_add(obj, "pps", json_fixed(achieved_pps(s), "%.1f"));
-	json_object_object_add(obj, "rate", json_object_new_uint64(s->cfg->rate));
-	json_object_object_add(obj, "size", json_object_new_uint64(s->cfg->size));
-	json_object_object_add(obj, "slipped", json_object_new_uint64(s->slipped));
-	json_object_object_add(obj, "max_late_us",
-			       json_fixed(s->max_late_ns / 1e3, "%.1f"));
-	flows = json_object_new_array();
-	for (i = 0; i < s->cfg->flows; i++) {
-		f = json_object_new_object();
-		json_object_object_add(f, "flow", json_object_new_uint64(i));
-		json_object_object_add(f, "sport",
-				       json_object_new_int(s->flows[i].sport));
-		json_object_object_add(f, "sent",
-				       json_object_new_uint64(s->flows[i].sent));
-		json_object_array_add(flows, f);
-	}
-	json_object_object_add(obj, "flows", flows);
-	mp_json_print(obj);
+	return n == 1 ? "" : "s";
 }
 
-static void print_text(const struct sender *s, const char *to)
+/* JSON has each flow, text their number. */
+static void print_flows(const struct sender *s)
 {
-	printf("sent %" PRIu64 " packet%s of %" PRIu64 " bytes to %s in %.6f s: %.1f pps (%" PRIu64 " flow%s)\n",
-	       s->sent, s->sent == 1 ? "" : "s", s->cfg->size, to,
-	       duration_s(s), achieved_pps(s), s->cfg->flows,
-	       s->cfg->flows == 1 ? "" : "s");
-	printf("at most %.1f us behind schedule\n", s->max_late_ns / 1e3);
+	uint64_t i;
+
+	mp_print_open_array("flows");
+	for (i = 0; i < s->cfg->flows; i++) {
+		mp_print_open_object(NULL);
+		mp_print_u64(MP_PRINT_JSON, "flow", NULL, i);
+		mp_print_u64(MP_PRINT_JSON, "sport", NULL, s->flows[i].sport);
+		mp_print_u64(MP_PRINT_JSON, "sent", NULL, s->flows[i].sent);
+		mp_print_close_object();
+	}
+	mp_print_close_array();
+}
+
+static void print_summary(const struct sender *s, const char *to)
+{
+	mp_print_start();
+	mp_print_u64(MP_PRINT_ANY, "sent", "sent %" PRIu64 " packet", s->sent);
+	mp_print_text("%s", plural(s->sent));
+	mp_print_u64(MP_PRINT_ANY, "size", " of %" PRIu64 " bytes", s->cfg->size);
+	mp_print_str(MP_PRINT_ANY, "to", " to %s", to);
+	mp_print_u64(MP_PRINT_JSON, "errors", NULL, s->errors);
+	/* Text has the errors on stderr, after this. */
+	if (s->errors)
+		mp_print_str(MP_PRINT_JSON, "first_error", NULL,
+			     strerror(s->first_errno));
+	mp_print_fixed(MP_PRINT_ANY, "duration_s", " in %.6f s", 6,
+		       duration_s(s));
+	mp_print_fixed(MP_PRINT_ANY, "pps", ": %.1f pps", 1, achieved_pps(s));
+	mp_print_u64(MP_PRINT_JSON, "rate", NULL, s->cfg->rate);
+	mp_print_text(" (%" PRIu64 " flow%s)\n", s->cfg->flows,
+		      plural(s->cfg->flows));
+	mp_print_fixed(MP_PRINT_ANY, "max_late_us",
+		       "at most %.1f us behind schedule\n", 1,
+		       s->max_late_ns / 1e3);
 	if (s->slipped)
-		printf("fell more than %" PRIu64 " packets behind: gave up %" PRIu64 " (slipped)\n",
-		       s->cfg->burst, s->slipped);
+		mp_print_text("fell more than %" PRIu64 " packets behind: gave up ",
+			      s->cfg->burst);
+	mp_print_u64(s->slipped ? MP_PRINT_ANY : MP_PRINT_JSON, "slipped",
+		     "%" PRIu64 " (slipped)\n", s->slipped);
+	print_flows(s);
+	mp_print_end();
 }
 
 /* What the RoCEv2 and ECN options change in the others, once all are in. */
@@ -512,10 +512,7 @@ int traffic_send_main(int argc, char **argv)
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	run(&s);
 	mp_sockaddr_str((struct sockaddr *)&cfg.to, to, sizeof(to));
-	if (mp_json)
-		print_json(&s, to);
-	else
-		print_text(&s, to);
+	print_summary(&s, to);
 	if (s.errors)
 		mp_err("%" PRIu64 " packet%s not sent, the first for: %s",
 		       s.errors, s.errors == 1 ? "" : "s",
