@@ -402,10 +402,14 @@ static const struct mp_print_col two_cols[] = {
 	{ .left = true }, { .left = true },
 };
 
-/* Cells before a row, past the last column, a row left short, a group
- * left open: the table still comes out, and the text after it. */
+/* A table of no rows; cells before a row, past the last column, a row
+ * left short, a group left open: the table still comes out, and the
+ * text after it. */
 static void ragged(void)
 {
+	/* No rows: not even a header. */
+	mp_print_table_open(2, plane_cols, 5);
+	mp_print_table_close();
 	mp_print_table_open(0, two_cols, 2);
 	mp_print_text("lost");
 	mp_print_table_row();

@@ -231,7 +231,8 @@ static void table_print(void)
 	unsigned int c;
 	size_t r;
 
-	if (!headers || !width)
+	/* A header over nothing says nothing: a table of no rows is not printed. */
+	if (!lay.nrows || !headers || !width)
 		goto out;
 	for (c = 0; c < lay.ncols; c++) {
 		headers[c] = lay.cols[c].header;

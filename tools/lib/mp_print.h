@@ -122,7 +122,8 @@ struct mp_print_col {
  * is filled a row at a time (mp_print_table_row(): the next cells go
  * across it) or a column at a time (mp_print_table_col(): down it);
  * close prints it.  Cells past the last column, or before the first row
- * or column, are dropped.  A table, or words, while another is open
+ * or column, are dropped; a table without rows prints nothing, not even
+ * its header.  A table, or words, while another is open
  * closes that first; so does mp_print_end().  In JSON none of these
  * does anything.
  */

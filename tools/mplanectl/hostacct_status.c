@@ -256,8 +256,7 @@ static void print_qps(const struct ha_status *st)
 	size_t i;
 
 	mp_print_open_array("qps");
-	if (st->nr_qps)
-		mp_print_table_open(2, qp_cols, ARRAY_SIZE(qp_cols));
+	mp_print_table_open(2, qp_cols, ARRAY_SIZE(qp_cols));
 	for (i = 0; i < st->nr_qps; i++)
 		print_qp(&st->qps[i]);
 	mp_print_table_close();

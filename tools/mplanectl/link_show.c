@@ -567,8 +567,7 @@ static void print_qps(const struct mp_link *d)
 	if (!(d->present & BIT(IFLA_MPLANE_QPS)))
 		return;
 	mp_print_open_array("qps");
-	if (d->nqps)
-		mp_print_table_open(4, qp_cols, ARRAY_SIZE(qp_cols));
+	mp_print_table_open(4, qp_cols, ARRAY_SIZE(qp_cols));
 	for (i = 0; i < d->nqps; i++)
 		print_qp(&d->qps[i]);
 	mp_print_table_close();
@@ -581,11 +580,10 @@ static void print_planes(const struct mp_link *d, const struct mp_link *planes,
 	size_t i;
 
 	mp_print_open_array("planes");
-	if (n)
-		mp_print_table_open(4, plane_cols, ARRAY_SIZE(plane_cols));
-	else
+	if (!n)
 		mp_print_text("    no planes: add one with 'ip link set RAIL master %s'\n",
 			      d->name);
+	mp_print_table_open(4, plane_cols, ARRAY_SIZE(plane_cols));
 	for (i = 0; i < n; i++)
 		print_plane(&planes[i]);
 	mp_print_table_close();
