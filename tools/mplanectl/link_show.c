@@ -545,8 +545,9 @@ static void print_qp(const struct mp_qp *q)
 	print_rate(q, IFLA_MPLANE_QP_RATE_KBPS);
 	print_rate(q, IFLA_MPLANE_QP_TARGET_KBPS);
 	if (has_qp(q, IFLA_MPLANE_QP_ALPHA)) {
-		mp_print_float(MP_PRINT_ANY, "alpha", "%.3f",
-			       (double)alpha / MPLANE_CC_ALPHA_ONE);
+		/* Every digit, as json-c printed it before: scripts compare. */
+		mp_print_double(MP_PRINT_ANY, "alpha", "%.3f",
+				(double)alpha / MPLANE_CC_ALPHA_ONE);
 		mp_print_u64(MP_PRINT_JSON, "alpha_1024", NULL, alpha);
 	} else {
 		mp_print_text("-");
