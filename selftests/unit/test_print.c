@@ -4,7 +4,8 @@
  * JSON: the same calls print each form, values land where their
  * destination says, containers nest, JSON stays valid for values it has
  * no word for (NaN), and unbalanced or too deep nesting cannot break the
- * document.
+ * document; tables and wrapped words laid out from the same calls as
+ * their JSON, across or down, whatever their callers get wrong.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -297,6 +298,188 @@ static void test_print_fixed(TEST_ARGS)
 	free(out);
 }
 
+static const struct mp_print_col plane_cols[] = {
+	{ .header = "plane" },
+	{ .header = "rail", .left = true },
+	{ .header = "state", .left = true },
+	{ .header = "tx_packets" },
+	{ .header = "drops", .width = 3 },
+};
+
+/* Planes as link show prints them: a row, and an object, each. */
+static void planes(void)
+{
+	static const char *const rails[] = { "a0", "rail-long" };
+	unsigned int i;
+
+	mp_print_start();
+	mp_print_open_array("planes");
+	mp_print_table_open(4, plane_cols, 5);
+	for (i = 0; i < 2; i++) {
+		mp_print_table_row();
+		mp_print_open_object(NULL);
+		mp_print_u64(MP_PRINT_ANY, "index", "%" PRIu64, i);
+		mp_print_str(MP_PRINT_ANY, "rail", "%s", rails[i]);
+		mp_print_bool(MP_PRINT_JSON, "up", NULL, i);
+		mp_print_str(MP_PRINT_TEXT, NULL, "%s", i ? "up" : "down");
+		mp_print_u64(MP_PRINT_ANY, "tx_packets", "%" PRIu64,
+			     i * 1234567);
+		if (i)
+			mp_print_u64(MP_PRINT_ANY, "drops", "%" PRIu64, 5);
+		else
+			mp_print_text("-");
+		mp_print_close_object();
+	}
+	mp_print_table_close();
+	mp_print_close_array();
+	mp_print_text("after\n");
+	mp_print_end();
+}
+
+static void test_print_table(TEST_ARGS)
+{
+	char *out = run(false, planes);
+
+	/* Widths from the widest cell, the header or the least width;
+	 * numbers to the right, words to the left. */
+	assert_string_equal(out,
+		"    plane rail      state tx_packets drops\n"
+		"        0 a0        down           0     -\n"
+		"        1 rail-long up       1234567     5\n"
+		"after\n");
+	free(out);
+	out = run(true, planes);
+	assert_string_equal(out,
+		"{\"planes\":["
+		"{\"index\":0,\"rail\":\"a0\",\"up\":false,\"tx_packets\":0},"
+		"{\"index\":1,\"rail\":\"rail-long\",\"up\":true,"
+		"\"tx_packets\":1234567,\"drops\":5}]}\n");
+	free(out);
+}
+
+static const struct mp_print_col dir_cols[] = {
+	{ .width = 8, .left = true },
+	{ .header = "ingress", .width = 8 },
+	{ .header = "egress", .width = 8 },
+};
+
+/* Counters down, a direction across: the JSON objects are columns. */
+static void dirs(void)
+{
+	static const char *const names[] = { "ingress", "egress" };
+	unsigned int d;
+
+	mp_print_start();
+	mp_print_table_open(2, dir_cols, 3);
+	mp_print_table_col();
+	mp_print_text("hook");
+	mp_print_text("packets");
+	for (d = 0; d < 2; d++) {
+		mp_print_table_col();
+		mp_print_open_object(names[d]);
+		mp_print_str(MP_PRINT_ANY, "hook", "%s", d ? "tc" : "xdp");
+		mp_print_u64(MP_PRINT_ANY, "packets", "%" PRIu64, 100 * d);
+		mp_print_close_object();
+	}
+	mp_print_table_close();
+	mp_print_end();
+}
+
+static void test_print_table_by_column(TEST_ARGS)
+{
+	char *out = run(false, dirs);
+
+	assert_string_equal(out,
+		"            ingress   egress\n"
+		"  hook          xdp       tc\n"
+		"  packets         0      100\n");
+	free(out);
+	out = run(true, dirs);
+	assert_string_equal(out,
+		"{\"ingress\":{\"hook\":\"xdp\",\"packets\":0},"
+		"\"egress\":{\"hook\":\"tc\",\"packets\":100}}\n");
+	free(out);
+}
+
+static const struct mp_print_col two_cols[] = {
+	{ .left = true }, { .left = true },
+};
+
+/* A table of no rows; cells before a row, past the last column, a row
+ * left short, a group left open: the table still comes out, and the
+ * text after it. */
+static void ragged(void)
+{
+	/* No rows: not even a header. */
+	mp_print_table_open(2, plane_cols, 5);
+	mp_print_table_close();
+	mp_print_table_open(0, two_cols, 2);
+	mp_print_text("lost");
+	mp_print_table_row();
+	mp_print_text("a");
+	mp_print_text("b");
+	mp_print_text("dropped");
+	mp_print_table_row();
+	mp_print_cell_open();
+	mp_print_text("c");
+	mp_print_u64(MP_PRINT_ANY, "n", "=%" PRIu64, 1);
+	mp_print_table_row();
+	mp_print_text("dd");
+	mp_print_cell_open();
+	mp_print_text("e");
+	mp_print_end();
+	mp_print_text("out\n");
+}
+
+static void test_print_table_ragged(TEST_ARGS)
+{
+	char *out = run(false, ragged);
+
+	/* The last column is left-aligned: no trailing blanks. */
+	assert_string_equal(out, "a   b\nc=1\ndd  e\nout\n");
+	free(out);
+}
+
+/* Settings as words: "keyword value" stays one word, lines wrap. */
+static void words(void)
+{
+	static const char *const keys[] = { "a_us", "b_us", "c_us", "d_us" };
+	unsigned int i;
+
+	mp_print_start();
+	mp_print_words_open(4, 30);
+	for (i = 0; i < 4; i++) {
+		mp_print_cell_open();
+		mp_print_text("gap-%u ", i);
+		mp_print_u64(MP_PRINT_ANY, keys[i], "%" PRIu64, 100 * i);
+		mp_print_text("us");
+		mp_print_cell_close();
+	}
+	mp_print_str(MP_PRINT_ANY, "word", "%s", "a-word-longer-than-the-line");
+	mp_print_words_close();
+	mp_print_words_open(2, 30);
+	mp_print_null(MP_PRINT_ANY, "none", "none");
+	mp_print_words_close();
+	mp_print_end();
+}
+
+static void test_print_words(TEST_ARGS)
+{
+	char *out = run(false, words);
+
+	assert_string_equal(out,
+		"    gap-0 0us gap-1 100us\n"
+		"    gap-2 200us gap-3 300us\n"
+		"    a-word-longer-than-the-line\n"
+		"  none\n");
+	free(out);
+	out = run(true, words);
+	assert_string_equal(out,
+		"{\"a_us\":0,\"b_us\":100,\"c_us\":200,\"d_us\":300,"
+		"\"word\":\"a-word-longer-than-the-line\",\"none\":null}\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +492,10 @@ int main(void)
 		cmocka_unit_test(test_print_too_deep),
 		cmocka_unit_test(test_print_restart),
 		cmocka_unit_test(test_print_fixed),
+		cmocka_unit_test(test_print_table),
+		cmocka_unit_test(test_print_table_by_column),
+		cmocka_unit_test(test_print_table_ragged),
+		cmocka_unit_test(test_print_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

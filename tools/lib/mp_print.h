@@ -16,6 +16,37 @@
  *	mp_print_close_object();
  *	mp_print_close_array();
  *	mp_print_end();
+ *
+ * Text whose layout is known only once all of it is: a table, whose
+ * columns are as wide as their widest cell, and words wrapped into lines.
+ * While one is open, the text of each call (or of the calls between
+ * mp_print_cell_open() and mp_print_cell_close()) is one cell, kept until
+ * the table closes; JSON is built by the same calls as ever.  A row is
+ * one object of an array, or a column is, when JSON groups by what text
+ * puts across (hostacct's directions):
+ *
+ *	static const struct mp_print_col cols[] = {
+ *		{ .header = "rail", .left = true },
+ *		{ .header = "tx_packets" },
+ *	};
+ *
+ *	mp_print_open_array("planes");
+ *	mp_print_table_open(4, cols, 2);
+ *	for (i = 0; i < n; i++) {
+ *		mp_print_table_row();
+ *		mp_print_open_object(NULL);
+ *		mp_print_str(MP_PRINT_ANY, "rail", "%s", p[i].rail);
+ *		mp_print_u64(MP_PRINT_ANY, "tx_packets", "%" PRIu64, p[i].tx);
+ *		mp_print_close_object();
+ *	}
+ *	mp_print_table_close();
+ *	mp_print_close_array();
+ *
+ * prints, and [{"rail":"a0","tx_packets":12},...] in JSON:
+ *
+ *	    rail tx_packets
+ *	    a0           12
+ *	    b1       123456
  */
 #ifndef MP_PRINT_H
 #define MP_PRINT_H
@@ -69,7 +100,7 @@ void mp_print_bool(enum mp_print_to to, const char *key, const char *fmt,
 /* JSON null; text prints @fmt as it is. */
 void mp_print_null(enum mp_print_to to, const char *key, const char *fmt);
 
-/* Text only, such as headers and newlines. */
+/* Text only, such as headers and newlines; a cell in a table. */
 void mp_print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A number whose JSON keeps @digits after the point, as text rounds it
@@ -77,5 +108,38 @@ void mp_print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * digits; null when not finite.  Text prints @fmt as mp_print_float(). */
 void mp_print_fixed(enum mp_print_to to, const char *key, const char *fmt,
 		    int digits, double val);
+
+/* A column of a table: its header (NULL: none) and its least width. */
+struct mp_print_col {
+	const char *header;
+	unsigned int width;
+	bool left;		/* words align left, numbers right */
+};
+
+/*
+ * Open a table of @ncols @cols, each line @indent spaces in, one space
+ * between columns, a header line first when a column has a header.  It
+ * is filled a row at a time (mp_print_table_row(): the next cells go
+ * across it) or a column at a time (mp_print_table_col(): down it);
+ * close prints it.  Cells past the last column, or before the first row
+ * or column, are dropped; a table without rows prints nothing, not even
+ * its header.  A table, or words, while another is open
+ * closes that first; so does mp_print_end().  In JSON none of these
+ * does anything.
+ */
+void mp_print_table_open(unsigned int indent, const struct mp_print_col *cols,
+			 unsigned int ncols);
+void mp_print_table_row(void);
+void mp_print_table_col(void);
+void mp_print_table_close(void);
+
+/* Words: each cell is a word, one space after the last, on lines @indent
+ * spaces in that end before @width; a word wider stands alone. */
+void mp_print_words_open(unsigned int indent, unsigned int width);
+void mp_print_words_close(void);
+
+/* What is printed between these is one cell: "flowlet-gap 100us". */
+void mp_print_cell_open(void);
+void mp_print_cell_close(void);
 
 #endif /* MP_PRINT_H */

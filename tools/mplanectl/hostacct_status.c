@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* mplanectl bpf status --prog hostacct: hooks, rail and QP counters. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "mp_bpf.h"
 #include "mp_out.h"
 #include "mp_pin.h"
+#include "mp_print.h"
 #include "mplane_events.h"
 #include "mplane_maps.h"
 
@@ -23,6 +25,8 @@ const char *const hostacct_rail_names[] = {
 #define RAIL_FIELDS	HOSTACCT_RAIL_FIELDS
 _Static_assert(sizeof(hostacct_rail_names) / sizeof(hostacct_rail_names[0]) ==
 	       RAIL_FIELDS, "a name for every rail counter");
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct qp_row {
 	struct mplane_qp_key key;
@@ -165,133 +169,140 @@ static __u32 prog_of(const struct mpbpf_target *t, int d)
 	return t->slots[d].prog_id;
 }
 
-static struct json_object *dir_json(const struct mpbpf_target *t,
-				    const struct ha_status *st, int d)
+/* Counters down, a direction across, as JSON has one object for each. */
+static const struct mp_print_col dir_cols[] = {
+	{ .width = 14, .left = true },
+	{ .header = "ingress", .width = 14 },
+	{ .header = "egress", .width = 14 },
+};
+
+/* A direction's column: its hook and program, then its counters. */
+static void print_dir(const struct mpbpf_target *t, const struct ha_status *st,
+		      int d)
 {
-	struct json_object *obj = json_object_new_object();
 	const char *hook = hook_of(t, d);
 	size_t i;
 
+	mp_print_table_col();
+	mp_print_open_object(mpbpf_hooks[d].name);
 	/* "attached" is a boolean in every command; the hook has its key. */
-	json_object_object_add(obj, "attached", json_object_new_boolean(hook != NULL));
+	mp_print_bool(MP_PRINT_JSON, "attached", NULL, hook != NULL);
 	if (hook) {
-		json_object_object_add(obj, "hook", json_object_new_string(hook));
+		/* "tc (tcx)" or "tc (cls_bpf)": which tc hook is one cell. */
+		mp_print_cell_open();
+		mp_print_str(MP_PRINT_ANY, "hook", "%s", hook);
 		if (!strcmp(hook, "tc"))
-			json_object_object_add(obj, "tc_hook", json_object_new_string(
-					       mp_tc_hook_name(t->slots[d].hook)));
-		json_object_object_add(obj, "prog_id",
-				       json_object_new_int64(prog_of(t, d)));
+			mp_print_str(MP_PRINT_ANY, "tc_hook", " (%s)",
+				     mp_tc_hook_name(t->slots[d].hook));
+		mp_print_cell_close();
+		mp_print_u64(MP_PRINT_ANY, "prog_id", "%" PRIu64, prog_of(t, d));
+	} else {
+		mp_print_text("not attached");
+		mp_print_text("-");
 	}
 	for (i = 0; st->pinned && i < RAIL_FIELDS; i++)
-		json_object_object_add(obj, hostacct_rail_names[i],
-				       json_object_new_uint64(st->rail[d][i]));
-	return obj;
+		mp_print_u64(MP_PRINT_ANY, hostacct_rail_names[i], "%" PRIu64,
+			     (uint64_t)st->rail[d][i]);
+	mp_print_close_object();
 }
 
-static struct json_object *qp_json(const struct qp_row *r)
+static void print_dirs(const struct mpbpf_target *t, const struct ha_status *st)
 {
-	struct json_object *obj = json_object_new_object();
-	const struct mplane_qp_acct *a = &r->acct;
-
-#define ADD(k, v) json_object_object_add(obj, k, json_object_new_uint64(v))
-	ADD("qpn", r->key.qpn);
-	json_object_object_add(obj, "dir", json_object_new_string(
-			       mpbpf_hooks[r->key.dir % __MPLANE_DIR_MAX].name));
-	ADD("packets", a->packets);
-	ADD("bytes", a->bytes);
-	ADD("ecn_ce", a->ecn_ce);
-	ADD("cnp", a->cnp);
-	ADD("ack_req", a->ack_req);
-	ADD("last_psn", a->last_psn);
-#undef ADD
-	return obj;
-}
-
-static void print_json(const struct mpbpf_target *t, const struct ha_status *st)
-{
-	struct json_object *obj = json_object_new_object(), *qps, *ev;
 	size_t i;
 	int d;
 
-	json_object_object_add(obj, "dev", json_object_new_string(t->dev));
-	json_object_object_add(obj, "ifindex", json_object_new_int(t->ifindex));
-	json_object_object_add(obj, "prog", json_object_new_string("hostacct"));
-	if (st->pinned)
-		json_object_object_add(obj, "pin", json_object_new_string(st->dir));
+	mp_print_table_open(2, dir_cols, ARRAY_SIZE(dir_cols));
+	mp_print_table_col();
+	mp_print_text("hook");
+	mp_print_text("prog_id");
+	for (i = 0; st->pinned && i < RAIL_FIELDS; i++)
+		mp_print_text("%s", hostacct_rail_names[i]);
 	for (d = 0; d < __MPLANE_DIR_MAX; d++)
-		json_object_object_add(obj, mpbpf_hooks[d].name,
-				       dir_json(t, st, d));
-	qps = json_object_new_array();
-	for (i = 0; i < st->nr_qps; i++)
-		json_object_array_add(qps, qp_json(&st->qps[i]));
-	json_object_object_add(obj, "qps", qps);
-	ev = json_object_new_object();
-	json_object_object_add(ev, "produced", json_object_new_uint64(st->ev.produced));
-	json_object_object_add(ev, "dropped", json_object_new_uint64(st->ev.dropped));
-	json_object_object_add(obj, "events", ev);
-	ev = json_object_new_object();
-	json_object_object_add(ev, "qp_entries", json_object_new_uint64(st->qp_entries));
-	json_object_object_add(ev, "qp_created", json_object_new_uint64(st->lim.qp_created));
-	json_object_object_add(ev, "qp_evicted", json_object_new_uint64(qp_evicted(st)));
-	json_object_object_add(ev, "qp_create_failed",
-			       json_object_new_uint64(st->lim.qp_create_failed));
-	json_object_object_add(ev, "rail_full", json_object_new_uint64(st->lim.rail_full));
-	json_object_object_add(obj, "limits", ev);
-	mp_json_print(obj);
+		print_dir(t, st, d);
+	mp_print_table_close();
+}
+
+static const struct mp_print_col qp_cols[] = {
+	{ .header = "qpn", .width = 9, .left = true },
+	{ .header = "dir", .width = 8, .left = true },
+	{ .header = "packets", .width = 12 },
+	{ .header = "bytes", .width = 14 },
+	{ .header = "ecn_ce", .width = 10 },
+	{ .header = "cnp", .width = 8 },
+	{ .header = "ack_req", .width = 8 },
+	{ .header = "last_psn", .width = 9 },
+};
+
+static void print_qp(const struct qp_row *r)
+{
+	const struct mplane_qp_acct *a = &r->acct;
+
+	mp_print_table_row();
+	mp_print_open_object(NULL);
+	mp_print_u64(MP_PRINT_ANY, "qpn", "%#" PRIx64, r->key.qpn);
+	mp_print_str(MP_PRINT_ANY, "dir", "%s",
+		     mpbpf_hooks[r->key.dir % __MPLANE_DIR_MAX].name);
+	mp_print_u64(MP_PRINT_ANY, "packets", "%" PRIu64, (uint64_t)a->packets);
+	mp_print_u64(MP_PRINT_ANY, "bytes", "%" PRIu64, (uint64_t)a->bytes);
+	mp_print_u64(MP_PRINT_ANY, "ecn_ce", "%" PRIu64, (uint64_t)a->ecn_ce);
+	mp_print_u64(MP_PRINT_ANY, "cnp", "%" PRIu64, (uint64_t)a->cnp);
+	mp_print_u64(MP_PRINT_ANY, "ack_req", "%" PRIu64, (uint64_t)a->ack_req);
+	mp_print_u64(MP_PRINT_ANY, "last_psn", "%" PRIu64, (uint64_t)a->last_psn);
+	mp_print_close_object();
 }
 
 static void print_qps(const struct ha_status *st)
 {
-	const struct qp_row *r;
 	size_t i;
 
-	if (!st->nr_qps)
-		return;
-	printf("  %-9s %-8s %12s %14s %10s %8s %8s %9s\n", "qpn", "dir",
-	       "packets", "bytes", "ecn_ce", "cnp", "ack_req", "last_psn");
-	for (i = 0; i < st->nr_qps; i++) {
-		r = &st->qps[i];
-		printf("  %#-9x %-8s %12llu %14llu %10llu %8llu %8llu %9u\n",
-		       r->key.qpn, mpbpf_hooks[r->key.dir % __MPLANE_DIR_MAX].name,
-		       r->acct.packets, r->acct.bytes, r->acct.ecn_ce,
-		       r->acct.cnp, r->acct.ack_req, r->acct.last_psn);
-	}
+	mp_print_open_array("qps");
+	mp_print_table_open(2, qp_cols, ARRAY_SIZE(qp_cols));
+	for (i = 0; i < st->nr_qps; i++)
+		print_qp(&st->qps[i]);
+	mp_print_table_close();
+	mp_print_close_array();
 }
 
-/* "xdp", "tc (tcx)", "tc (cls_bpf)" or "not attached", for people. */
-static const char *hook_text(const struct mpbpf_target *t, int d,
-			     char *buf, size_t size)
+/* Without pins there is nothing to count yet: text says nothing of it. */
+static void print_limits(const struct ha_status *st)
 {
-	const char *hook = hook_of(t, d);
+	enum mp_print_to to = st->pinned ? MP_PRINT_ANY : MP_PRINT_JSON;
 
-	if (!hook || strcmp(hook, "tc"))
-		return hook ? hook : "not attached";
-	snprintf(buf, size, "tc (%s)", mp_tc_hook_name(t->slots[d].hook));
-	return buf;
+	mp_print_open_object("events");
+	mp_print_u64(to, "produced", "  events: %" PRIu64 " produced",
+		     (uint64_t)st->ev.produced);
+	mp_print_u64(to, "dropped", ", %" PRIu64 " dropped (ring full)\n",
+		     (uint64_t)st->ev.dropped);
+	mp_print_close_object();
+	mp_print_open_object("limits");
+	mp_print_u64(to, "qp_entries", "  QP map: %" PRIu64 " entries",
+		     (uint64_t)st->qp_entries);
+	mp_print_u64(to, "qp_created", ", %" PRIu64 " made",
+		     (uint64_t)st->lim.qp_created);
+	mp_print_u64(to, "qp_evicted", ", %" PRIu64 " evicted (LRU full)",
+		     (uint64_t)qp_evicted(st));
+	mp_print_u64(to, "qp_create_failed", ", %" PRIu64 " refused",
+		     (uint64_t)st->lim.qp_create_failed);
+	mp_print_u64(to, "rail_full", "; rail map full for %" PRIu64 " packets\n",
+		     (uint64_t)st->lim.rail_full);
+	mp_print_close_object();
 }
 
-static void print_text(const struct mpbpf_target *t, const struct ha_status *st)
+static void print_status(const struct mpbpf_target *t,
+			 const struct ha_status *st)
 {
-	char in[16], eg[16];
-	size_t i;
-
-	printf("%s (ifindex %d): hostacct, ingress %s, egress %s\n", t->dev,
-	       t->ifindex, hook_text(t, MPLANE_DIR_INGRESS, in, sizeof(in)),
-	       hook_text(t, MPLANE_DIR_EGRESS, eg, sizeof(eg)));
-	if (!st->pinned)
-		return;
-	printf("  maps pinned in %s\n", st->dir);
-	printf("  %-14s %14s %14s\n", "counter", "ingress", "egress");
-	for (i = 0; i < RAIL_FIELDS; i++)
-		printf("  %-14s %14llu %14llu\n", hostacct_rail_names[i],
-		       st->rail[MPLANE_DIR_INGRESS][i],
-		       st->rail[MPLANE_DIR_EGRESS][i]);
+	mp_print_start();
+	mp_print_str(MP_PRINT_ANY, "dev", "%s", t->dev);
+	mp_print_s64(MP_PRINT_ANY, "ifindex", " (ifindex %" PRId64 ")",
+		     t->ifindex);
+	mp_print_str(MP_PRINT_ANY, "prog", ": %s\n", "hostacct");
+	if (st->pinned)
+		mp_print_str(MP_PRINT_ANY, "pin", "  maps pinned in %s\n",
+			     st->dir);
+	print_dirs(t, st);
 	print_qps(st);
-	printf("  events: %llu produced, %llu dropped (ring full)\n",
-	       st->ev.produced, st->ev.dropped);
-	printf("  QP map: %llu entries, %llu made, %llu evicted (LRU full), %llu refused; rail map full for %llu packets\n",
-	       st->qp_entries, st->lim.qp_created, qp_evicted(st),
-	       st->lim.qp_create_failed, st->lim.rail_full);
+	print_limits(st);
+	mp_print_end();
 }
 
 int hostacct_status(struct mpbpf_target *t)
@@ -305,10 +316,7 @@ int hostacct_status(struct mpbpf_target *t)
 		free(st.qps);
 		return err;
 	}
-	if (mp_json)
-		print_json(t, &st);
-	else
-		print_text(t, &st);
+	print_status(t, &st);
 	free(st.qps);
 	return 0;
 }

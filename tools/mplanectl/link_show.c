@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/rtnetlink.h>
@@ -14,6 +13,7 @@
 #include "mp_cmd.h"
 #include "mp_opt.h"
 #include "mp_out.h"
+#include "mp_print.h"
 #include "mplanectl.h"
 #include "link.h"
 
@@ -65,7 +65,10 @@ static const struct mp_opt_cmd show_cmd = {
 "    \"cong_threshold\":64,\"cong_halflife_us\":1000,\"gso_mode\":\"whole\",\n"
 "    \"sample_interval_us\":0,\n"
 "    \"peers\":[\"10.0.0.2\"],\n"
-"    \"stats64\":{\"rx_packets\":0,\"tx_packets\":0,\"rx_bytes\":0,...},\n"
+"    \"cc\":{\"algo\":\"dcqcn\",\"cnp_interval_us\":50,\"rate_max_kbps\":0,...,\n"
+"      \"qp_max\":1024,\"qp_count\":1,\"qp_evictions\":0,\"cnp_unknown\":0,\n"
+"      \"bad_bth\":0},\n"
+"    \"stats64\":{\"rx_packets\":0,\"rx_bytes\":0,\"tx_packets\":0,...},\n"
 "    \"planes\":[{\"index\":0,\"rail\":\"a0\",\"ifindex\":3,\"operstate\":\"up\",\n"
 "      \"carrier\":true,\"state\":\"up\",\"reason\":\"none\",\"admin\":\"up\",\n"
 "      \"weight\":0,\"load\":0,\"cong_score\":0,\n"
@@ -74,9 +77,6 @@ static const struct mp_opt_cmd show_cmd = {
 "        \"state_changes\":0,\"failovers\":0,\"ecn_ce\":0,\"cnp\":0,\n"
 "        \"probes_sent\":0,\"probes_lost\":0,\"cnp_sent\":0,\"rate_cuts\":0,\n"
 "        \"probes_refused\":0,\"probes_throttled\":0}}],\n"
-"    \"cc\":{\"algo\":\"dcqcn\",\"cnp_interval_us\":50,\"rate_max_kbps\":0,...,\n"
-"      \"qp_max\":1024,\"qp_count\":1,\"qp_evictions\":0,\"cnp_unknown\":0,\n"
-"      \"bad_bth\":0},\n"
 "    \"qps\":[{\"peer\":\"10.0.0.2\",\"qpn\":17,\"rate_kbps\":500000,\n"
 "      \"target_kbps\":750000,\"alpha\":0.5,\"alpha_1024\":512,\"cnp_rx\":3,\n"
 "      \"cnp_tx\":0,\"rate_cuts\":3,\"tx_bytes\":1048576}]}]}\n",
@@ -178,198 +178,32 @@ static const struct mp_link *planes_of(const struct mp_link *dev,
 	return *n ? &planes->v[first] : NULL;
 }
 
-/* ----- JSON ------------------------------------------------------------ */
+/* ----- Output: text and JSON from the same calls ------------------------ */
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define BIT(n)		(1u << (n))
 
-static void add_u64(struct json_object *obj, const char *key, uint64_t v)
+/* An enum's name, or its number when a newer kernel has more. */
+static void print_enum(const char *key, const char *fmt,
+		       const struct mp_names *names, uint64_t v)
 {
-	json_object_object_add(obj, key, json_object_new_uint64(v));
+	char num[16];
+
+	if (mp_name(names, v))
+		mp_print_str(MP_PRINT_JSON, key, NULL, mp_name(names, v));
+	else
+		mp_print_u64(MP_PRINT_JSON, key, NULL, v);
+	mp_print_str(MP_PRINT_TEXT, NULL, fmt,
+		     link_enum_str(names, v, num, sizeof(num)));
 }
 
-static void add_value(struct json_object *obj, const char *key,
-		      const struct mp_names *names, uint32_t v)
+/* What the kernel did not send: '-' in text, nothing in JSON. */
+static void print_maybe(bool present, const char *key, uint64_t v)
 {
-	json_object_object_add(obj, key, names ? link_enum_json(names, v) :
-			       json_object_new_int64(v));
-}
-
-static void add_operstate(struct json_object *obj, const struct mp_link *l)
-{
-	if (l->operstate >= 0)
-		add_value(obj, "operstate", &mp_operstate_names, l->operstate);
-}
-
-static struct json_object *plane_json(const struct mp_link *rail)
-{
-	const struct mp_plane_info *p = &rail->plane;
-	struct json_object *obj = json_object_new_object(), *st;
-	const struct mp_field *f;
-	unsigned int i;
-
-	if (has(p, IFLA_MPLANE_PLANE_ID))
-		add_u64(obj, "index", p->val[IFLA_MPLANE_PLANE_ID]);
-	json_object_object_add(obj, "rail", json_object_new_string(rail->name));
-	add_u64(obj, "ifindex", rail->ifindex);
-	add_operstate(obj, rail);
-	if (rail->carrier >= 0)
-		json_object_object_add(obj, "carrier",
-				       json_object_new_boolean(rail->carrier));
-	for (f = mp_plane_fields; f->key; f++)
-		if (has(p, f->attr))
-			add_value(obj, f->key, f->names, p->val[f->attr]);
-	if (has(p, IFLA_MPLANE_PLANE_STATS)) {
-		st = json_object_new_object();
-		for (i = 1; i < mp_pstat_names.count; i++)
-			if (p->stats_present & (1u << i))
-				add_u64(st, mp_name(&mp_pstat_names, i),
-					p->stats[i]);
-		json_object_object_add(obj, "stats", st);
-	}
-	return obj;
-}
-
-static struct json_object *cc_json(const struct mp_link *d)
-{
-	struct json_object *obj = json_object_new_object();
-	const struct mp_field *f;
-
-	for (f = mp_cc_fields; f->key; f++) {
-		if (!(d->cc_present & (1u << f->attr)))
-			continue;
-		if (f->names)
-			add_value(obj, f->key, f->names, d->cc_val[f->attr]);
-		else
-			add_u64(obj, f->key, d->cc_val[f->attr]);
-	}
-	return obj;
-}
-
-static double alpha_frac(uint64_t alpha)
-{
-	return (double)alpha / MPLANE_CC_ALPHA_ONE;
-}
-
-static struct json_object *qp_json(const struct mp_qp *q)
-{
-	struct json_object *obj = json_object_new_object();
-	char addr[MP_ADDR_STRLEN];
-	const struct mp_field *f;
-
-	if (q->present & (1u << IFLA_MPLANE_QP_PEER))
-		json_object_object_add(obj, "peer", json_object_new_string(
-			mp_addr_str(&q->peer, addr, sizeof(addr))));
-	for (f = mp_qp_fields; f->key; f++)
-		if (q->present & (1u << f->attr))
-			add_u64(obj, f->key, q->val[f->attr]);
-	if (q->present & (1u << IFLA_MPLANE_QP_ALPHA)) {
-		json_object_object_add(obj, "alpha", json_object_new_double(
-			alpha_frac(q->val[IFLA_MPLANE_QP_ALPHA])));
-		add_u64(obj, "alpha_1024", q->val[IFLA_MPLANE_QP_ALPHA]);
-	}
-	return obj;
-}
-
-static struct json_object *stats64_json(const struct rtnl_link_stats64 *s)
-{
-	struct json_object *obj = json_object_new_object();
-
-	add_u64(obj, "rx_packets", s->rx_packets);
-	add_u64(obj, "tx_packets", s->tx_packets);
-	add_u64(obj, "rx_bytes", s->rx_bytes);
-	add_u64(obj, "tx_bytes", s->tx_bytes);
-	add_u64(obj, "rx_errors", s->rx_errors);
-	add_u64(obj, "tx_errors", s->tx_errors);
-	add_u64(obj, "rx_dropped", s->rx_dropped);
-	add_u64(obj, "tx_dropped", s->tx_dropped);
-	return obj;
-}
-
-static struct json_object *device_json(const struct mp_link *d,
-				       const struct mp_link *planes, size_t n)
-{
-	struct json_object *obj = json_object_new_object(), *arr;
-	char addr[MP_ADDR_STRLEN];
-	const struct mp_field *f;
-	unsigned int i;
-
-	json_object_object_add(obj, "name", json_object_new_string(d->name));
-	add_u64(obj, "ifindex", d->ifindex);
-	json_object_object_add(obj, "up",
-			       json_object_new_boolean(d->flags & IFF_UP));
-	add_operstate(obj, d);
-	for (f = mp_device_fields; f->key; f++)
-		if (d->present & (1u << f->attr))
-			add_value(obj, f->key, f->names, d->val[f->attr]);
-	arr = json_object_new_array();
-	for (i = 0; i < d->npeers; i++)
-		json_object_array_add(arr, json_object_new_string(
-			mp_addr_str(&d->peers[i], addr, sizeof(addr))));
-	json_object_object_add(obj, "peers", arr);
-	if (d->has_stats64)
-		json_object_object_add(obj, "stats64", stats64_json(&d->stats64));
-	arr = json_object_new_array();
-	for (i = 0; i < n; i++)
-		json_object_array_add(arr, plane_json(&planes[i]));
-	json_object_object_add(obj, "planes", arr);
-	/* An mplane.ko from before congestion control sends neither. */
-	if (d->present & (1u << IFLA_MPLANE_CC))
-		json_object_object_add(obj, "cc", cc_json(d));
-	if (d->present & (1u << IFLA_MPLANE_QPS)) {
-		arr = json_object_new_array();
-		for (i = 0; i < d->nqps; i++)
-			json_object_array_add(arr, qp_json(&d->qps[i]));
-		json_object_object_add(obj, "qps", arr);
-	}
-	return obj;
-}
-
-static void print_json(const struct show *sh)
-{
-	struct json_object *root = json_object_new_object(), *arr;
-	const struct mp_link *planes;
-	size_t i, n;
-
-	arr = json_object_new_array();
-	for (i = 0; i < sh->devs.n; i++) {
-		planes = planes_of(&sh->devs.v[i], &sh->planes, &n);
-		json_object_array_add(arr, device_json(&sh->devs.v[i], planes, n));
-	}
-	json_object_object_add(root, "devices", arr);
-	mp_json_print(root);
-}
-
-/* ----- Text ------------------------------------------------------------ */
-
-/* Words of a device's description, wrapped under an indent. */
-struct words {
-	int col;
-};
-
-static void word(struct words *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void word(struct words *w, const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (w->col && w->col + 1 + len > LINE_WIDTH) {
-		putchar('\n');
-		w->col = 0;
-	}
-	w->col += printf("%s%s", w->col ? " " : "    ", buf);
-}
-
-static void end_words(struct words *w)
-{
-	if (w->col)
-		putchar('\n');
-	w->col = 0;
+	if (present)
+		mp_print_u64(MP_PRINT_ANY, key, "%" PRIu64, v);
+	else
+		mp_print_text("-");
 }
 
 /* "US" -> "us": the unit that the settings' argument names. */
@@ -384,9 +218,88 @@ static const char *unit(const struct mp_setting *st)
 	       !strcmp(st->arg, "PERCENT") ? "%" : "";
 }
 
+/* The 'link set' setting of @attr in @nest: text names it so. */
+static const struct mp_setting *setting_of(unsigned int nest,
+					   unsigned int attr)
+{
+	const struct mp_setting *st;
+
+	for (st = link_dev_settings(); st->keyword; st++)
+		if (st->nest == nest && st->attr == attr)
+			return st;
+	return NULL;
+}
+
+/* The JSON key of @attr in @f, a table of mp_names.h. */
+static const char *key_of(const struct mp_field *f, unsigned int attr)
+{
+	for (; f->key; f++)
+		if (f->attr == attr)
+			return f->key;
+	return NULL;
+}
+
+/*
+ * "flowlet-gap 100us" in text, "flowlet_gap_us":100 in JSON; a field no
+ * setting shows (plane_count: text counts the planes it lists) is JSON's.
+ */
+static void print_setting(const struct mp_field *f, unsigned int nest,
+			  uint64_t v)
+{
+	const struct mp_setting *st = setting_of(nest, f->attr);
+
+	if (!st || !st->width) {
+		mp_print_u64(MP_PRINT_JSON, f->key, NULL, v);
+		return;
+	}
+	mp_print_cell_open();
+	mp_print_text("%s ", st->keyword);
+	if (f->names) {
+		print_enum(f->key, "%s", f->names, v);
+	} else if (!nest && f->attr == IFLA_MPLANE_SAMPLE_INTERVAL_US && !v) {
+		mp_print_u64(MP_PRINT_JSON, f->key, NULL, v);
+		mp_print_text("off");
+	} else {
+		mp_print_u64(MP_PRINT_ANY, f->key, "%" PRIu64, v);
+		mp_print_text("%s", f->attr == IFLA_MPLANE_CC_RATE_MAX_KBPS &&
+			      nest == IFLA_MPLANE_CC && !v ?
+			      " (line rate)" : unit(st));
+	}
+	mp_print_cell_close();
+}
+
 static bool has_cc(const struct mp_link *d, unsigned int attr)
 {
-	return d->cc_present & (1u << attr);
+	return d->cc_present & BIT(attr);
+}
+
+/* "qps 1 qp_evictions 0 ...": what congestion control counts. */
+static void print_cc_counters(const struct mp_link *d)
+{
+	const uint64_t *v = d->cc_val;
+
+	mp_print_words_open(4, LINE_WIDTH);
+	mp_print_text("qps");
+	if (has_cc(d, IFLA_MPLANE_CC_QP_COUNT)) {
+		mp_print_cell_open();
+		mp_print_u64(MP_PRINT_ANY, "qp_count", "%" PRIu64,
+			     v[IFLA_MPLANE_CC_QP_COUNT]);
+		if (!d->nqps && d->present & BIT(IFLA_MPLANE_QPS))
+			mp_print_text(" (none limited)");
+		mp_print_cell_close();
+	} else {
+		mp_print_text("-");
+	}
+	if (has_cc(d, IFLA_MPLANE_CC_QP_EVICTIONS))
+		mp_print_u64(MP_PRINT_ANY, "qp_evictions", "qp_evictions %" PRIu64,
+			     v[IFLA_MPLANE_CC_QP_EVICTIONS]);
+	if (has_cc(d, IFLA_MPLANE_CC_CNP_UNKNOWN))
+		mp_print_u64(MP_PRINT_ANY, "cnp_unknown", "cnp_unknown %" PRIu64,
+			     v[IFLA_MPLANE_CC_CNP_UNKNOWN]);
+	if (has_cc(d, IFLA_MPLANE_CC_BAD_BTH))
+		mp_print_u64(MP_PRINT_ANY, "bad_bth", "bad_bth %" PRIu64,
+			     v[IFLA_MPLANE_CC_BAD_BTH]);
+	mp_print_words_close();
 }
 
 /*
@@ -395,346 +308,324 @@ static bool has_cc(const struct mp_link *d, unsigned int attr)
  */
 static void print_cc(const struct mp_link *d)
 {
-	const struct mp_setting *st;
-	struct words w = {};
-	char num[16];
-	uint32_t v;
+	const struct mp_field *f;
 
-	if (!(d->present & (1u << IFLA_MPLANE_CC)))
+	if (!(d->present & BIT(IFLA_MPLANE_CC)))
 		return;
-	for (st = link_dev_settings(); st->keyword; st++) {
-		if (st->nest != IFLA_MPLANE_CC || !has_cc(d, st->attr))
-			continue;
-		v = d->cc_val[st->attr];
-		if (st->names)
-			word(&w, "%s %s", st->keyword,
-			     link_enum_str(st->names, v, num, sizeof(num)));
-		else if (st->attr == IFLA_MPLANE_CC_RATE_MAX_KBPS && !v)
-			word(&w, "%s 0 (line rate)", st->keyword);
-		else
-			word(&w, "%s %u%s", st->keyword, v, unit(st));
-	}
-	end_words(&w);
-	word(&w, "qps");
-	if (has_cc(d, IFLA_MPLANE_CC_QP_COUNT))
-		word(&w, "%" PRIu64 "%s", d->cc_val[IFLA_MPLANE_CC_QP_COUNT],
-		     d->nqps || !(d->present & (1u << IFLA_MPLANE_QPS)) ?
-		     "" : " (none limited)");
-	else
-		word(&w, "-");
-	if (has_cc(d, IFLA_MPLANE_CC_QP_EVICTIONS))
-		word(&w, "qp_evictions %" PRIu64,
-		     d->cc_val[IFLA_MPLANE_CC_QP_EVICTIONS]);
-	if (has_cc(d, IFLA_MPLANE_CC_CNP_UNKNOWN))
-		word(&w, "cnp_unknown %" PRIu64,
-		     d->cc_val[IFLA_MPLANE_CC_CNP_UNKNOWN]);
-	if (has_cc(d, IFLA_MPLANE_CC_BAD_BTH))
-		word(&w, "bad_bth %" PRIu64, d->cc_val[IFLA_MPLANE_CC_BAD_BTH]);
-	end_words(&w);
+	mp_print_open_object("cc");
+	mp_print_words_open(4, LINE_WIDTH);
+	for (f = mp_cc_fields; f->key; f++)
+		if (has_cc(d, f->attr) && setting_of(IFLA_MPLANE_CC, f->attr))
+			print_setting(f, IFLA_MPLANE_CC, d->cc_val[f->attr]);
+	mp_print_words_close();
+	print_cc_counters(d);
+	mp_print_close_object();
+}
+
+static void print_stats64(const struct rtnl_link_stats64 *s)
+{
+	mp_print_open_object("stats64");
+	mp_print_words_open(4, LINE_WIDTH);
+	mp_print_cell_open();
+	mp_print_u64(MP_PRINT_ANY, "rx_packets", "rx %" PRIu64, s->rx_packets);
+	mp_print_u64(MP_PRINT_ANY, "rx_bytes", " packets %" PRIu64 " bytes,",
+		     s->rx_bytes);
+	mp_print_cell_close();
+	mp_print_cell_open();
+	mp_print_u64(MP_PRINT_ANY, "tx_packets", "tx %" PRIu64, s->tx_packets);
+	mp_print_u64(MP_PRINT_ANY, "tx_bytes", " packets %" PRIu64 " bytes,",
+		     s->tx_bytes);
+	mp_print_cell_close();
+	/* Text leaves the errors to 'ip -s link'. */
+	mp_print_u64(MP_PRINT_JSON, "rx_errors", NULL, s->rx_errors);
+	mp_print_u64(MP_PRINT_JSON, "tx_errors", NULL, s->tx_errors);
+	mp_print_cell_open();
+	mp_print_u64(MP_PRINT_ANY, "rx_dropped", "dropped rx %" PRIu64,
+		     s->rx_dropped);
+	mp_print_u64(MP_PRINT_ANY, "tx_dropped", " tx %" PRIu64, s->tx_dropped);
+	mp_print_cell_close();
+	mp_print_words_close();
+	mp_print_close_object();
 }
 
 static void print_settings(const struct mp_link *d)
 {
-	const struct mp_setting *st;
-	char addr[MP_ADDR_STRLEN], num[16];
-	struct words w = {};
+	char addr[MP_ADDR_STRLEN];
+	const struct mp_field *f;
 	unsigned int i;
 
-	for (st = link_dev_settings(); st->keyword; st++) {
-		if (st->nest || !st->width || !(d->present & (1u << st->attr)))
-			continue;
-		if (st->attr == IFLA_MPLANE_SAMPLE_INTERVAL_US &&
-		    !d->val[st->attr])
-			word(&w, "%s off", st->keyword);
-		else if (st->names)
-			word(&w, "%s %s", st->keyword,
-			     link_enum_str(st->names, d->val[st->attr], num,
-					   sizeof(num)));
-		else
-			word(&w, "%s %u%s", st->keyword, d->val[st->attr],
-			     unit(st));
-	}
-	end_words(&w);
-	word(&w, "peers");
+	mp_print_words_open(4, LINE_WIDTH);
+	for (f = mp_device_fields; f->key; f++)
+		if (d->present & BIT(f->attr))
+			print_setting(f, 0, d->val[f->attr]);
+	mp_print_words_close();
+	mp_print_words_open(4, LINE_WIDTH);
+	mp_print_text("peers");
+	mp_print_open_array("peers");
 	for (i = 0; i < d->npeers; i++)
-		word(&w, "%s", mp_addr_str(&d->peers[i], addr, sizeof(addr)));
+		mp_print_str(MP_PRINT_ANY, NULL, "%s",
+			     mp_addr_str(&d->peers[i], addr, sizeof(addr)));
+	mp_print_close_array();
 	if (!d->npeers)
-		word(&w, "none");
-	end_words(&w);
+		mp_print_text("none");
+	mp_print_words_close();
 	print_cc(d);
-	if (d->has_stats64) {
-		word(&w, "rx %llu packets %llu bytes,",
-		     d->stats64.rx_packets, d->stats64.rx_bytes);
-		word(&w, "tx %llu packets %llu bytes,",
-		     d->stats64.tx_packets, d->stats64.tx_bytes);
-		word(&w, "dropped rx %llu tx %llu",
-		     d->stats64.rx_dropped, d->stats64.tx_dropped);
-		end_words(&w);
+	if (d->has_stats64)
+		print_stats64(&d->stats64);
+}
+
+static const struct mp_print_col plane_cols[] = {
+	{ .header = "plane" },
+	{ .header = "rail", .left = true },
+	{ .header = "operstate", .left = true },
+	{ .header = "carrier", .left = true },
+	{ .header = "state", .left = true },
+	{ .header = "reason", .left = true },
+	{ .header = "admin", .left = true },
+	{ .header = "weight" },
+	{ .header = "load" },
+	{ .header = "cong_score" },
+	{ .header = "tx_packets" },
+	{ .header = "rx_packets" },
+	{ .header = "selections" },
+	{ .header = "drops" },
+	{ .header = "failovers" },
+	{ .header = "ecn_ce" },
+	{ .header = "cnp" },
+	{ .header = "probes_sent" },
+	{ .header = "probes_lost" },
+	{ .header = "cnp_sent" },
+	{ .header = "rate_cuts" },
+};
+
+/* The plane counters with a column of their own; the rest are JSON's. */
+#define PSTAT_COLUMNS (BIT(IFLA_MPLANE_PSTAT_TX_PACKETS) |		\
+		       BIT(IFLA_MPLANE_PSTAT_RX_PACKETS) |		\
+		       BIT(IFLA_MPLANE_PSTAT_SELECTIONS) |		\
+		       BIT(IFLA_MPLANE_PSTAT_FAILOVERS) |		\
+		       BIT(IFLA_MPLANE_PSTAT_ECN_CE) |			\
+		       BIT(IFLA_MPLANE_PSTAT_CNP) |			\
+		       BIT(IFLA_MPLANE_PSTAT_PROBES_SENT) |		\
+		       BIT(IFLA_MPLANE_PSTAT_PROBES_LOST) |		\
+		       BIT(IFLA_MPLANE_PSTAT_CNP_SENT) |			\
+		       BIT(IFLA_MPLANE_PSTAT_RATE_CUTS))
+
+/* Text's "drops": a packet lost for no route or refused by the rail. */
+static void print_drops(const struct mp_plane_info *p)
+{
+	uint32_t mask = BIT(IFLA_MPLANE_PSTAT_DROP_NO_ROUTE) |
+			BIT(IFLA_MPLANE_PSTAT_DROP_XMIT);
+
+	if (p->stats_present & mask)
+		mp_print_u64(MP_PRINT_TEXT, NULL, "%" PRIu64,
+			     p->stats[IFLA_MPLANE_PSTAT_DROP_NO_ROUTE] +
+			     p->stats[IFLA_MPLANE_PSTAT_DROP_XMIT]);
+	else
+		mp_print_text("-");
+}
+
+/* The counters in their uapi order, which is also their columns'. */
+static void print_plane_stats(const struct mp_plane_info *p)
+{
+	bool nest = has(p, IFLA_MPLANE_PLANE_STATS), present;
+	const char *name;
+	unsigned int i;
+
+	if (nest)
+		mp_print_open_object("stats");
+	for (i = 1; i < mp_pstat_names.count; i++) {
+		name = mp_name(&mp_pstat_names, i);
+		if (!name)
+			continue;
+		present = nest && p->stats_present & BIT(i);
+		if (PSTAT_COLUMNS & BIT(i))
+			print_maybe(present, name, p->stats[i]);
+		else if (present)
+			mp_print_u64(MP_PRINT_JSON, name, NULL, p->stats[i]);
+		if (i == IFLA_MPLANE_PSTAT_DROP_XMIT)
+			print_drops(p);
 	}
+	if (nest)
+		mp_print_close_object();
 }
 
-enum {
-	COL_PLANE, COL_RAIL, COL_OPER, COL_CARRIER, COL_STATE, COL_REASON,
-	COL_ADMIN, COL_WEIGHT, COL_LOAD, COL_CONG, COL_TX, COL_RX, COL_SEL,
-	COL_DROPS, COL_FAILOVERS, COL_ECN, COL_CNP, COL_PSENT, COL_PLOST,
-	COL_CNP_SENT, COL_CUTS, NR_COLS,
-};
-
-static const struct {
-	const char *header;
-	bool number;			/* right-aligned */
-} cols[NR_COLS] = {
-	[COL_PLANE]	= { "plane", true },
-	[COL_RAIL]	= { "rail" },
-	[COL_OPER]	= { "operstate" },
-	[COL_CARRIER]	= { "carrier" },
-	[COL_STATE]	= { "state" },
-	[COL_REASON]	= { "reason" },
-	[COL_ADMIN]	= { "admin" },
-	[COL_WEIGHT]	= { "weight", true },
-	[COL_LOAD]	= { "load", true },
-	[COL_CONG]	= { "cong_score", true },
-	[COL_TX]	= { "tx_packets", true },
-	[COL_RX]	= { "rx_packets", true },
-	[COL_SEL]	= { "selections", true },
-	[COL_DROPS]	= { "drops", true },
-	[COL_FAILOVERS]	= { "failovers", true },
-	[COL_ECN]	= { "ecn_ce", true },
-	[COL_CNP]	= { "cnp", true },
-	[COL_PSENT]	= { "probes_sent", true },
-	[COL_PLOST]	= { "probes_lost", true },
-	[COL_CNP_SENT]	= { "cnp_sent", true },
-	[COL_CUTS]	= { "rate_cuts", true },
-};
-
-typedef char cell_t[24];
-
-static void cell_attr(cell_t c, const struct mp_plane_info *p,
-		      unsigned int attr, const struct mp_names *names)
-{
-	char num[16];
-
-	if (!has(p, attr))
-		snprintf(c, sizeof(cell_t), "-");
-	else if (names)
-		snprintf(c, sizeof(cell_t), "%s",
-			 link_enum_str(names, p->val[attr], num, sizeof(num)));
-	else
-		snprintf(c, sizeof(cell_t), "%u", p->val[attr]);
-}
-
-static void cell_stat(cell_t c, const struct mp_plane_info *p,
-		      unsigned int a, unsigned int b)
-{
-	uint32_t mask = (1u << a) | (b ? 1u << b : 0);
-
-	if (!(p->stats_present & mask))
-		snprintf(c, sizeof(cell_t), "-");
-	else
-		snprintf(c, sizeof(cell_t), "%" PRIu64,
-			 p->stats[a] + (b ? p->stats[b] : 0));
-}
-
-static void plane_row(const struct mp_link *rail, cell_t *row)
+static void print_plane(const struct mp_link *rail)
 {
 	const struct mp_plane_info *p = &rail->plane;
-	char num[16];
+	const struct mp_field *f;
 
-	cell_attr(row[COL_PLANE], p, IFLA_MPLANE_PLANE_ID, NULL);
-	snprintf(row[COL_RAIL], sizeof(cell_t), "%s", rail->name);
-	snprintf(row[COL_OPER], sizeof(cell_t), "%s", rail->operstate < 0 ? "-" :
-		 link_enum_str(&mp_operstate_names, rail->operstate, num,
-			       sizeof(num)));
-	snprintf(row[COL_CARRIER], sizeof(cell_t), "%s",
-		 rail->carrier < 0 ? "-" : rail->carrier ? "yes" : "no");
-	cell_attr(row[COL_STATE], p, IFLA_MPLANE_PLANE_STATE, &mp_state_names);
-	cell_attr(row[COL_REASON], p, IFLA_MPLANE_PLANE_REASON, &mp_reason_names);
-	cell_attr(row[COL_ADMIN], p, IFLA_MPLANE_PLANE_ADMIN, &mp_admin_names);
-	cell_attr(row[COL_WEIGHT], p, IFLA_MPLANE_PLANE_WEIGHT, NULL);
-	cell_attr(row[COL_LOAD], p, IFLA_MPLANE_PLANE_LOAD, NULL);
-	cell_attr(row[COL_CONG], p, IFLA_MPLANE_PLANE_CONG_SCORE, NULL);
-	cell_stat(row[COL_TX], p, IFLA_MPLANE_PSTAT_TX_PACKETS, 0);
-	cell_stat(row[COL_RX], p, IFLA_MPLANE_PSTAT_RX_PACKETS, 0);
-	cell_stat(row[COL_SEL], p, IFLA_MPLANE_PSTAT_SELECTIONS, 0);
-	cell_stat(row[COL_DROPS], p, IFLA_MPLANE_PSTAT_DROP_NO_ROUTE,
-		  IFLA_MPLANE_PSTAT_DROP_XMIT);
-	cell_stat(row[COL_FAILOVERS], p, IFLA_MPLANE_PSTAT_FAILOVERS, 0);
-	cell_stat(row[COL_ECN], p, IFLA_MPLANE_PSTAT_ECN_CE, 0);
-	cell_stat(row[COL_CNP], p, IFLA_MPLANE_PSTAT_CNP, 0);
-	cell_stat(row[COL_PSENT], p, IFLA_MPLANE_PSTAT_PROBES_SENT, 0);
-	cell_stat(row[COL_PLOST], p, IFLA_MPLANE_PSTAT_PROBES_LOST, 0);
-	cell_stat(row[COL_CNP_SENT], p, IFLA_MPLANE_PSTAT_CNP_SENT, 0);
-	cell_stat(row[COL_CUTS], p, IFLA_MPLANE_PSTAT_RATE_CUTS, 0);
-}
-
-static void print_row(cell_t *row, const int *width)
-{
-	int c;
-
-	printf("   ");
-	for (c = 0; c < NR_COLS; c++)
-		printf(" %*s", cols[c].number ? width[c] : -width[c], row[c]);
-	putchar('\n');
-}
-
-static int print_planes(const struct mp_link *planes, size_t n)
-{
-	cell_t (*rows)[NR_COLS] = calloc(n + 1, sizeof(*rows));
-	int width[NR_COLS], c;
-	size_t i;
-
-	if (!rows)
-		return -ENOMEM;
-	for (c = 0; c < NR_COLS; c++)
-		snprintf(rows[0][c], sizeof(cell_t), "%s", cols[c].header);
-	for (i = 0; i < n; i++)
-		plane_row(&planes[i], rows[i + 1]);
-	for (c = 0; c < NR_COLS; c++) {
-		width[c] = 0;
-		for (i = 0; i <= n; i++)
-			if ((int)strlen(rows[i][c]) > width[c])
-				width[c] = strlen(rows[i][c]);
-	}
-	for (i = 0; i <= n; i++)
-		print_row(rows[i], width);
-	free(rows);
-	return 0;
-}
-
-enum {
-	QCOL_PEER, QCOL_QPN, QCOL_RATE, QCOL_TARGET, QCOL_ALPHA, QCOL_CNP_RX,
-	QCOL_CNP_TX, QCOL_CUTS, QCOL_TX_BYTES, NR_QCOLS,
-};
-
-static const char *const qp_headers[NR_QCOLS] = {
-	[QCOL_PEER] = "peer", [QCOL_QPN] = "qpn", [QCOL_RATE] = "rate",
-	[QCOL_TARGET] = "target", [QCOL_ALPHA] = "alpha",
-	[QCOL_CNP_RX] = "cnp_rx", [QCOL_CNP_TX] = "cnp_tx",
-	[QCOL_CUTS] = "cuts", [QCOL_TX_BYTES] = "tx_bytes",
-};
-
-static void cell_qp(cell_t c, const struct mp_qp *q, unsigned int attr)
-{
-	if (!(q->present & (1u << attr)))
-		snprintf(c, sizeof(cell_t), "-");
+	mp_print_table_row();
+	mp_print_open_object(NULL);
+	print_maybe(has(p, IFLA_MPLANE_PLANE_ID), "index",
+		    p->val[IFLA_MPLANE_PLANE_ID]);
+	mp_print_str(MP_PRINT_ANY, "rail", "%s", rail->name);
+	mp_print_u64(MP_PRINT_JSON, "ifindex", NULL, rail->ifindex);
+	if (rail->operstate >= 0)
+		print_enum("operstate", "%s", &mp_operstate_names,
+			   rail->operstate);
 	else
-		snprintf(c, sizeof(cell_t), "%" PRIu64, q->val[attr]);
+		mp_print_text("-");
+	if (rail->carrier >= 0) {
+		mp_print_bool(MP_PRINT_JSON, "carrier", NULL, rail->carrier);
+		mp_print_text("%s", rail->carrier ? "yes" : "no");
+	} else {
+		mp_print_text("-");
+	}
+	for (f = mp_plane_fields; f->key; f++)
+		if (!has(p, f->attr))
+			mp_print_text("-");
+		else if (f->names)
+			print_enum(f->key, "%s", f->names, p->val[f->attr]);
+		else
+			mp_print_u64(MP_PRINT_ANY, f->key, "%" PRIu64,
+				     p->val[f->attr]);
+	print_plane_stats(p);
+	mp_print_close_object();
+}
+
+static const struct mp_print_col qp_cols[] = {
+	{ .header = "peer", .left = true },
+	{ .header = "qpn" },
+	{ .header = "rate" },
+	{ .header = "target" },
+	{ .header = "alpha" },
+	{ .header = "cnp_rx" },
+	{ .header = "cnp_tx" },
+	{ .header = "cuts" },
+	{ .header = "tx_bytes" },
+};
+
+static bool has_qp(const struct mp_qp *q, unsigned int attr)
+{
+	return q->present & BIT(attr);
 }
 
 /* A rate in kbit/s as people read it: "750Mbit/s", "1.5Gbit/s". */
-static void cell_rate(cell_t c, const struct mp_qp *q, unsigned int attr)
+static void print_rate(const struct mp_qp *q, unsigned int attr)
 {
 	static const char *const units[] = { "kbit/s", "Mbit/s", "Gbit/s" };
 	double v = q->val[attr];
 	unsigned int u = 0;
 
-	if (!(q->present & (1u << attr))) {
-		snprintf(c, sizeof(cell_t), "-");
+	if (!has_qp(q, attr)) {
+		mp_print_text("-");
 		return;
 	}
+	mp_print_u64(MP_PRINT_JSON, key_of(mp_qp_fields, attr), NULL,
+		     q->val[attr]);
 	while (v >= 1000 && u + 1 < ARRAY_SIZE(units)) {
 		v /= 1000;
 		u++;
 	}
-	snprintf(c, sizeof(cell_t), "%.4g%s", v, units[u]);
+	mp_print_text("%.4g%s", v, units[u]);
 }
 
-static void qp_row(const struct mp_qp *q, cell_t *row)
+static void print_qp_val(const struct mp_qp *q, unsigned int attr)
+{
+	print_maybe(has_qp(q, attr), key_of(mp_qp_fields, attr), q->val[attr]);
+}
+
+static void print_qp(const struct mp_qp *q)
 {
 	char addr[MP_ADDR_STRLEN];
+	uint64_t alpha = q->val[IFLA_MPLANE_QP_ALPHA];
 
-	snprintf(row[QCOL_PEER], sizeof(cell_t), "%s",
-		 q->present & (1u << IFLA_MPLANE_QP_PEER) ?
-		 mp_addr_str(&q->peer, addr, sizeof(addr)) : "-");
-	if (q->present & (1u << IFLA_MPLANE_QP_QPN))
-		snprintf(row[QCOL_QPN], sizeof(cell_t), "0x%06" PRIx64,
-			 q->val[IFLA_MPLANE_QP_QPN]);
+	mp_print_table_row();
+	mp_print_open_object(NULL);
+	if (has_qp(q, IFLA_MPLANE_QP_PEER))
+		mp_print_str(MP_PRINT_ANY, "peer", "%s",
+			     mp_addr_str(&q->peer, addr, sizeof(addr)));
 	else
-		snprintf(row[QCOL_QPN], sizeof(cell_t), "-");
-	cell_rate(row[QCOL_RATE], q, IFLA_MPLANE_QP_RATE_KBPS);
-	cell_rate(row[QCOL_TARGET], q, IFLA_MPLANE_QP_TARGET_KBPS);
-	if (q->present & (1u << IFLA_MPLANE_QP_ALPHA))
-		snprintf(row[QCOL_ALPHA], sizeof(cell_t), "%.3f",
-			 alpha_frac(q->val[IFLA_MPLANE_QP_ALPHA]));
+		mp_print_text("-");
+	if (has_qp(q, IFLA_MPLANE_QP_QPN))
+		mp_print_u64(MP_PRINT_ANY, "qpn", "0x%06" PRIx64,
+			     q->val[IFLA_MPLANE_QP_QPN]);
 	else
-		snprintf(row[QCOL_ALPHA], sizeof(cell_t), "-");
-	cell_qp(row[QCOL_CNP_RX], q, IFLA_MPLANE_QP_CNP_RX);
-	cell_qp(row[QCOL_CNP_TX], q, IFLA_MPLANE_QP_CNP_TX);
-	cell_qp(row[QCOL_CUTS], q, IFLA_MPLANE_QP_RATE_CUTS);
-	cell_qp(row[QCOL_TX_BYTES], q, IFLA_MPLANE_QP_TX_BYTES);
+		mp_print_text("-");
+	print_rate(q, IFLA_MPLANE_QP_RATE_KBPS);
+	print_rate(q, IFLA_MPLANE_QP_TARGET_KBPS);
+	if (has_qp(q, IFLA_MPLANE_QP_ALPHA)) {
+		/* Every digit, as json-c printed it before: scripts compare. */
+		mp_print_double(MP_PRINT_ANY, "alpha", "%.3f",
+				(double)alpha / MPLANE_CC_ALPHA_ONE);
+		mp_print_u64(MP_PRINT_JSON, "alpha_1024", NULL, alpha);
+	} else {
+		mp_print_text("-");
+	}
+	print_qp_val(q, IFLA_MPLANE_QP_CNP_RX);
+	print_qp_val(q, IFLA_MPLANE_QP_CNP_TX);
+	print_qp_val(q, IFLA_MPLANE_QP_RATE_CUTS);
+	print_qp_val(q, IFLA_MPLANE_QP_TX_BYTES);
+	mp_print_close_object();
 }
 
 /* Below the planes: a QP's peer is an address, never a plane's index. */
-static int print_qps(const struct mp_link *d)
+static void print_qps(const struct mp_link *d)
 {
-	cell_t (*rows)[NR_QCOLS];
-	int width[NR_QCOLS], c;
-	size_t i, n = d->nqps;
+	size_t i;
 
+	/* An mplane.ko from before congestion control sends none. */
+	if (!(d->present & BIT(IFLA_MPLANE_QPS)))
+		return;
+	mp_print_open_array("qps");
+	mp_print_table_open(4, qp_cols, ARRAY_SIZE(qp_cols));
+	for (i = 0; i < d->nqps; i++)
+		print_qp(&d->qps[i]);
+	mp_print_table_close();
+	mp_print_close_array();
+}
+
+static void print_planes(const struct mp_link *d, const struct mp_link *planes,
+			 size_t n)
+{
+	size_t i;
+
+	mp_print_open_array("planes");
 	if (!n)
-		return 0;
-	rows = calloc(n + 1, sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	for (c = 0; c < NR_QCOLS; c++)
-		snprintf(rows[0][c], sizeof(cell_t), "%s", qp_headers[c]);
+		mp_print_text("    no planes: add one with 'ip link set RAIL master %s'\n",
+			      d->name);
+	mp_print_table_open(4, plane_cols, ARRAY_SIZE(plane_cols));
 	for (i = 0; i < n; i++)
-		qp_row(&d->qps[i], rows[i + 1]);
-	for (c = 0; c < NR_QCOLS; c++) {
-		width[c] = 0;
-		for (i = 0; i <= n; i++)
-			if ((int)strlen(rows[i][c]) > width[c])
-				width[c] = strlen(rows[i][c]);
-	}
-	for (i = 0; i <= n; i++) {
-		printf("   ");
-		for (c = 0; c < NR_QCOLS; c++)
-			printf(" %*s", c == QCOL_PEER ? -width[c] : width[c],
-			       rows[i][c]);
-		putchar('\n');
-	}
-	free(rows);
-	return 0;
+		print_plane(&planes[i]);
+	mp_print_table_close();
+	mp_print_close_array();
 }
 
-static int print_device(const struct mp_link *d, const struct mp_link *planes,
-			size_t n)
+static void print_device(const struct mp_link *d, const struct mp_link *planes,
+			 size_t n)
 {
-	int err;
-
-	char num[16];
-
-	printf("%s: %s, operstate %s, %zu plane%s\n", d->name,
-	       d->flags & IFF_UP ? "up" : "down",
-	       d->operstate < 0 ? "-" : link_enum_str(&mp_operstate_names,
-						       d->operstate, num,
-						       sizeof(num)),
-	       n, n == 1 ? "" : "s");
+	mp_print_open_object(NULL);
+	mp_print_str(MP_PRINT_ANY, "name", "%s", d->name);
+	mp_print_u64(MP_PRINT_JSON, "ifindex", NULL, d->ifindex);
+	mp_print_bool(MP_PRINT_JSON, "up", NULL, d->flags & IFF_UP);
+	mp_print_text(": %s", d->flags & IFF_UP ? "up" : "down");
+	if (d->operstate >= 0)
+		print_enum("operstate", ", operstate %s", &mp_operstate_names,
+			   d->operstate);
+	else
+		mp_print_text(", operstate -");
+	mp_print_text(", %zu plane%s\n", n, n == 1 ? "" : "s");
 	print_settings(d);
-	if (!n) {
-		printf("    no planes: add one with 'ip link set RAIL master %s'\n",
-		       d->name);
-		return print_qps(d);
-	}
-	err = print_planes(planes, n);
-	return err ? err : print_qps(d);
+	print_planes(d, planes, n);
+	print_qps(d);
+	mp_print_close_object();
 }
 
-static int print_text(const struct show *sh)
+static void print_devices(const struct show *sh)
 {
 	const struct mp_link *planes;
 	size_t i, n;
-	int err;
 
+	mp_print_start();
+	mp_print_open_array("devices");
 	for (i = 0; i < sh->devs.n; i++) {
 		if (i)
-			putchar('\n');
+			mp_print_text("\n");
 		planes = planes_of(&sh->devs.v[i], &sh->planes, &n);
-		err = print_device(&sh->devs.v[i], planes, n);
-		if (err)
-			return err;
+		print_device(&sh->devs.v[i], planes, n);
 	}
-	return 0;
+	mp_print_close_array();
+	mp_print_end();
 }
 
 static int show(struct show *sh)
@@ -762,15 +653,7 @@ static int show(struct show *sh)
 		return MP_EXIT_ERR;
 	}
 	qsort(sh->planes.v, sh->planes.n, sizeof(*sh->planes.v), plane_cmp);
-	if (mp_json) {
-		print_json(sh);
-		return MP_EXIT_OK;
-	}
-	err = print_text(sh);
-	if (err) {
-		mp_err("%s", strerror(-err));
-		return MP_EXIT_ERR;
-	}
+	print_devices(sh);
 	return MP_EXIT_OK;
 }
 
