@@ -258,7 +258,7 @@ test_tc_hook_cls_bpf() {
 test_tc_hook_switch() {
 	local hook n=0
 
-	has_tcx || { log "SKIP no tcx on this kernel"; return 0; }
+	has_tcx || skip "no tcx on this kernel"
 	topo static
 	for hook in tcx cls_bpf tcx cls_bpf auto; do
 		mpctl bpf attach --tc-hook "$hook" vb
@@ -282,7 +282,7 @@ test_tc_hook_switch() {
 test_foreign_tcx_kept() {
 	local id map
 
-	has_tcx || { log "SKIP no tcx on this kernel"; return 0; }
+	has_tcx || skip "no tcx on this kernel"
 	topo static
 	read -r id map < <(ip netns exec "$b" "$MPLANE_BUILD/mptcx" counter vb in) ||
 		fail "foreign tcx program"
