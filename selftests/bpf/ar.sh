@@ -301,6 +301,10 @@ test_tc_hook() {
 			"$(tc_progs "$FAB-p0l0" s0 in | grep mp_ar | xargs)" "$want mp_ar_ingress"
 		assert_eq "$hook: p0l0/s0 egress" \
 			"$(tc_progs "$FAB-p0l0" s0 eg | grep mp_ar | xargs)" "$want mp_ar_egress"
+		assert_eq "$hook: bpf status -j" "$(mpx -j bpf status --fabric "$FAB" p0l0 |
+			jq -r '[.switches[0].ports[].tc_hook | .ingress, .egress] | unique | join(" ")')" "$want"
+		snap p0l0
+		assert_eq "$hook: bpf status" "${P[p0l0/s0/TC_HOOK]}" "$want"
 	done
 	in_node h0 ping -q -c 3 -i 0.2 -W 2 $H3 >/dev/null ||
 		fail "no traffic through ar after the moves"

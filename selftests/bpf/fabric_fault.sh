@@ -161,6 +161,51 @@ test_loss_share() {
 	assert_le "lost on the way to h1" "$lost" "$dropped"
 }
 
+# seen: what the dropper on h0/r0 saw (passed and dropped), by fault show.
+seen() {
+	jq -r '[.ports[] | select(.node == "h0" and .port == "r0") | .passed + .dropped] | add' \
+		<<<"$(mpx -j fabric fault --prefix "$FAB" show)"
+}
+
+# --tc-hook places the dropper, and a dropper already on the port moves
+# to the hook asked for, the same program, so its counts go on (give or
+# take the fabric's own few packets, IPv6's); one copy is left, and show
+# says where it is.  --tc-hook means --via bpf, so this runs where the
+# kernel has netem too.
+test_loss_tc_hook() {
+	local auto=cls_bpf before after hook want
+	has_tcx && auto=tcx
+	need_fabric
+	mpx fabric fault --prefix "$FAB" --tc-hook cls_bpf h0:r0 loss 5% >/dev/null ||
+		fail "loss on cls_bpf"
+	assert_eq "h0/r0 egress" "$(tc_progs "$FAB-h0" r0 eg | grep mp_fault | xargs)" \
+		"cls_bpf mp_fault_drop"
+	send_udp 400 >/dev/null
+	before=$(seen)
+	assert_ge "seen on cls_bpf" "$before" 400
+	for hook in auto cls_bpf auto; do
+		want=$hook
+		[ "$hook" = auto ] && want=$auto
+		mpx fabric fault --prefix "$FAB" --tc-hook $hook h0:r0 loss 5% >/dev/null ||
+			fail "loss with --tc-hook $hook"
+		assert_eq "--tc-hook $hook: h0/r0 egress" \
+			"$(tc_progs "$FAB-h0" r0 eg | grep mp_fault | xargs)" "$want mp_fault_drop"
+		assert_eq "--tc-hook $hook: show" "$(mpx -j fabric fault --prefix "$FAB" show |
+			jq -r '.ports[] | select(.node == "h0" and .port == "r0") | .tc_hook')" "$want"
+	done
+	after=$(seen)
+	assert_ge "counts kept through the moves" "$after" "$before"
+	assert_le "counts kept through the moves" "$after" $((before + 20))
+	send_udp 400 >/dev/null
+	assert_ge "counted after the moves" "$(seen)" $((after + 400))
+	MPLANE_TC_HOOK=cls_bpf mpx fabric fault --prefix "$FAB" h0:r0 loss 2% >/dev/null ||
+		fail "loss with MPLANE_TC_HOOK"
+	assert_eq "MPLANE_TC_HOOK=cls_bpf: h0/r0 egress" \
+		"$(tc_progs "$FAB-h0" r0 eg | grep mp_fault | xargs)" "cls_bpf mp_fault_drop"
+	mpx fabric fault --prefix "$FAB" h0:r0 loss 0 >/dev/null || fail "loss 0"
+	assert_eq "loss 0: h0/r0 egress" "$(tc_progs "$FAB-h0" r0 eg | grep mp_fault | xargs)" ""
+}
+
 # Clear after down, degrade and loss: every port up at the fabric's rate,
 # no dropper, pktcount's filter still there, ping through again.
 test_clear_restores() {
@@ -283,6 +328,9 @@ p0l0:s0 loss 1% --via carrier|bad --via 'carrier'
 show --at 1|show takes --prefix only
 p0l0:s0 down --start now|--start is what --at counts from
 p0l0:s0 down --via bpf|--via is for loss only
+p0l0:s0 down --tc-hook tcx|--tc-hook is for loss only
+p0l0:s0 loss 1% --via netem --tc-hook cls_bpf|--tc-hook places the BPF dropper: it cannot go with --via netem
+p0l0:s0 loss 1% --tc-hook bpf|bad --tc-hook 'bpf'
 p0l0:s0 flap --at 1 --start 12x|bad --start '12x'
 p0l0:s0 down extra|unexpected argument 'extra'
 EOF
@@ -333,5 +381,5 @@ test_reroute() {
 [ -x "$MPLANECTL" ] || skip "no $MPLANECTL (make tools)"
 [ "$(id -u)" -eq 0 ] || skip "needs root"
 ktap_run test_link_down_up test_degrade_rate test_loss_share \
-	test_clear_restores test_scheduled_flap_on_timeline \
+	test_loss_tc_hook test_clear_restores test_scheduled_flap_on_timeline \
 	test_down_stops_schedule test_bad_lines test_reroute

@@ -101,6 +101,7 @@ struct ar_port_status {
 	struct mplane_port_cfg cfg;
 	struct mplane_vq vq;
 	struct mplane_port_stats stats;	/* summed over CPUs */
+	enum mp_tc_hook hook[2];	/* ingress, egress: where ar runs */
 };
 
 int ar_port_status(const struct mp_fabric *f, const struct mp_fabric_node *n,

@@ -488,6 +488,37 @@ static void print_stats(const __u64 *v, size_t from, size_t to)
 			     port_stats[i].key, port_stats[i].fmt, v[i]);
 }
 
+/* A hook's name, or null in JSON and "none" in text (by @fmt, if any). */
+static void print_hook(const char *key, const char *fmt, enum mp_tc_hook hook)
+{
+	const char *name = mp_tc_hook_name(hook);
+
+	mp_print_str(MP_PRINT_TEXT, NULL, fmt, name ? name : "none");
+	if (name)
+		mp_print_str(MP_PRINT_JSON, key, NULL, name);
+	else
+		mp_print_null(MP_PRINT_JSON, key, NULL);
+}
+
+/*
+ * Where ar runs on the port.  Attach puts both programs on one hook, so
+ * text has one word for the two, unless something else moved one.
+ */
+static void print_hooks(const enum mp_tc_hook hook[2])
+{
+	bool same = hook[0] == hook[1];
+
+	mp_print_text(" ");
+	mp_print_open_object("tc_hook");
+	print_hook("ingress", same ? "%s" : "in:%s", hook[0]);
+	mp_print_str(MP_PRINT_TEXT, NULL, "%s", same ? "" : ",");
+	if (same)
+		print_hook("egress", NULL, hook[1]);
+	else
+		print_hook("egress", "eg:%s", hook[1]);
+	mp_print_close_object();
+}
+
 /* One row of text: the node's name starts every row of its ports. */
 static void print_port(const char *node, const char *ifname,
 		       const struct ar_port_status *ps)
@@ -507,6 +538,7 @@ static void print_port(const char *node, const char *ifname,
 		     ps->vq.hwm_bytes);
 	mp_print_u64(MP_PRINT_JSON, "dre_bytes", NULL, ps->vq.dre_bytes);
 	print_stats(v, QUEUE_COLUMN, NR_PORT_STATS);
+	print_hooks(ps->hook);
 	mp_print_text("\n");
 	mp_print_close_object();
 }
@@ -541,7 +573,9 @@ static const struct mp_opt_cmd status_cmd = {
 "Show adaptive routing on the switches of fabric PREFIX: per port its\n"
 "state, the packets and bytes sent, the virtual queue now and at its\n"
 "highest, CE marks, packets forwarded by ar rather than the kernel, and\n"
-"path switches.  With -j, every counter of struct mplane_port_stats.\n",
+"path switches, and the tc hook ar runs on (tcx or cls_bpf; two words,\n"
+"in: and eg:, when ingress and egress differ).  With -j, every counter of\n"
+"struct mplane_port_stats, and \"tc_hook\": {\"ingress\", \"egress\"}.\n",
 	.opts = fabric_only_opts,
 };
 
@@ -555,9 +589,9 @@ int bpf_fabric_status(int argc, char **argv)
 		return err;
 	mp_print_start();
 	mp_print_str(MP_PRINT_JSON, "fabric", NULL, f.prefix);
-	mp_print_text("%-6s %-5s %-4s %10s %12s %10s %10s %8s %8s %8s\n",
+	mp_print_text("%-6s %-5s %-4s %10s %12s %10s %10s %8s %8s %8s %s\n",
 		      "NODE", "PORT", "UP", "TX_PKTS", "TX_BYTES", "QUEUE",
-		      "QUEUE_HWM", "CE_MARK", "AR_FWD", "SWITCHES");
+		      "QUEUE_HWM", "CE_MARK", "AR_FWD", "SWITCHES", "TC_HOOK");
 	mp_print_open_array("switches");
 	err = for_each_switch(&f, argc - optind, argv + optind, status_one,
 			      NULL);

@@ -266,6 +266,24 @@ static int port_hook(const char *ifname, bool egress, struct mp_tc_point *p,
 	return mp_tc_query(p, st);
 }
 
+/* Which hook ar runs on, ingress and egress of @ifindex. */
+static int port_hooks(int ifindex, enum mp_tc_hook hook[2])
+{
+	struct mp_tc_state st;
+	struct mp_tc_point p;
+	int egress, err;
+
+	for (egress = 0; egress < 2; egress++) {
+		p = (struct mp_tc_point){ .ifindex = ifindex, .egress = egress,
+					  .ours = &ar_ours };
+		err = mp_tc_query(&p, &st);
+		if (err)
+			return err;
+		hook[egress] = mp_tc_where(&st);
+	}
+	return 0;
+}
+
 static int attach_hook(const struct mp_fabric_node *n, const char *ifname,
 		       bool egress, enum mp_tc_hook hook,
 		       const struct bpf_program *prog)
@@ -477,6 +495,7 @@ int ar_port_status(const struct mp_fabric *f, const struct mp_fabric_node *n,
 	}
 	if (ncpu > 0 && !bpf_map_lookup_elem(st, &key, percpu))
 		sum_stats(percpu, ncpu, &ps->stats);
+	err = port_hooks(ifindex, ps->hook);
 out:
 	if (cfg >= 0)
 		close(cfg);

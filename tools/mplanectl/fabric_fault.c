@@ -16,6 +16,7 @@
 #include "mp_fault.h"
 #include "mp_fault_loss.h"
 #include "mp_names.h"
+#include "mp_tc.h"
 #include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_print.h"
@@ -38,6 +39,7 @@ struct fault_settings {
 	uint64_t period_ns, down_ns;
 	uint64_t count;
 	int via;			/* enum fault_loss_via */
+	int tc_hook;			/* enum mp_tc_choice */
 	bool reroute;
 };
 
@@ -116,6 +118,9 @@ static const struct mp_opt fault_opts[] = {
 	{ "via", 0, MP_OPT_CHOICE, MP_OPT_AT(struct fault_settings, via),
 	  "HOW", "loss: netem (in place of the port's tbf child) or bpf (a dropper on tc egress, for kernels without netem); auto is netem where the kernel has it",
 	  .choices = vias, .def = "auto" },
+	{ "tc-hook", 0, MP_OPT_CHOICE, MP_OPT_AT(struct fault_settings, tc_hook),
+	  "HOOK", "loss through the BPF dropper (so --via bpf): where on the ports' tc egress it goes: tcx (Linux 6.6 and later), cls_bpf, or auto, tcx where the kernel has it (the default, or MPLANE_TC_HOOK); a dropper already there moves, keeping its counts",
+	  .choices = mp_tc_choice_names },
 	{}
 };
 
@@ -267,6 +272,12 @@ static int check_options(const struct fault_settings *s,
 		return mp_usage_err("--start is what --at counts from: give --at too");
 	if (mp_opt_given(&fault_cmd, res, "via") && l->action != MPLANE_FAULT_LOSS)
 		return mp_usage_err("--via is for loss only");
+	if (mp_opt_given(&fault_cmd, res, "tc-hook") &&
+	    l->action != MPLANE_FAULT_LOSS)
+		return mp_usage_err("--tc-hook is for loss only: it places the BPF dropper");
+	if (mp_opt_given(&fault_cmd, res, "tc-hook") &&
+	    s->via == FAULT_LOSS_NETEM)
+		return mp_usage_err("--tc-hook places the BPF dropper: it cannot go with --via netem");
 	if (s->reroute && (l->action == MPLANE_FAULT_DEGRADE ||
 			   l->action == MPLANE_FAULT_LOSS))
 		return mp_usage_err("--reroute is for down, up, flap and clear: a slow or lossy link still carries");
@@ -530,6 +541,11 @@ int fabric_fault_main(int argc, char **argv)
 	if (rc)
 		return rc;
 	c.loss_via = set.via;
+	c.tc_choice = -1;
+	if (mp_opt_given(&fault_cmd, &res, "tc-hook")) {
+		c.loss_via = FAULT_LOSS_BPF;
+		c.tc_choice = set.tc_hook;
+	}
 	c.reroute = set.reroute;
 	rc = run(&c, &set, &res, &l);
 	fault_ctx_close(&c);

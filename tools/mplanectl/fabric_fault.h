@@ -75,6 +75,8 @@ struct fault_ctx {
 	int ev_fd;			/* mp_user_event, or -errno */
 	bool ev_tried, ev_warned;
 	enum fault_loss_via loss_via;
+	int tc_choice;			/* enum mp_tc_choice of --tc-hook;
+					 * -1: MPLANE_TC_HOOK's */
 	bool reroute;			/* --reroute: fault_reroute() after
 					 * each step */
 	const unsigned char *uplinks;	/* what fault_reroute() found */
@@ -132,12 +134,15 @@ fault_port_of(const struct fault_ctx *c, const struct fault_port *p)
 /*
  * Loss, one port at a time; the caller has entered the port's node.
  * BPF (fabric_fault_loss.c): set the drop share (0 detaches the program)
- * and read its counts; netem (fabric_fault_netem.c): the same through a
+ * on the hook @tc_choice means (-1: MPLANE_TC_HOOK's; a dropper on the
+ * other hook moves, keeping its counts) and read its counts; netem (fabric_fault_netem.c): the same through a
  * netem under the port's tbf, -ENOENT when the kernel has no netem.
  */
-int fault_loss_bpf_set(const struct mp_fabric_port *p, uint32_t ppm);
+int fault_loss_bpf_set(const struct mp_fabric_port *p, uint32_t ppm,
+		       int tc_choice);
 struct fault_loss_counts {
 	bool on;			/* the dropper (or netem) is there */
+	const char *tc_hook;		/* the dropper's: "tcx", "cls_bpf" */
 	uint32_t ppm;
 	uint64_t passed, dropped;
 };

@@ -278,7 +278,7 @@ static int node_loss(struct fault_ctx *c, unsigned int node,
 		err = fault_enter(c, node);
 		for (i = 0; !err && i < n; i++)
 			keep(&err, fault_loss_bpf_set(&nd->ports[ports[i]],
-						      s->value));
+						      s->value, c->tc_choice));
 		keep(&err, fault_leave(c));
 	}
 	if (err)
@@ -323,7 +323,7 @@ static int node_clear(struct fault_ctx *c, unsigned int node,
 		return -EINVAL;
 	err = fault_enter(c, node);
 	for (i = 0; !err && i < n; i++)
-		keep(&err, fault_loss_bpf_set(&nd->ports[ports[i]], 0));
+		keep(&err, fault_loss_bpf_set(&nd->ports[ports[i]], 0, -1));
 	keep(&err, fault_leave(c));
 	for (i = 0; i < n; i++)
 		keep(&err, del_root(r, &nd->ports[ports[i]]));

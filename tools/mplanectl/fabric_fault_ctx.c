@@ -29,6 +29,7 @@ int fault_ctx_open(struct fault_ctx *c, const char *prefix)
 	memset(c, 0, sizeof(*c));
 	c->home_fd = -1;
 	c->ev_fd = -1;
+	c->tc_choice = -1;
 	err = mp_fabric_load(prefix, &c->f);
 	if (err == -ENOENT) {
 		mp_err("no fabric '%s' (build one with 'mplanectl fabric up --prefix %s')",

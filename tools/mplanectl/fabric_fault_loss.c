@@ -2,8 +2,8 @@
 /*
  * Loss through bpf/fault_loss.bpf.c, for kernels without netem: one copy
  * of the program per port, on its tc egress: at the tail of tcx where the
- * kernel has it (MPLANE_TC_HOOK chooses, as mp_tc.h says), else at
- * mplane's cls_bpf fault slot (tools/include/mp_fault_loss.h).  A port
+ * kernel has it (--tc-hook or MPLANE_TC_HOOK chooses, as mp_tc.h says),
+ * else at mplane's cls_bpf fault slot (tools/include/mp_fault_loss.h).  A port
  * that has it already gets its new share written into the program's map,
  * so its counts go on; a share of 0 takes the program away.  Nothing but
  * that one program is ever touched: the clsact qdisc, which other tools'
@@ -74,20 +74,25 @@ static int set_share(int cfg_fd, uint32_t ppm)
 	return bpf_map_update_elem(cfg_fd, &zero, &cfg, BPF_ANY) ? -errno : 0;
 }
 
+/* The hook @tc_choice means for port @p (-1: MPLANE_TC_HOOK's). */
+static int choose_hook(const struct mp_fabric_port *p, int tc_choice,
+		       enum mp_tc_hook *hook)
+{
+	enum mp_tc_choice choice = tc_choice;
+	int err = 0;
+
+	if (tc_choice < 0)
+		err = mp_tc_env_choice(&choice);
+	return err ? err : mp_tc_choose(choice, p->ifname, p->ifindex, hook);
+}
+
 /* A new copy for the port, its share set before it sees a packet. */
-static int attach(const struct mp_fabric_port *p, uint32_t ppm,
+static int attach(enum mp_tc_hook hook, uint32_t ppm,
 		  const struct mp_tc_point *pt, const struct mp_tc_state *st)
 {
 	struct fault_loss *skel;
-	enum mp_tc_choice choice;
-	enum mp_tc_hook hook;
 	int err;
 
-	err = mp_tc_env_choice(&choice);
-	if (!err)
-		err = mp_tc_choose(choice, p->ifname, p->ifindex, &hook);
-	if (err)
-		return err;
 	skel = fault_loss__open_and_load();
 	if (!skel)
 		return -errno ? -errno : -EINVAL;
@@ -100,10 +105,29 @@ static int attach(const struct mp_fabric_port *p, uint32_t ppm,
 	return err;
 }
 
-int fault_loss_bpf_set(const struct mp_fabric_port *p, uint32_t ppm)
+/*
+ * The dropper @id, already on the port, onto @hook: the same program,
+ * so its counts go on; mp_tc_attach() takes it off the other hook only
+ * once the new one runs it, so no packet escapes it on the way.
+ */
+static int move(__u32 id, enum mp_tc_hook hook, const struct mp_tc_point *pt,
+		const struct mp_tc_state *st)
+{
+	int fd = bpf_prog_get_fd_by_id(id), err;
+
+	if (fd < 0)
+		return -errno;
+	err = mp_tc_attach(pt, hook, fd, st);
+	close(fd);
+	return err;
+}
+
+int fault_loss_bpf_set(const struct mp_fabric_port *p, uint32_t ppm,
+		       int tc_choice)
 {
 	struct mp_tc_state st;
 	struct mp_tc_point pt;
+	enum mp_tc_hook hook;
 	__u32 id = 0;
 	int owner = slot_owner(p, &pt, &st, &id), fd, err;
 
@@ -114,13 +138,18 @@ int fault_loss_bpf_set(const struct mp_fabric_port *p, uint32_t ppm)
 		return owner;
 	if (!ppm)
 		return owner ? mp_tc_detach(&pt, &st) : 0;
+	err = choose_hook(p, tc_choice, &hook);
+	if (err)
+		return err;
 	if (!owner)
-		return attach(p, ppm, &pt, &st);
+		return attach(hook, ppm, &pt, &st);
 	fd = map_fd(id, MP_FAULT_LOSS_CFG);
 	if (fd < 0)
 		return fd;
 	err = set_share(fd, ppm);
 	close(fd);
+	if (!err && mp_tc_where(&st) != hook)
+		err = move(id, hook, &pt, &st);
 	return err;
 }
 
@@ -163,6 +192,7 @@ int fault_loss_bpf_read(const struct mp_fabric_port *p,
 	if (owner <= 0)
 		return owner;
 	lc->on = true;
+	lc->tc_hook = mp_tc_hook_name(mp_tc_where(&st));
 	fd = map_fd(id, MP_FAULT_LOSS_CFG);
 	if (fd < 0)
 		return fd;

@@ -116,6 +116,11 @@ static void print_port(const struct mp_fabric_node *n,
 	if (s->loss.on) {
 		mp_print_str(MP_PRINT_ANY, "loss_via", ", loss via %s",
 			     mp_fault_via_name(s->via));
+		if (s->loss.tc_hook)
+			mp_print_str(MP_PRINT_ANY, "tc_hook", " on %s",
+				     s->loss.tc_hook);
+		else
+			mp_print_null(MP_PRINT_JSON, "tc_hook", NULL);
 		mp_print_float(MP_PRINT_TEXT, NULL, " %g%%",
 			       s->loss.ppm / 10000.0);
 		mp_print_u64(MP_PRINT_ANY, "passed", ": %" PRIu64 " passed",
@@ -124,6 +129,7 @@ static void print_port(const struct mp_fabric_node *n,
 			     s->loss.dropped);
 	} else {
 		mp_print_null(MP_PRINT_JSON, "loss_via", NULL);
+		mp_print_null(MP_PRINT_JSON, "tc_hook", NULL);
 	}
 	mp_print_text("\n");
 	mp_print_close_object();
