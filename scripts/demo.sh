@@ -95,7 +95,10 @@ for ((h = 0; h < HOSTS; h++)); do
 done
 sleep $FAIL_AT
 step "t=${FAIL_AT}s: the link between h0 and its plane-1 leaf goes down"
-show ip -n "$FAB-p1l0" link set h0 down
+# Through the fault injector, so that the fault is on the timeline at the
+# time it was made: what follows is measured from it, not from when mp0
+# was told.
+show mpx fabric fault --prefix "$FAB" port p1l0:h0 down
 wait "${streams[@]}" || true
 # Samplers off first, so that the capture's counts close exactly.
 for ((h = 0; h < HOSTS; h++)); do
@@ -117,14 +120,17 @@ mpx -j telemetry report --around 1 "$CAPTURE" >"$OUT/demo-report.json"
 jq -r '
   def mbit: if . == null then "-" else (. / 1e5 | floor / 10 | tostring) end;
   def at(t): [.anomalies[] | select(.type == t)][0];
+  def since(a; b): ((a.t_ms - b.t_ms) * 1000 | floor / 1000 | tostring) + " ms";
   "Each host'"'"'s planes (mp0), Mbit/s before -> after the failure:",
   (.entities[] | select(.kind == "plane") |
    "  \(.name | sub("^demo-"; ""))  \(.bw_before_bps | mbit) -> \(.bw_after_bps | mbit)"),
   "The failure, on one timeline (ms from the start of the capture):",
   (.anomalies[] | "  +\(.t_ms * 1000 | floor / 1000) ms  \(.type)  \(.entity)"),
-  (if at("plane_down") and at("failover") then
-   "  mp0 moved h0'"'"'s flows \((at("failover").t_ms - at("plane_down").t_ms) * 1000 | floor) us after its carrier went" else empty end),
-  "ECN-CE marks: \([.entities[].ecn_ce] | add), CNPs: \([.entities[].cnp] | add) (no DCQCN yet: endpoints send none)",
+  (if at("fault") and at("plane_down") then
+   "  from the fault, as the injector made it: mp0 heard of it (plane_down) \(since(at("plane_down"); at("fault"))) later" +
+   (if at("failover") then ", and failed over \(since(at("failover"); at("fault"))) after the fault" else "" end)
+   else empty end),
+  "ECN-CE marks: \([.entities[].ecn_ce] | add), CNPs: \([.entities[].cnp] | add) (CC is off here: fabric up --cc dcqcn turns DCQCN on)",
   "Queue depth over every plane and port sample: p99 \(.queue_bytes.p99) B, max \(.queue_bytes.max) B",
   "Events recorded: \(.events), dropped: \(.dropped)"
 ' "$OUT/demo-report.json"
