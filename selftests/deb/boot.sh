@@ -74,8 +74,12 @@ boot_twice() {
 
 	release=$("$kernels_sh" release "$k")
 	"$kernels_sh" prepare-boot "$k" >/dev/null || fail "cannot prepare $k"
+	# The headers DKMS builds against: Debian 12's installed on this
+	# host (which the machine's lower layer shows), the debug kernel's
+	# unpacked, trixie's in its build root.  make check has them from
+	# make kmod; make check-deb alone must get them itself.
+	"$kernels_sh" prepare-build "$k" >/dev/null || fail "no headers for $k"
 	if [ "$("$kernels_sh" origin "$release" 2>/dev/null || echo "")" = trixie ]; then
-		"$kernels_sh" prepare-build "$k" >/dev/null || fail "no headers for $k in the trixie build root"
 		[ -n "$trixie_debs" ] || fail "$no_trixie"
 		pkgs=$trixie_debs lower=$trixie_root
 		log "a trixie machine: lower layer ${lower#"$MPLANE_ROOT"/}, packages ${trixie_debs//"$MPLANE_ROOT"\//}"
