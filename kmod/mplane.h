@@ -100,9 +100,8 @@ struct mplane_plane {
 	u32 weight;		/* as set by the operator; RTNL */
 	struct timer_list holddown_timer;
 	struct timer_list cong_timer;
-	/* Probe requests answered in the current window (probe.c). */
-	u64 reply_window;
-	atomic_t replies;
+	/* Probe requests answered: mplane_probe_reply_take()'s budget. */
+	atomic64_t reply_budget;
 	struct rcu_head rcu;
 };
 
@@ -289,6 +288,7 @@ void mplane_cc_table_free(struct mplane_qp_table *t);
 void mplane_cc_line_update(struct mplane_dev *mp);
 void mplane_cc_xmit(struct mplane_dev *mp, struct sk_buff *skb, u64 now);
 bool mplane_cc_rx(struct mplane_plane *plane, struct sk_buff *skb, bool ce);
+bool mplane_cc_on(struct mplane_dev *mp);
 size_t mplane_cc_qps_size(void);
 int mplane_cc_qps_fill(struct sk_buff *skb, struct mplane_dev *mp, u32 *count);
 

@@ -33,10 +33,7 @@
 
 #include "compat.h"
 #include "mplane.h"
-
-#define MPLANE_PROBE_REPLY_WINDOW_NS	NSEC_PER_MSEC
-#define MPLANE_PROBE_REPLY_BURST	128	/* a plane, a window */
-#define MPLANE_PROBE_NS_PER_PROBE	(10 * NSEC_PER_USEC)
+#include "probe_budget.h"
 
 static u64 mplane_probe_nonce(const struct mplane_dev *mp, u32 plane, u64 seq)
 {
@@ -131,7 +128,7 @@ static enum hrtimer_restart mplane_probe_tick(struct hrtimer *timer)
 	u64 now = ktime_get_ns();
 	struct mplane_peers *peers;
 	struct mplane_plane *plane;
-	u64 interval, floor = 0;
+	u64 interval, sent = 0;
 	u32 n;
 	int i;
 
@@ -147,8 +144,7 @@ static enum hrtimer_restart mplane_probe_tick(struct hrtimer *timer)
 		if (!plane)
 			continue;
 		if (netif_carrier_ok(plane->rail)) {
-			floor += mplane_probe_plane(mp, plane, peers, now) *
-				 MPLANE_PROBE_NS_PER_PROBE;
+			sent += mplane_probe_plane(mp, plane, peers, now);
 			continue;
 		}
 		/* Carrier covers it; start counting afresh when it is back. */
@@ -157,7 +153,8 @@ static enum hrtimer_restart mplane_probe_tick(struct hrtimer *timer)
 	}
 	rcu_read_unlock();
 	interval = (u64)READ_ONCE(mp->probe_interval_us) * NSEC_PER_USEC;
-	hrtimer_forward_now(timer, ns_to_ktime(max(interval, floor)));
+	hrtimer_forward_now(timer,
+			    ns_to_ktime(mplane_probe_next_tick_ns(interval, sent)));
 	return HRTIMER_RESTART;
 }
 
@@ -173,19 +170,22 @@ static struct mplane_peer *mplane_peer_find(struct mplane_peers *peers,
 }
 
 /*
- * Whether @plane may answer one more request in this window.  Racy
- * across CPUs, by a few answers at a window's start, which is all a
- * budget needs.
+ * Whether @plane may answer one more request in this window.  Exact
+ * across CPUs: the budget is one word, taken from by compare-and-exchange.
  */
 static bool mplane_probe_reply_allowed(struct mplane_plane *plane)
 {
-	u64 window = ktime_get_ns() / MPLANE_PROBE_REPLY_WINDOW_NS;
+	s64 budget = atomic64_read(&plane->reply_budget);
+	u64 now = ktime_get_ns();
+	bool allowed;
+	u64 taken;
 
-	if (READ_ONCE(plane->reply_window) != window) {
-		WRITE_ONCE(plane->reply_window, window);
-		atomic_set(&plane->replies, 0);
-	}
-	return atomic_inc_return(&plane->replies) <= MPLANE_PROBE_REPLY_BURST;
+	do {
+		taken = mplane_probe_reply_take(budget, now, &allowed);
+		if (!allowed)
+			return false;
+	} while (!atomic64_try_cmpxchg(&plane->reply_budget, &budget, taken));
+	return true;
 }
 
 static void mplane_probe_reply(struct mplane_plane *plane,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The few kernel names that mplane's pure logic (kmod/balance.c,
- * kmod/rail_check.c, kmod/dcqcn.c) uses, for building it in user space.
+ * kmod/rail_check.c, kmod/dcqcn.c, kmod/probe_budget.c) uses, for building it in user space.
  * unit.mk force-includes this header, so the kernel sources need no
  * #ifdef for types and stay in kernel style.
  */
@@ -24,6 +24,8 @@ typedef int64_t s64;
 	({ type __a = (a), __b = (b); __a < __b ? __a : __b; })
 #define max_t(type, a, b) \
 	({ type __a = (a), __b = (b); __a > __b ? __a : __b; })
+
+#define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
 
 #define BIT(n)			(1UL << (n))
 #define BIT_ULL(n)		(1ULL << (n))
