@@ -147,6 +147,12 @@ void mplane_cc_line_update(struct mplane_dev *mp)
 				MPLANE_CC_RATE_KBPS_MAX));
 }
 
+/* Does congestion control act on @mp's traffic?  Under rcu_read_lock(). */
+bool mplane_cc_on(struct mplane_dev *mp)
+{
+	return rcu_access_pointer(mp->cc) && rcu_access_pointer(mp->qps);
+}
+
 /* The settings in force, with the line rate filled in; NULL when off. */
 static const struct mplane_cc_params *
 mplane_cc_params_get(struct mplane_dev *mp, struct mplane_dcqcn_params *p)
@@ -385,6 +391,8 @@ static void mplane_cc_cnp(struct mplane_plane *plane, struct mplane_qp_table *t,
 				  qp->rate.rc_kbps, old, MPLANE_RATE_CUT);
 	}
 	spin_unlock(&set->lock);
+	/* The plane's score hears of it too, in PLB's own loop. */
+	mplane_congestion_event(plane, now);
 }
 
 /*

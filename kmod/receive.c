@@ -47,7 +47,7 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 			  struct mplane_rx *rx)
 {
 	const struct udphdr *uh;
-	u8 opcode;
+	struct mplane_bth bth;
 
 	if (!pskb_may_pull(skb, off + sizeof(*uh)))
 		return;
@@ -56,9 +56,9 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 		rx->probe = rx->ours;
 	} else if (uh->dest == htons(MPLANE_ROCEV2_PORT)) {
 		rx->roce = true;
-		/* RoCEv2: the InfiniBand BTH follows, its opcode first. */
-		if (skb_copy_bits(skb, off + sizeof(*uh), &opcode, 1) == 0)
-			rx->cnp = opcode == MPLANE_BTH_OPCODE_CNP;
+		/* RoCEv2: the InfiniBand BTH follows, whole for a CNP. */
+		if (skb_copy_bits(skb, off + sizeof(*uh), &bth, sizeof(bth)) == 0)
+			rx->cnp = bth.opcode == MPLANE_BTH_OPCODE_CNP;
 	}
 }
 
@@ -127,7 +127,13 @@ static void mplane_rx_account(struct mplane_plane *plane,
 		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_ECN_CE, 1);
 	if (rx->cnp)
 		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_CNP, 1);
-	if (rx->ce || rx->cnp)
+	/*
+	 * A CNP is mp0's only when it names a QP that mp0 sends on.  With
+	 * congestion control on, mp0 knows those QPs, and the CNP counts
+	 * once mplane_cc_rx() has found its own; without, mp0 knows none,
+	 * and a CNP to its address counts as CE does.
+	 */
+	if (rx->ce || (rx->cnp && !mplane_cc_on(plane->mp)))
 		mplane_congestion_event(plane, ktime_get_ns());
 }
 

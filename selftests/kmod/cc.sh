@@ -239,24 +239,43 @@ test_cnp_icrc() {
 	stop_recv
 }
 
+# cong_sum NS: the congestion scores of NS's mp0 planes, added up.
+cong_sum() { mp_json "$1" | jq '[.devices[0].planes[].cong_score] | add'; }
+# bad_input_in NS UNKNOWN SHORT: NS's mp0 has counted that many CNPs for
+# unknown QPs and short BTHs (for busywait).
+bad_input_in() {
+	snap "$1"
+	[ "$(cc_of cnp_unknown)" -ge "$2" ] && [ "$(cc_of bad_bth)" -ge "$3" ]
+}
+
 # A CNP for a QP ha never sent to, a BTH cut short, and a flood of CNPs
-# within the rate-reduce period are counted, and move no other QP.
+# within the rate-reduce period are counted, and move no other QP.  The
+# first two are not ha's, and raise no plane's congestion; its own QP's
+# CNPs do (the half-life is 10 s, so the scores hardly decay meanwhile).
 test_bad_input_counted() {
+	local score
 	mp_pair 2
-	cc "$ha" cc dcqcn rate-max 20000 reduce-period 10000000 time-reset 10000000
+	cc "$ha" cc dcqcn rate-max 20000 reduce-period 10000000 time-reset 10000000 \
+		cong-halflife 10000000
 	recv_4791
 	roce "$ha" $MP_B4 0x22 10 2000
 	roce "$ha" $MP_B4 0x23 10 2000
 	cnp "$hb" $MP_A4 0x22 1
 	busywait 3000 pstat_sum_ge "$ha" rate_cuts 1 || fail "no rate cut"
+	score=$(cong_sum "$ha")
 	cnp "$hb" $MP_A4 0x99 20
 	ip netns exec "$hb" python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(5):
     s.sendto(b"\x81\x00\xff", ("'$MP_A4'", 4791))'
+	busywait 3000 bad_input_in "$ha" 20 5 || true
+	assert_le "congestion from unknown QPs and short BTHs (was $score)" \
+		"$(cong_sum "$ha")" "$score"
 	cnp "$hb" $MP_A4 0x22 200
 	busywait 3000 pstat_sum_ge "$ha" cnp 221 || true
+	assert_ge "congestion from 200 CNPs of ha's own QP (was $score)" \
+		"$(cong_sum "$ha")" $((score + 150))
 	snap "$ha"
 	assert_eq "unknown QP" "$(cc_of cnp_unknown)" 20
 	assert_eq "short BTH" "$(cc_of bad_bth)" 5
