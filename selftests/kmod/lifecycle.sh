@@ -69,60 +69,85 @@ traffic() {
 		--duration $STREAM_S --rate 5000 >/dev/null 2>&1 &
 }
 
-# r0_has_received N: ha's r0 has received N packets or more.
-r0_has_received() {
-	[ "$(ip netns exec "$ha" cat /sys/class/net/r0/statistics/rx_packets)" -ge "$1" ]
+# r0_rx: the packets ha's r0 has received; r0_has_received N: N or more.
+r0_rx() { ip netns exec "$ha" cat /sys/class/net/r0/statistics/rx_packets; }
+r0_has_received() { [ "$(r0_rx)" -ge "$1" ]; }
+
+# veto_fail MESSAGE: fail, with the veto module gone first.
+veto_fail() {
+	rmmod mplane_test_veto 2>/dev/null
+	fail "$@"
+}
+
+# vetoed_under WHAT SEND_ARGS...: three enslaves of r0 vetoed while hb
+# sends SEND_ARGS to mp0's address by r0, which is for a moment the
+# would-be plane 1; the trace must show that plane found congested, its
+# congestion timer armed, inside the window.
+vetoed_under() {
+	local what=$1 sender i
+	shift
+	echo >/sys/kernel/tracing/trace
+	ip netns exec "$hb" "$MPLANECTL" traffic send $MP_A4 "$@" --rate 2000 \
+		--duration 60 >/dev/null 2>&1 &
+	sender=$!
+	# The packets must be flowing before the first try (a debug guest
+	# takes a second to start a sender).
+	busywait 30000 r0_has_received $(($(r0_rx) + 20)) ||
+		{ kill $sender; veto_fail "no $what on r0"; }
+	for ((i = 1; i <= 3; i++)); do
+		expect_fail_msg "enslave $i under $what" "upper link refused" \
+			ip -n "$ha" link set r0 master mp0
+	done
+	kill $sender
+	wait $sender
+	grep -q 'rail=r0 plane=1 down -> congested reason=ecn' /sys/kernel/tracing/trace ||
+		veto_fail "no congestion from $what seen in the window: the test shows nothing"
 }
 
 # An enslave that fails after mplane's rx handler went live on the rail:
 # the test module vetoes it from NETDEV_PRECHANGEUPPER 200 ms later, while
-# ECN-CE packets flood the rail, so the would-be plane has counted them
-# and armed its congestion timer (2 ms) by the time it is freed.  It must
-# be torn down, timers included, first: KASAN on the debug kernel reports
-# the use after free of a timer that fires on the freed plane, and the
-# release kernels' timer lists break on it.
+# ECN-CE packets, then CNPs for ha's own QP, flood the rail, so the
+# would-be plane has counted them, cut the QP's rate and armed its
+# congestion timer (2 ms) by the time it is freed.  It must be torn down,
+# timers included, first: KASAN on the debug kernel reports the use after
+# free of a timer that fires on the freed plane, and the release kernels'
+# timer lists break on it.
 test_failed_enslave_with_timers_armed() {
-	local veto=${MPLANE_TESTMOD:-}/mplane_test_veto.ko i tries=3 ready=$TMPDIR/mp-ready.$$ sender
+	local veto=${MPLANE_TESTMOD:-}/mplane_test_veto.ko ready=$TMPDIR/mp-ready.$$ cnp_rx
 	[ -f "$veto" ] || skip "no test module at $veto"
 	mp_pair 1
 	# A long half-life: the plane stays congested, its timer re-arming.
-	"$MPLANECTL" -n "$ha" link set mp0 cong-threshold 1 cong-halflife 1000000
+	"$MPLANECTL" -n "$ha" link set mp0 cong-threshold 1 cong-halflife 1000000 cc dcqcn
 	ip link add r0 netns "$ha" address 02:00:00:00:0c:01 type veth \
 		peer name r0p netns "$hb" address 02:00:00:00:0c:02
 	printf '%s\n' "addr add 10.98.0.1/24 dev r0" "link set r0 up" \
 		"neigh replace 10.98.0.2 lladdr 02:00:00:00:0c:02 dev r0 nud permanent" |
 		ip -n "$ha" -batch -
-	# CE counts only for mp0's own traffic: hb sends to mp0's address,
-	# by r0, which is for a moment the would-be plane.
+	# CE and CNPs count only for mp0's own traffic: hb sends to mp0's
+	# address by r0, from its own mp0's address, the peer of ha's QP.
 	printf '%s\n' "addr add 10.98.0.2/24 dev r0p" "link set r0p up" \
 		"neigh replace 10.98.0.1 lladdr 02:00:00:00:0c:01 dev r0p nud permanent" \
-		"route add $MP_A4/32 via 10.98.0.1 dev r0p metric 5" |
+		"route add $MP_A4/32 via 10.98.0.1 dev r0p src $MP_B4 metric 5" |
 		ip -n "$hb" -batch -
+	# ha's QP 0x11 to hb, which hb's CNPs name.
+	"$MPLANECTL" -n "$ha" traffic send $MP_B4 --roce 0x11 --count 10 --rate 2000 \
+		>/dev/null || fail "traffic send --roce 0x11"
 	insmod "$veto" rail=r0 delay_ms=200 || fail "insmod $veto"
-	# The would-be plane's state changes are traced like any other: they
-	# show that its congestion timer was armed inside the window.
+	# The would-be plane's state changes are traced like any other.
 	echo 1 >/sys/kernel/tracing/events/mplane/plane_state/enable
-	echo >/sys/kernel/tracing/trace
 	rm -f "$ready"
 	ip netns exec "$ha" "$MPLANECTL" traffic recv --idle 2 --timeout 30 \
 		--ready-file "$ready" >/dev/null 2>&1 &
-	busywait 30000 test -e "$ready" || { rmmod mplane_test_veto; fail "receiver not ready"; }
-	ip netns exec "$hb" "$MPLANECTL" traffic send $MP_A4 --ecn ce --rate 2000 \
-		--duration 60 >/dev/null 2>&1 &
-	sender=$!
-	# The marks must be flowing before the first try (a debug guest
-	# takes a second to start a sender).
-	busywait 30000 r0_has_received 20 || { kill $sender; fail "no CE packets on r0"; }
-	for ((i = 1; i <= tries; i++)); do
-		expect_fail_msg "enslave $i" "upper link refused" \
-			ip -n "$ha" link set r0 master mp0
-	done
-	kill $sender
+	busywait 30000 test -e "$ready" || veto_fail "receiver not ready"
+	vetoed_under "CE packets" --ecn ce
+	vetoed_under "CNPs" --cnp 0x11
 	wait
 	echo 0 >/sys/kernel/tracing/events/mplane/plane_state/enable
-	grep -q 'rail=r0 plane=1 down -> congested reason=ecn' /sys/kernel/tracing/trace ||
-		{ rmmod mplane_test_veto; fail "no congestion seen in the window: the test shows nothing"; }
-	assert_eq "enslaves vetoed" "$(</sys/module/mplane_test_veto/parameters/vetoed)" $tries
+	# CNPs reach congestion control only through the would-be plane:
+	# r0 is no rail of mp0's outside the windows.
+	cnp_rx=$(mp_json "$ha" | jq '[.devices[0].qps[]? | select(.qpn == 17) | .cnp_rx] | add // 0')
+	assert_ge "CNPs QP 0x11 took in the windows" "$cnp_rx" 1
+	assert_eq "enslaves vetoed" "$(</sys/module/mplane_test_veto/parameters/vetoed)" 6
 	rmmod mplane_test_veto
 	ip -n "$ha" -d link show r0 | grep -q "master" && fail "r0 enslaved after the veto"
 	assert_eq "planes of mp0" "$(mp_json "$ha" | jq '.devices[0].plane_count')" 1
