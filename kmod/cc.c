@@ -147,7 +147,7 @@ void mplane_cc_line_update(struct mplane_dev *mp)
 				MPLANE_CC_RATE_KBPS_MAX));
 }
 
-/* Does congestion control act on @mp's traffic?  Under rcu_read_lock(). */
+/* Does congestion control act on @mp's traffic (and so know its QPs)? */
 bool mplane_cc_on(struct mplane_dev *mp)
 {
 	return rcu_access_pointer(mp->cc) && rcu_access_pointer(mp->qps);
