@@ -204,16 +204,24 @@ from prometheus_client.parser import text_string_to_metric_families
 text = open(sys.argv[1]).read()
 helps = {l.split()[2] for l in text.splitlines() if l.startswith('# HELP ')}
 types = {l.split()[2] for l in text.splitlines() if l.startswith('# TYPE ')}
-# One label scheme for every family (tools/mplanectl/telemetry_export.c).
-scheme = {'node', 'dev', 'dir', 'plane', 'port', 'counter', 'stat', 'qpn', 'peer',
+# One label scheme for every family (tools/mplanectl/telemetry_export.c):
+# a polled counter is {node,dev,stat} (and port) wherever it appears,
+# never one "counter" label of "eth0/rx_bytes", and everything has its
+# node but the families about the exporter itself.
+scheme = {'node', 'dev', 'dir', 'plane', 'port', 'stat', 'qpn', 'peer',
           'kind', 'state', 'source', 'type', 'what', 'le', 'version', 'kernel',
           'pid', 'collective', 'rank'}
+no_node = {'mplane_build_info', 'mplane_anomalies_total',
+           'mplane_model_refused_total', 'mplane_qps', 'mplane_qps_evicted_total'}
 for fam in text_string_to_metric_families(text):
+    base = fam.name + ('_total' if fam.type == 'counter' else '')
     for s in fam.samples:
         assert set(s.labels) <= scheme, '%s: labels %s' % (s.name, set(s.labels) - scheme)
         for v in s.labels.values():
             assert v and not any(c.isspace() for c in v), '%s: label value %r' % (s.name, v)
-    base = fam.name + ('_total' if fam.type == 'counter' else '')
+        assert base in no_node or 'node' in s.labels, '%s: no node in %s' % (s.name, s.labels)
+        assert 'stat' not in s.labels or 'dev' in s.labels, '%s: a stat of no dev' % s.name
+        assert 'plane' not in s.labels or 'dev' in s.labels, '%s: a plane of no dev' % s.name
     assert base in helps and base in types, 'no HELP or TYPE for ' + base
     if fam.type == 'histogram':
         # Each series (its labels but le) on its own: buckets rise to +Inf,
@@ -327,7 +335,7 @@ test_hist() {
 }
 
 test_export_from_file() {
-	local port m=$TMPD/metrics
+	local port m=$TMPD/metrics n
 	gen_capture "$CAP"
 	port=$(free_port)
 	start_export "$port" --from "$CAP"
@@ -338,7 +346,11 @@ test_export_from_file() {
 	s() { grep -F "$1 " "$TMPD/samples" | awk '{ print $2 }'; }
 	assert_eq "plane0 bytes" "$(s 'mplane_plane_tx_bytes_total{dev=mp0,node=ns4026531840,plane=0}')" 3000000.0
 	assert_eq "s2 bytes" "$(s 'mplane_port_tx_bytes_total{node=l0,port=s2}')" 1000000.0
-	assert_eq "l0 dropped" "$(s 'mplane_events_dropped_total{source=fabric/tv/l0}')" 7.0
+	assert_eq "l0 dropped" "$(s 'mplane_events_dropped_total{node=l0,source=fabric/tv/l0}')" 7.0
+	# Events per source have its node, as its ports have it.
+	n=$(grep -c '^mplane_events_total{node=l0,source=fabric/tv/l0,type=' "$TMPD/samples")
+	assert_ge "l0's event types" "$n" 1
+	assert_eq "l0's event types, any node" "$(grep -c '^mplane_events_total{[^}]*source=fabric/tv/l0,' "$TMPD/samples")" "$n"
 	assert_eq "plane1 down" "$(s 'mplane_plane_state{dev=mp0,node=ns4026531840,plane=1,state=down}')" 1.0
 	assert_eq "plane1 not up" "$(s 'mplane_plane_state{dev=mp0,node=ns4026531840,plane=1,state=up}')" 0.0
 	assert_eq "plane1's states" "$(grep -c '^mplane_plane_state{dev=mp0,node=ns4026531840,plane=1,' "$TMPD/samples")" 5
@@ -521,7 +533,7 @@ test_export_picks_up_rings() {
 		entries 4 name mp_event_readers inner_map pinned "$dir/mp_events" ||
 		fail "cannot pin the readers' slots"
 	slowwait 10 sh -c "curl -sf http://127.0.0.1:$port/metrics |
-		grep -q '^mplane_events_dropped_total{source=\"$label\"} 0'" ||
+		grep -q '^mplane_events_dropped_total{node=\"$label\",source=\"$label\"} 0'" ||
 		fail "the ring pinned later is not read: $(cat "$TMPD/export.out")"
 	grep -q "reading 1 more ring" "$TMPD/export.out" ||
 		fail "no word of the new ring: $(cat "$TMPD/export.out")"
@@ -565,6 +577,12 @@ test_export_polled_counters() {
 	want=$(ip netns exec "$pa" ethtool -S va | awk '$1 == "peer_ifindex:" { print $2 }')
 	got=$(s "mplane_ethtool_stat{dev=va,node=$(uname -n),stat=peer_ifindex}")
 	assert_eq "va's ethtool peer_ifindex" "$got" "$want.0"
+	# One scheme: the gaps of va's packets are under the labels of its
+	# counter, and the pollers' events under this host's node.
+	assert_ge "va tx_packets gaps" \
+		"$(s "mplane_delivery_gap_seconds_count{dev=va,node=$(uname -n),stat=tx_packets}" | cut -d. -f1)" 1
+	assert_ge "the pollers' counter events" \
+		"$(s "mplane_events_total{node=$(uname -n),source=poll,type=counter}" | cut -d. -f1)" 1
 	check_promtool "$m"
 	kill "$export_pid"
 }
