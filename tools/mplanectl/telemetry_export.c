@@ -64,7 +64,7 @@ struct exporter {
 
 struct export_args {
 	const char *listen, *from, *fabric;
-	bool public, ethtool;
+	bool public, ethtool, rdma;
 	uint64_t poll_hz;
 	double threshold;
 };
@@ -84,6 +84,8 @@ static const struct mp_opt export_opts[] = {
 	  .max = MP_FEED_POLL_HZ_MAX, .def = "0" },
 	{ "ethtool", 'e', MP_OPT_FLAG, AT(ethtool), NULL,
 	  .help = "live: poll ethtool -S too, for mplane devices' per-plane CNPs sent and rate cuts (at --poll-hz, 10 if not given)" },
+	{ "rdma", 0, MP_OPT_FLAG, AT(rdma), NULL,
+	  .help = "live: poll every /sys/class/infiniband/*/ports/*/hw_counters file too (rxe and mlx5 names as is; at --poll-hz, 10 if not given)" },
 	{ "threshold", 't', MP_OPT_CUSTOM, AT(threshold), "X",
 	  "flag a symmetry group whose max/mean is above X",
 	  .parse = tv_opt_threshold, .def = "1.25" },
@@ -123,8 +125,8 @@ static const struct mp_opt_cmd export_cmd = {
 "The pollers' counters as read, per {node,dev,stat}, node this host's\n"
 "name (a capture's, with --from): link statistics\n"
 "(mplane_netdev_stat_total, --poll-hz), ethtool -S (mplane_ethtool_stat,\n"
-"--ethtool) and RDMA hw_counters (mplane_rdma_stat_total{node,dev,port,stat}).\n"
-"Live, hostacct's rail counters, read from its pins at each\n"
+"--ethtool) and RDMA hw_counters (mplane_rdma_stat_total{node,dev,port,stat},\n"
+"--rdma).  Live, hostacct's rail counters, read from its pins at each\n"
 "scrape, per {node,dev,dir}\n"
 "(mplane_hostacct_packets_total, _roce_ce_total, _cnp_total...).\n"
 "Congestion control: per plane, CNPs\n"
@@ -163,6 +165,7 @@ CONN_MAX_STR " connections are served at once, " CONN_PER_IP_STR " from one addr
 "Examples:\n"
 "  mplanectl telemetry export\n"
 "  mplanectl telemetry export --listen 0.0.0.0:9464 --public --poll-hz 1000\n"
+"  mplanectl telemetry export --poll-hz 10 --ethtool --rdma\n"
 "  mplanectl telemetry export --from /tmp/run.mpcp --listen 127.0.0.1:9999\n"
 "  curl -s http://127.0.0.1:9464/metrics\n",
 };
@@ -661,7 +664,7 @@ static const struct polled_family {
 	{ MPLANE_COUNTER_ETHTOOL, "mplane_ethtool_stat", "untyped",
 	  "A link's ethtool -S value (export --ethtool)." },
 	{ MPLANE_COUNTER_RDMA, "mplane_rdma_stat_total", "counter",
-	  "An RDMA port's hw_counters (export --poll-hz)." },
+	  "An RDMA port's hw_counters (export --rdma)." },
 };
 
 static void polled_counters(FILE *f, const struct mp_tm *tm)
@@ -1085,13 +1088,17 @@ static int parse(int argc, char **argv, struct export_args *a,
 		return ret;
 	if (res.argi < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
-	if (a->ethtool && !mp_opt_given(&export_cmd, &res, "poll-hz"))
+	if ((a->ethtool || a->rdma) &&
+	    !mp_opt_given(&export_cmd, &res, "poll-hz"))
 		a->poll_hz = 10;
 	if (a->ethtool && !a->poll_hz)
 		return mp_usage_err("--ethtool polls: give a --poll-hz above 0");
+	if (a->rdma && !a->poll_hz)
+		return mp_usage_err("--rdma polls: give a --poll-hz above 0");
 	feed->fabric = a->fabric;
 	feed->poll_hz = a->poll_hz;
 	feed->poll_ethtool = a->ethtool;
+	feed->poll_rdma = a->rdma;
 	tm->sym_threshold = a->threshold;
 	return MP_OPT_RUN;
 }
