@@ -208,8 +208,10 @@ static void set_host_node(const char *host, size_t len)
 		len = strlen(host);
 	}
 	len = strnlen(host, len);
-	if (!len)
-		host = "unknown", len = 7;
+	if (!len) {
+		host = "unknown";
+		len = strlen(host);
+	}
 	snprintf(host_node, sizeof(host_node), "%.*s", (int)len, host);
 }
 
