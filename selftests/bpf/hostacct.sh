@@ -408,15 +408,15 @@ test_exported_across_reattach() {
 	receiver "$a" 4791
 	cnps() {
 		curl -sf -o "$m" "http://127.0.0.1:$port/metrics" &&
-			grep -c "^mplane_events_total{source=\"$label\",type=\"cnp\"}" "$m" >"$m.n"
-		grep "^mplane_events_total{source=\"$label\",type=\"cnp\"}" "$m" | awk '{ print $2 }'
+			grep -c "^mplane_events_total{node=\"ns$ino\",source=\"$label\",type=\"cnp\"}" "$m" >"$m.n"
+		grep "^mplane_events_total{node=\"ns$ino\",source=\"$label\",type=\"cnp\"}" "$m" | awk '{ print $2 }'
 	}
 	for round in 1 2 3 4 5; do
 		# Its ring in the new object's slots: the events come to it.
 		slowwait 10 sh -c "[ \$(grep -c 'reading 1 more ring' $TMPD/export.out) -ge $((round - 1)) ]" ||
 			fail "round $round: the exporter reads no new ring of vb: $(cat "$TMPD/export.out")"
 		send "$b" 10.99.0.1 --cnp $CNP_QP -r 5000 -c $M
-		slowwait 10 sh -c "[ \"\$(curl -sf http://127.0.0.1:$port/metrics | grep '^mplane_events_total{source=\"$label\",type=\"cnp\"}' | awk '{ print \$2 }')\" = $((round * M)) ]" ||
+		slowwait 10 sh -c "[ \"\$(curl -sf http://127.0.0.1:$port/metrics | grep '^mplane_events_total{node=\"ns$ino\",source=\"$label\",type=\"cnp\"}' | awk '{ print \$2 }')\" = $((round * M)) ]" ||
 			fail "round $round: cnp events '$(cnps)', want $((round * M))"
 		cnps >/dev/null
 		assert_eq "round $round: series of the source" "$(cat "$m.n")" 1

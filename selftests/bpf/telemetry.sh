@@ -325,7 +325,7 @@ exporter_start() {
 # marks_seen N : the step marks exporter N has counted.
 marks_seen() {
 	curl -sf "http://127.0.0.1:${exp_port[$1]}/metrics" |
-		awk '/^mplane_events_total\{source="marks",type="step_mark"\}/ { n = $2 }
+		awk '/^mplane_events_total\{node="marks",source="marks",type="step_mark"\}/ { n = $2 }
 		     END { print n + 0 }'
 }
 
@@ -350,7 +350,7 @@ test_exporter_beside_recorder() {
 	record "$f" --pin "$MARKS" --poll-hz 0
 	"$MPLANECTL" mark step --repeat $n 11 || fail "burst"
 	slowwait 20 sh -c "[ \"\$(curl -sf http://127.0.0.1:${exp_port[0]}/metrics |
-		grep -c '^mplane_events_total{source=\"marks\",type=\"step_mark\"} $n\$')\" = 1 ]" ||
+		grep -c '^mplane_events_total{node=\"marks\",source=\"marks\",type=\"step_mark\"} $n\$')\" = 1 ]" ||
 		fail "the exporter saw $(marks_seen 0) marks of $n"
 	rec_stop "$f"
 	dump "$f"
@@ -377,7 +377,7 @@ test_exporter_beside_recorder() {
 	"$MPLANECTL" mark step --repeat 100 12 || fail "second burst"
 	for i in 2 3 4 5; do
 		slowwait 20 sh -c "curl -sf http://127.0.0.1:${exp_port[$i]}/metrics |
-			grep -q '^mplane_events_total{source=\"marks\",type=\"step_mark\"} 100\$'" ||
+			grep -q '^mplane_events_total{node=\"marks\",source=\"marks\",type=\"step_mark\"} 100\$'" ||
 			fail "exporter $i saw $(marks_seen $i) marks of 100"
 	done
 	assert_eq "the fifth exporter's marks" "$(marks_seen 6)" 0
@@ -392,7 +392,7 @@ test_exporter_beside_recorder() {
 # marks_dropped N : the drops exporter N's own ring has counted.
 marks_dropped() {
 	curl -sf "http://127.0.0.1:${exp_port[$1]}/metrics" |
-		awk '/^mplane_events_dropped_total\{source="marks"\}/ { n = $2 }
+		awk '/^mplane_events_dropped_total\{node="marks",source="marks"\}/ { n = $2 }
 		     END { print n + 0 }'
 }
 
@@ -410,7 +410,7 @@ test_exporter_counts_its_drops() {
 	"$MPLANECTL" mark step --repeat $n 13 || { kill -CONT "${exp_pid[7]}"; fail "burst"; }
 	kill -CONT "${exp_pid[7]}"
 	slowwait 20 sh -c "[ \$(( \$(curl -sf http://127.0.0.1:${exp_port[7]}/metrics |
-		awk '/^mplane_events_(total{source=\"marks\",type=\"step_mark\"}|dropped_total{source=\"marks\"})/ { n += \$2 } END { print n + 0 }') )) -eq $n ]" ||
+		awk '/^mplane_events_(total{node=\"marks\",source=\"marks\",type=\"step_mark\"}|dropped_total{node=\"marks\",source=\"marks\"})/ { n += \$2 } END { print n + 0 }') )) -eq $n ]" ||
 		fail "seen $(marks_seen 7) + dropped $(marks_dropped 7), want $n"
 	seen=$(marks_seen 7) dropped=$(marks_dropped 7)
 	log "the stopped exporter: $seen seen, $dropped dropped of $n"

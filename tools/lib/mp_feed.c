@@ -650,7 +650,8 @@ static int open_pollers(struct mp_feed *f)
 		return err;
 	/* Past every ring's: rings found later take the next numbers. */
 	f->poll_id = MAX_RINGS;
-	err = deliver(f, MPLANE_CF_SOURCE, f->poll_id, "poll", 5);
+	err = deliver(f, MPLANE_CF_SOURCE, f->poll_id, MP_FEED_POLL_SOURCE,
+		      sizeof(MP_FEED_POLL_SOURCE));
 	if (!err)
 		err = name_links(f, f->poll_id);
 	if (!err)

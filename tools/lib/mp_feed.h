@@ -27,6 +27,9 @@ typedef int (*mp_frame_cb)(void *data, unsigned int kind,
  * NIC's counters change. */
 #define MP_FEED_POLL_HZ_MAX	10000
 
+/* The label of the pollers' source (CF_SOURCE): this host's counters. */
+#define MP_FEED_POLL_SOURCE	"poll"
+
 struct mp_feed_opts {
 	const char *root;	/* MPLANE_BPF_PIN_ROOT when NULL */
 	const char *fabric;	/* only fabric/<this>/ of the fabric rings */

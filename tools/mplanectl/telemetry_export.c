@@ -11,6 +11,7 @@
  * socket is made here rather than by libmicrohttpd, so that a port that
  * is taken or an address that is not this host's is reported as such.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -63,7 +64,7 @@ struct exporter {
 
 struct export_args {
 	const char *listen, *from, *fabric;
-	bool public, ethtool;
+	bool public, ethtool, rdma;
 	uint64_t poll_hz;
 	double threshold;
 };
@@ -83,6 +84,8 @@ static const struct mp_opt export_opts[] = {
 	  .max = MP_FEED_POLL_HZ_MAX, .def = "0" },
 	{ "ethtool", 'e', MP_OPT_FLAG, AT(ethtool), NULL,
 	  .help = "live: poll ethtool -S too, for mplane devices' per-plane CNPs sent and rate cuts (at --poll-hz, 10 if not given)" },
+	{ "rdma", 0, MP_OPT_FLAG, AT(rdma), NULL,
+	  .help = "live: poll every /sys/class/infiniband/*/ports/*/hw_counters file too (rxe and mlx5 names as is; at --poll-hz, 10 if not given)" },
 	{ "threshold", 't', MP_OPT_CUSTOM, AT(threshold), "X",
 	  "flag a symmetry group whose max/mean is above X",
 	  .parse = tv_opt_threshold, .def = "1.25" },
@@ -104,8 +107,11 @@ static const struct mp_opt_cmd export_cmd = {
 "'telemetry record' or 'top' beside it still gets every event.\n"
 "\n"
 "Metrics, with one label scheme: a plane is {node,dev,plane}, a switch\n"
-"port {node,port}, a polled counter {node,counter}, a QP {node,dev,qpn}\n"
-"(and peer), a symmetry group {kind,node,dev|port}.  Counters are raw,\n"
+"port {node,port}, a polled counter {node,dev,stat} (and port, of an RDMA\n"
+"device), a QP {node,dev,qpn} (and peer), a symmetry group\n"
+"{kind,node,dev|port}, events {node,source,type}; no label value has a\n"
+"space.  Only what tells of the exporter itself has no node: build info,\n"
+"anomalies, the model's refusals and its QP table's size.  Counters are raw,\n"
 "for rate(): bytes per plane (mplane_plane_tx_bytes_total) and per port\n"
 "(mplane_port_tx_bytes_total), ECN CE marks (mplane_ecn_ce_total), CNPs\n"
 "(mplane_cnp_total), events per source and type and the producers'\n"
@@ -116,11 +122,12 @@ static const struct mp_opt_cmd export_cmd = {
 "(mplane_queue_bytes) and delivery gaps (mplane_delivery_gap_seconds) per\n"
 "plane, port and polled counter, step time (mplane_step_seconds) per\n"
 "process {node,pid} and per collective rank {node,collective,rank}.\n"
-"The pollers' counters as read, per\n"
-"{node,dev,stat}: link statistics (mplane_netdev_stat_total, --poll-hz),\n"
-"ethtool -S (mplane_ethtool_stat, --ethtool) and RDMA hw_counters\n"
-"(mplane_rdma_stat_total{...,port}).  Live, hostacct's rail counters,\n"
-"read from its pins at each scrape, per {node,dev,dir}\n"
+"The pollers' counters as read, per {node,dev,stat}, node this host's\n"
+"name (a capture's, with --from): link statistics\n"
+"(mplane_netdev_stat_total, --poll-hz), ethtool -S (mplane_ethtool_stat,\n"
+"--ethtool) and RDMA hw_counters (mplane_rdma_stat_total{node,dev,port,stat},\n"
+"--rdma).  Live, hostacct's rail counters, read from its pins at each\n"
+"scrape, per {node,dev,dir}\n"
 "(mplane_hostacct_packets_total, _roce_ce_total, _cnp_total...).\n"
 "Congestion control: per plane, CNPs\n"
 "received (mplane_plane_cnp_received_total) and the rate cuts rate_update\n"
@@ -158,25 +165,96 @@ CONN_MAX_STR " connections are served at once, " CONN_PER_IP_STR " from one addr
 "Examples:\n"
 "  mplanectl telemetry export\n"
 "  mplanectl telemetry export --listen 0.0.0.0:9464 --public --poll-hz 1000\n"
+"  mplanectl telemetry export --poll-hz 10 --ethtool --rdma\n"
 "  mplanectl telemetry export --from /tmp/run.mpcp --listen 127.0.0.1:9999\n"
 "  curl -s http://127.0.0.1:9464/metrics\n",
 };
 
 /* Exposition */
 
-/* A label value: backslash, double quote and newline escaped. */
+/*
+ * A label value: backslash and double quote escaped, and white space
+ * (a driver's ethtool name could hold some) written as '_', so that no
+ * value has a space in it.
+ */
 void export_label(FILE *f, const char *name, const char *v, bool first)
 {
 	fprintf(f, "%s%s=\"", first ? "" : ",", name);
 	for (; *v; v++) {
 		if (*v == '\\' || *v == '"')
 			fprintf(f, "\\%c", *v);
-		else if (*v == '\n')
-			fputs("\\n", f);
+		else if (isspace((unsigned char)*v))
+			fputc('_', f);
 		else
 			fputc(*v, f);
 	}
 	fputc('"', f);
+}
+
+/*
+ * This host's name, the node of the pollers' counters (the links they
+ * read are the host's): uname's, or with --from the capture's.  Set
+ * before the server starts, read by its thread only.
+ */
+static char host_node[65];
+
+/* @host: a capture's, of at most @len bytes; NULL for uname's. */
+static void set_host_node(const char *host, size_t len)
+{
+	struct utsname u;
+
+	if (!host) {
+		host = uname(&u) ? "" : u.nodename;
+		len = strlen(host);
+	}
+	len = strnlen(host, len);
+	if (!len) {
+		host = "unknown";
+		len = strlen(host);
+	}
+	snprintf(host_node, sizeof(host_node), "%.*s", (int)len, host);
+}
+
+/* The node of @source: the pollers' is this host, the others' the
+ * model's (a fabric's node, "kmod", "marks"...), as their entities have. */
+static const char *source_node(const struct mp_tm *tm, unsigned int source,
+			       char *buf, size_t size)
+{
+	const struct mp_tm_source *s = mp_tm_source(tm, source);
+
+	if (s && !strcmp(s->label, MP_FEED_POLL_SOURCE))
+		return host_node;
+	return mp_tm_node(tm, source, buf, size);
+}
+
+/*
+ * A polled counter's labels, out of the poller's name of it:
+ * node,dev[,port],stat.  "eth0/rx_bytes" is a link's statistic,
+ * "eth0/ethtool/rx_queue_0_packets" its ethtool -S and "rxe0/1/rcvd_pkts"
+ * an RDMA port's hw_counter.
+ */
+static void counter_label_list(FILE *f, const struct mp_tm_entity *e)
+{
+	char dev[96], port[16] = "";
+	const char *stat;
+	int n = 0;
+
+	if (e->counter_kind == MPLANE_COUNTER_RDMA)
+		sscanf(e->name, "%95[^/]/%15[^/]/%n", dev, port, &n);
+	else if (e->counter_kind == MPLANE_COUNTER_ETHTOOL)
+		sscanf(e->name, "%95[^/]/ethtool/%n", dev, &n);
+	else
+		sscanf(e->name, "%95[^/]/%n", dev, &n);
+	if (!n)
+		snprintf(dev, sizeof(dev), "-");
+	stat = e->name + n;
+	/* The pollers read this host's links: its name, not the source's. */
+	export_label(f, "node", strcmp(e->node, MP_FEED_POLL_SOURCE) ? e->node :
+		     host_node, true);
+	export_label(f, "dev", dev, false);
+	if (port[0])
+		export_label(f, "port", port, false);
+	export_label(f, "stat", *stat ? stat : e->name, false);
 }
 
 void export_family(FILE *f, const char *name, const char *type,
@@ -187,25 +265,26 @@ void export_family(FILE *f, const char *name, const char *type,
 
 /*
  * The labels that name @e, one scheme for every family: {node,dev,plane}
- * for a plane, {node,port} for a switch port, {node,counter} for a
- * polled counter; and @name="@value" when @name is not NULL.
+ * for a plane, {node,port} for a switch port, {node,dev[,port],stat} for
+ * a polled counter; and @name="@value" when @name is not NULL.
  */
 static void entity_label_list(FILE *f, const struct mp_tm_entity *e)
 {
 	char plane[8];
 
-	export_label(f, "node", e->node, true);
 	switch (e->kind) {
 	case MP_TM_PLANE:
 		snprintf(plane, sizeof(plane), "%u", e->plane);
+		export_label(f, "node", e->node, true);
 		export_label(f, "dev", e->dev, false);
 		export_label(f, "plane", plane, false);
 		break;
 	case MP_TM_PORT:
+		export_label(f, "node", e->node, true);
 		export_label(f, "port", e->dev, false);
 		break;
 	default:
-		export_label(f, "counter", e->name, false);
+		counter_label_list(f, e);
 		break;
 	}
 }
@@ -516,6 +595,17 @@ static void symmetry(FILE *f, const struct mp_tm *tm, bool from_file)
 	free(first);
 }
 
+/* {node,source} of the model's source @i (an index, not an id): its
+ * node, as its entities have it, and its label. */
+static void source_labels(FILE *f, const struct mp_tm *tm, unsigned int i)
+{
+	char node[64];
+
+	export_label(f, "node", source_node(tm, tm->sources[i].id, node,
+					    sizeof(node)), true);
+	export_label(f, "source", tm->sources[i].label, false);
+}
+
 static void events(FILE *f, const struct mp_tm *tm)
 {
 	const struct mp_tm_source *s;
@@ -531,7 +621,7 @@ static void events(FILE *f, const struct mp_tm *tm)
 			if (!s->by_type[t] || !type)
 				continue;
 			fprintf(f, "mplane_events_total{");
-			export_label(f, "source", s->label, true);
+			source_labels(f, tm, i);
 			export_label(f, "type", type, false);
 			fprintf(f, "} %" PRIu64 "\n", s->by_type[t]);
 		}
@@ -541,7 +631,7 @@ static void events(FILE *f, const struct mp_tm *tm)
 	for (i = 0; i < tm->nsources; i++) {
 		s = &tm->sources[i];
 		fprintf(f, "mplane_events_dropped_total{");
-		export_label(f, "source", s->label, true);
+		source_labels(f, tm, i);
 		fprintf(f, "} %llu\n", (unsigned long long)s->stats.dropped);
 	}
 	export_family(f, "mplane_anomalies_total", "counter",
@@ -576,37 +666,8 @@ static const struct polled_family {
 	{ MPLANE_COUNTER_ETHTOOL, "mplane_ethtool_stat", "untyped",
 	  "A link's ethtool -S value (export --ethtool)." },
 	{ MPLANE_COUNTER_RDMA, "mplane_rdma_stat_total", "counter",
-	  "An RDMA port's hw_counters (export --poll-hz)." },
+	  "An RDMA port's hw_counters (export --rdma)." },
 };
-
-/* {node,dev[,port],stat} out of the poller's name of a counter. */
-static void polled_labels(FILE *f, const struct mp_tm_entity *e)
-{
-	char dev[96], port[16] = "";
-	const char *stat, *node = e->node;
-	struct utsname u;
-	int n = 0;
-
-	if (e->counter_kind == MPLANE_COUNTER_RDMA)
-		sscanf(e->name, "%95[^/]/%15[^/]/%n", dev, port, &n);
-	else if (e->counter_kind == MPLANE_COUNTER_ETHTOOL)
-		sscanf(e->name, "%95[^/]/ethtool/%n", dev, &n);
-	else
-		sscanf(e->name, "%95[^/]/%n", dev, &n);
-	if (!n)
-		snprintf(dev, sizeof(dev), "-");
-	stat = e->name + n;
-	/* The pollers read this host's links: its name, not the source's. */
-	if (!strcmp(node, "poll") && !uname(&u))
-		node = u.nodename;
-	fputc('{', f);
-	export_label(f, "node", node, true);
-	export_label(f, "dev", dev, false);
-	if (port[0])
-		export_label(f, "port", port, false);
-	export_label(f, "stat", *stat ? stat : e->name, false);
-	fputc('}', f);
-}
 
 static void polled_counters(FILE *f, const struct mp_tm *tm)
 {
@@ -623,7 +684,7 @@ static void polled_counters(FILE *f, const struct mp_tm *tm)
 			    e->counter_kind != fam->kind)
 				continue;
 			fputs(fam->name, f);
-			polled_labels(f, e);
+			entity_labels(f, e);
 			fprintf(f, " %" PRIu64 "\n", e->tx_bytes.last);
 		}
 	}
@@ -1029,13 +1090,17 @@ static int parse(int argc, char **argv, struct export_args *a,
 		return ret;
 	if (res.argi < argc)
 		return mp_usage_err("unexpected argument '%s'", argv[res.argi]);
-	if (a->ethtool && !mp_opt_given(&export_cmd, &res, "poll-hz"))
+	if ((a->ethtool || a->rdma) &&
+	    !mp_opt_given(&export_cmd, &res, "poll-hz"))
 		a->poll_hz = 10;
 	if (a->ethtool && !a->poll_hz)
 		return mp_usage_err("--ethtool polls: give a --poll-hz above 0");
+	if (a->rdma && !a->poll_hz)
+		return mp_usage_err("--rdma polls: give a --poll-hz above 0");
 	feed->fabric = a->fabric;
 	feed->poll_hz = a->poll_hz;
 	feed->poll_ethtool = a->ethtool;
+	feed->poll_rdma = a->rdma;
 	tm->sym_threshold = a->threshold;
 	return MP_OPT_RUN;
 }
@@ -1110,6 +1175,9 @@ int telemetry_export_main(int argc, char **argv)
 			mp_tm_free(&x.tm);
 			return ret;
 		}
+		set_host_node(hdr.host, sizeof(hdr.host));
+	} else {
+		set_host_node(NULL, 0);
 	}
 	mp_run_stop_on_signals();
 	if (!a.from) {
