@@ -131,7 +131,7 @@ jq -r '
    (if at("failover") then ", and failed over \(since(at("failover"); at("fault"))) after the fault" else "" end)
    else empty end),
   "ECN-CE marks: \([.entities[].ecn_ce] | add), CNPs: \([.entities[].cnp] | add) (CC is off here: fabric up --cc dcqcn turns DCQCN on)",
-  "Queue depth over every plane and port sample: p99 \(.queue_bytes.p99) B, max \(.queue_bytes.max) B",
+  "Queue depth over every plane and port sample: p99 \(.queue.p99_bytes) B, max \(.queue.max_bytes) B",
   "Events recorded: \(.events), dropped: \(.dropped)"
 ' "$OUT/demo-report.json"
 echo

@@ -302,7 +302,7 @@ test_tc_hook() {
 		assert_eq "$hook: p0l0/s0 egress" \
 			"$(tc_progs "$FAB-p0l0" s0 eg | grep mp_ar | xargs)" "$want mp_ar_egress"
 		assert_eq "$hook: bpf status -j" "$(mpx -j bpf status --fabric "$FAB" p0l0 |
-			jq -r '[.switches[0].ports[].tc_hook | .ingress, .egress] | unique | join(" ")')" "$want"
+			jq -r '[.switches[0].ports[] | .ingress_tc_hook, .egress_tc_hook] | unique | join(" ")')" "$want"
 		snap p0l0
 		assert_eq "$hook: bpf status" "${P[p0l0/s0/TC_HOOK]}" "$want"
 	done

@@ -121,7 +121,7 @@ test_record_report_round_trip() {
 	assert_eq "dropped" "$(jq .dropped "$f.report")" 0
 	assert_eq "steps" "$(jq .steps.count "$f.report")" 9
 	assert_eq "processes" "$(jq .step_pids "$f.report")" 1
-	assert_ge "p50 step (us)" "$(jq '.steps.p50 | floor' "$f.report")" 20000
+	assert_ge "p50 step (us)" "$(jq '.steps.p50_us | floor' "$f.report")" 20000
 }
 
 # (b) The veth's tx_packets at 1 kHz under 5000 pps: a change every tick

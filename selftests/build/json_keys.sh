@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# json_keys.sh: one schema convention for every command's JSON, checked
-# on the keys the sources add (json-c calls, mp_print_*() and iproute2's
-# print_*(PRINT_ANY|PRINT_JSON), and the netlink field tables): a time
-# has its unit as the key's suffix (_s, _ms, _us, _ns), and "attached" is
-# a boolean wherever it is.
+# json_keys.sh: one schema convention for every command's JSON.  On the
+# keys the sources add (json-c calls, mp_print_*() and iproute2's
+# print_*(PRINT_ANY|PRINT_JSON), the netlink field tables, and the keys
+# of telemetry's histograms, struct tv_unit), and on the JSON that the
+# telemetry views print of a capture made here:
+#  - a time has its unit as the key's suffix (_s, _ms, _us, _ns), and so
+#    has a histogram's percentile, max and mean (p99_us, max_bytes);
+#  - a key has one JSON type wherever it is printed ("attached" is a
+#    boolean, "tc_hook" a hook's name), null aside.
 source "$(dirname "$0")/../lib/lib.sh"
 
 # The keys of tools/, one "file:key" a line: mp_print's are the first
@@ -16,19 +20,148 @@ json_keys() {
 	grep -rnoE --include='*.c' \
 		'(json_object_object_add\([^,]+, *|PRINT_(ANY|JSON), *(IP_COLOR_[A-Z]+, *)?|(mp|tv|rx)_print_[a-z0-9_]+\(([^,"]*, *)?|mp_print_open_(object|array)\(|^	\{ [A-Z_0-9]+, *)"[a-z][a-z0-9_]*"' \
 		"$MPLANE_ROOT/tools" | sed -E 's|^'"$MPLANE_ROOT"'/||; s|^([^:]+):[0-9]+:.*"([^"]+)"$|\1:\2|'
+	tv_unit_keys
+}
+
+# A histogram's keys by its unit: the initializers of struct tv_unit.
+tv_unit_keys() {
+	grep -rl --include='*.c' '^const struct tv_unit ' "$MPLANE_ROOT/tools" |
+	while read -r f; do
+		sed -n '/^const struct tv_unit /,/^};/p' "$f" |
+			grep -oE '"[a-z][a-z0-9_]*"' | tr -d '"' |
+			sed "s|^|${f#"$MPLANE_ROOT"/}:|"
+	done
+}
+
+# The rules on names, on "file:key" lines: those that break them.
+# A time, or what only sounds like one: counts, lists, a histogram's
+# object (its keys have the unit), and where a gap was (traffic recv's max_gap_after_seq: a sequence number, a flow).
+untimed() {
+	grep -E ':[a-z0-9_]*(time|interval|gap|period|timeout|age|elapsed|duration|latency|delay|holddown|halflife|uptime|stall|seconds)[a-z0-9_]*$' |
+		grep -vE '_(s|ms|us|ns)$' | grep -vE ':(gaps?|timeouts|timelines|timestamps|stalls)$' |
+		grep -vE '_after_(seq|flow)$' || true
+}
+
+# A statistic of a distribution that ends the key, where its unit
+# belongs ("p99", "gap_max": "p99_us", "max_bytes"); max_mean and max_over_mean are
+# ratios.
+unitless_stats() {
+	grep -E ':([a-z0-9_]+_)?(p[0-9]+|min|max|mean|median|avg)$' |
+		grep -vE ':max_(over_)?mean$' || true
 }
 
 test_times_have_unit_suffixes() {
 	local bad n
 	n=$(json_keys | wc -l)
 	[ "$n" -gt 200 ] || fail "found only $n keys: the pattern no longer matches the sources"
-	# Counts and lists that only sound like times, and where a gap was
-	# (traffic recv's max_gap_after_seq: a sequence number, a flow).
-	bad=$(json_keys | grep -E ':[a-z0-9_]*(time|interval|gap|period|timeout|age|elapsed|duration|latency|delay|holddown|halflife|uptime|stall|seconds)[a-z0-9_]*$' |
-		grep -vE '_(s|ms|us|ns)$' | grep -vE ':(gaps|timeouts|timelines|timestamps|stalls)$' |
-		grep -vE '_after_(seq|flow)$' | sort -u)
+	tv_unit_keys | grep -q ':p99_[a-z]*$' ||
+		fail "no histogram's keys found: struct tv_unit is no longer where json_keys() reads it"
+	bad=$(json_keys | untimed | sort -u)
 	log "$n keys"
 	assert_eq "time keys without a unit suffix" "$(xargs <<<"$bad")" ""
+	bad=$(json_keys | unitless_stats | sort -u)
+	assert_eq "percentiles, max or mean without a unit suffix" "$(xargs <<<"$bad")" ""
+}
+
+# The rules hold for keys made at run time too: the JSON of the views of
+# a capture (a plane's samples with a queue, step marks: every histogram
+# has values), "file:key" as json_keys() gives them.
+test_views_json_keys() {
+	local cap=$TMPD/keys.mpcp m=$MPLANE_BUILD/mplanectl bad cmd keys
+	[ -x "$m" ] || skip "no $m: make tools"
+	/usr/bin/python3 - "$cap" "$MPLANE_ROOT/selftests/lib" <<'PYEOF' || fail "no capture made"
+import struct, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[2])
+from mpcapture import open_capture, event
+T0, US = 1_000_000_000, 1000
+out, frame = open_capture(sys.argv[1], T0)
+SOURCE, IFNAME, STEP_MARK, PLANE_SAMPLE = 2, 3, 9, 12
+frame(SOURCE, 0, b'dev/4026531840/mp0\0')
+frame(IFNAME, 0, struct.pack('<I16s', 5, b'mp0'))
+for i in range(4):
+    t = T0 + i * 100 * US
+    event(frame, 0, PLANE_SAMPLE, 0, 5, 0, t, (i * 1000, i * 1000, 0, 0))
+    event(frame, 0, STEP_MARK, 0, 0, 0xffff, t, (i, 42, 0, 0))
+out.close()
+PYEOF
+	for cmd in "telemetry report" "telemetry hist" "telemetry top --from"; do
+		# shellcheck disable=SC2086 # the command's words
+		keys=$("$m" -j $cmd "$cap" | jq -r '[paths | .[] | strings] | unique[]') ||
+			fail "$cmd -j: no JSON"
+		keys=$(sed "s|^|$cmd:|" <<<"$keys")
+		grep -qE ':p99(_[a-z]+)?$' <<<"$keys" || fail "$cmd -j: no histogram in $(xargs <<<"$keys")"
+		bad=$( (untimed <<<"$keys"; unitless_stats <<<"$keys") | sort -u)
+		assert_eq "$cmd -j: keys without a unit suffix" "$(xargs <<<"$bad")" ""
+	done
+}
+
+# Every key's JSON types, "key type file:line" a line, from the calls
+# whose type is known: mp_print_*(), iproute2's print_*() and
+# json_object_object_add() of a json_object_new_*().  Null goes with any
+# type; text-only calls have no key.
+json_key_types() {
+	# shellcheck disable=SC2016 # perl's variables
+	find "$MPLANE_ROOT/tools" -name '*.c' | sort | xargs perl -0777 -ne '
+	while (/\b(mp_print_(?:str|u64|s64|float|double|fixed|bool|open_object|open_array)|json_object_object_add|print_(?:color_)?(?:string|bool|uint|u64|int|float|hu|lluint))\s*\(([^;"]*?,\s*)?"([a-z][a-z0-9_]*)"(\s*,\s*json_object_new_([a-z0-9]+))?/g) {
+		my ($at, $fn, $args, $key, $new) = ($-[0], $1, $2 // "", $3, $5 // "");
+		next if $args =~ /MP_PRINT_TEXT|PRINT_FP/;
+		my $t = $fn eq "json_object_object_add" ? $new : $fn;
+		$t =~ s/^(mp_print_|print_(color_)?)//;
+		$t = $t =~ /^(str|string)$/ ? "string" :
+		     $t =~ /^(bool|boolean)$/ ? "boolean" :
+		     $t =~ /^(open_)?object$/ ? "object" :
+		     $t =~ /^(open_)?array$/ ? "array" :
+		     $t =~ /^(u64|s64|float|double|fixed|uint|int|hu|lluint|int64|uint64)$/ ? "number" : "";
+		next unless $t;
+		my $line = 1 + (() = substr($_, 0, $at) =~ /\n/g);
+		print "$key $t $ARGV:$line\n";
+	}' | sed "s| $MPLANE_ROOT/| |"
+}
+
+# Keys that had two types before this check, each a word for two things
+# (a count and the list counted, a name or its number where it has none,
+# a port's name and a UDP port): to be split, not added to.
+KNOWN_TWO_TYPES="
+events:array,number,object
+expect:number,string
+hosts:array,number
+kind:number,string
+planes:array,number
+port:number,string
+ranks:array,number
+rate:number,string
+slow:array,boolean
+source:number,string
+state:boolean,string
+stats:boolean,object
+step:number,string
+steps:array,object
+type:number,string
+"
+
+# "key:type,type" for every key printed with more than one type.
+two_types() {
+	awk '!seen[$1 " " $2]++ { t[$1] = t[$1] ? t[$1] "," $2 : $2; n[$1]++ }
+	     END { for (k in t) if (n[k] > 1) print k }' |
+	while read -r k; do
+		printf '%s:%s\n' "$k" "$(grep "^$k " "$TYPES" | cut -d" " -f2 | sort -u | paste -sd,)"
+	done | sort
+}
+
+test_one_type_per_key() {
+	local bad n TYPES=$TMPD/types
+	json_key_types >"$TYPES"
+	n=$(wc -l <"$TYPES")
+	[ "$n" -gt 300 ] || fail "found only $n typed keys: the pattern no longer matches the sources"
+	grep -q '^tc_hook string ' "$TYPES" || fail "tc_hook not found: the pattern misses mp_print_str()"
+	grep -q '^stats object ' "$TYPES" || fail "no object found: the pattern misses mp_print_open_object()"
+	bad=$(two_types <"$TYPES" | grep -vxF -f <(grep . <<<"$KNOWN_TWO_TYPES") || true)
+	log "$n typed keys"
+	for k in $bad; do
+		log "$k: $(grep "^${k%%:*} " "$TYPES" | cut -d" " -f2,3 | xargs)"
+	done
+	assert_eq "keys printed with two types" "$(xargs <<<"$bad")" ""
 }
 
 test_attached_is_boolean() {
@@ -38,4 +171,8 @@ test_attached_is_boolean() {
 	assert_eq "\"attached\" that is not a boolean" "$bad" ""
 }
 
-ktap_run test_times_have_unit_suffixes test_attached_is_boolean
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-json-keys.XXXXXX")
+trap 'rm -rf "$TMPD"' EXIT
+
+ktap_run test_times_have_unit_suffixes test_views_json_keys \
+	test_one_type_per_key test_attached_is_boolean

@@ -501,22 +501,18 @@ static void print_hook(const char *key, const char *fmt, enum mp_tc_hook hook)
 }
 
 /*
- * Where ar runs on the port.  Attach puts both programs on one hook, so
- * text has one word for the two, unless something else moved one.
+ * Where ar runs on the port: "tc_hook" is one hook's name everywhere, so
+ * the two directions have a key each.  Attach puts both programs on one
+ * hook, so text has one word for the two, unless something else moved one.
  */
 static void print_hooks(const enum mp_tc_hook hook[2])
 {
 	bool same = hook[0] == hook[1];
 
 	mp_print_text(" ");
-	mp_print_open_object("tc_hook");
-	print_hook("ingress", same ? "%s" : "in:%s", hook[0]);
+	print_hook("ingress_tc_hook", same ? "%s" : "in:%s", hook[0]);
 	mp_print_str(MP_PRINT_TEXT, NULL, "%s", same ? "" : ",");
-	if (same)
-		print_hook("egress", NULL, hook[1]);
-	else
-		print_hook("egress", "eg:%s", hook[1]);
-	mp_print_close_object();
+	print_hook("egress_tc_hook", same ? NULL : "eg:%s", hook[1]);
 }
 
 /* One row of text: the node's name starts every row of its ports. */
@@ -575,7 +571,7 @@ static const struct mp_opt_cmd status_cmd = {
 "highest, CE marks, packets forwarded by ar rather than the kernel, and\n"
 "path switches, and the tc hook ar runs on (tcx or cls_bpf; two words,\n"
 "in: and eg:, when ingress and egress differ).  With -j, every counter of\n"
-"struct mplane_port_stats, and \"tc_hook\": {\"ingress\", \"egress\"}.\n",
+"struct mplane_port_stats, and \"ingress_tc_hook\" and \"egress_tc_hook\".\n",
 	.opts = fabric_only_opts,
 };
 

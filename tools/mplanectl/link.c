@@ -125,10 +125,3 @@ const char *link_enum_str(const struct mp_names *n, uint32_t v, char *buf,
 	snprintf(buf, size, "%u", v);
 	return buf;
 }
-
-struct json_object *link_enum_json(const struct mp_names *n, uint32_t v)
-{
-	const char *name = mp_name(n, v);
-
-	return name ? json_object_new_string(name) : json_object_new_int64(v);
-}

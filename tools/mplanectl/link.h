@@ -7,7 +7,6 @@
 #define MPLANECTL_LINK_H
 
 #include <stdint.h>
-#include <json-c/json.h>
 
 #include "mp_names.h"
 #include "mp_rtnl.h"
@@ -49,6 +48,5 @@ void link_settings_help(FILE *f, const struct mp_setting *table);
 /* The name of @v in @n, or the number when a newer kernel has more. */
 const char *link_enum_str(const struct mp_names *n, uint32_t v, char *buf,
 			  size_t size);
-struct json_object *link_enum_json(const struct mp_names *n, uint32_t v);
 
 #endif /* MPLANECTL_LINK_H */

@@ -111,7 +111,7 @@ static const struct mp_opt_cmd hist_cmd = {
 "Examples:\n"
 "  mplanectl telemetry hist /tmp/run.mpcp\n"
 "  mplanectl telemetry hist --what queue --duration 5 --fabric f1\n"
-"  mplanectl -j telemetry hist --what step /tmp/run.mpcp | jq .step.p99\n",
+"  mplanectl -j telemetry hist --what step /tmp/run.mpcp | jq .step.p99_us\n",
 };
 
 /* Live */
@@ -154,11 +154,11 @@ static int listen_live(struct hist_args *a, struct mp_tm *tm)
 
 /* A row: its name (in JSON too when an entity's), and the values. */
 static void print_line(const char *name, bool entity, const struct mp_hist *h,
-		       double div, tv_fmt_fn fmt)
+		       const struct tv_unit *u, tv_fmt_fn fmt)
 {
 	mp_print_str(entity ? MP_PRINT_ANY : MP_PRINT_TEXT, "name", "  %-22s",
 		     name);
-	tv_hist_print(h, div, fmt);
+	tv_hist_print(h, u, fmt);
 	mp_print_text("\n");
 }
 
@@ -208,17 +208,17 @@ static void print_head(const char *title)
  * has its entities' rows after the overall one. */
 static void print_section(const struct hist_args *a, const struct mp_tm *tm,
 			  const char *key, const char *title,
-			  const struct mp_hist *h, const char *unit)
+			  const struct mp_hist *h)
 {
 	tv_fmt_fn fmt = h == &tm->queue ? tv_bytes : tv_dur;
-	double div = h == &tm->queue ? 1 : 1e3;
+	const struct tv_unit *u = h == &tm->queue ? &tv_unit_bytes :
+				  &tv_unit_us;
 	const struct mp_tm_entity *e;
 	unsigned int i;
 
 	mp_print_open_object(key);
 	print_head(title);
-	print_line("all", false, h, div, fmt);
-	mp_print_str(MP_PRINT_JSON, "unit", NULL, unit);
+	print_line("all", false, h, u, fmt);
 	if (h == &tm->queue) {
 		mp_print_open_array("entities");
 		for (i = 0; i < tm->nents; i++) {
@@ -226,8 +226,7 @@ static void print_section(const struct hist_args *a, const struct mp_tm *tm,
 			if (!e->queue.count)
 				continue;
 			mp_print_open_object(NULL);
-			print_line(e->name, true, mp_tm_queue(tm, e), div,
-				   fmt);
+			print_line(e->name, true, mp_tm_queue(tm, e), u, fmt);
 			mp_print_close_object();
 		}
 		mp_print_close_array();
@@ -241,12 +240,11 @@ static void print_hists(const struct hist_args *a, const struct mp_tm *tm)
 {
 	mp_print_start();
 	if (a->what & W_QUEUE)
-		print_section(a, tm, "queue", "queue depth", &tm->queue,
-			      "bytes");
+		print_section(a, tm, "queue", "queue depth", &tm->queue);
 	if (a->what & W_GAP)
-		print_section(a, tm, "gap", "delivery gaps", &tm->gaps, "us");
+		print_section(a, tm, "gap", "delivery gaps", &tm->gaps);
 	if (a->what & W_STEP)
-		print_section(a, tm, "step", "step time", &tm->steps, "us");
+		print_section(a, tm, "step", "step time", &tm->steps);
 	mp_print_end();
 }
 

@@ -264,13 +264,13 @@ static double hist_ms(struct json_object *h, const char *key)
 /* Step times: marks of a process, and collective iterations per rank. */
 static void steps_section(FILE *f, const struct mp_tm *tm)
 {
-	struct json_object *h = tv_hist_json(&tm->steps, 1000);	/* us */
+	struct json_object *h = tv_hist_json(&tm->steps, &tv_unit_us);
 
 	fprintf(f, "<h3>Step times</h3>\n<p class=\"steps\" data-count=\"%" PRIu64 "\">%" PRIu64
 		" steps: p50 %.3f ms, p99 %.3f ms, p999 %.3f ms, max %.3f ms</p>\n",
 		(uint64_t)tm->steps.count, (uint64_t)tm->steps.count,
-		hist_ms(h, "p50"), hist_ms(h, "p99"), hist_ms(h, "p999"),
-		hist_ms(h, "max"));
+		hist_ms(h, "p50_us"), hist_ms(h, "p99_us"), hist_ms(h, "p999_us"),
+		hist_ms(h, "max_us"));
 	json_object_put(h);
 }
 

@@ -380,8 +380,8 @@ static void print_entity(const struct report *r, const struct mp_tm_entity *e,
 	tv_print_bps("bw_bps", bps, mp_tm_bw(e, MP_TM_BW_MEAN));
 	tv_print_bps("bw_before_bps", bps, mp_tm_bw(e, MP_TM_BW_BEFORE));
 	tv_print_bps("bw_after_bps", bps, mp_tm_bw(e, MP_TM_BW_AFTER));
-	mp_print_open_object("queue_bytes");
-	tv_hist_print(queue ? queue : &empty, 1, NULL);
+	mp_print_open_object("queue");
+	tv_hist_print(queue ? queue : &empty, &tv_unit_bytes, NULL);
 	mp_print_close_object();
 	if (row)
 		queue_text(queue);
@@ -519,8 +519,8 @@ static void print_queue(const struct mp_tm *tm)
 {
 	char p[2][24];
 
-	mp_print_open_object("queue_bytes");
-	tv_hist_print(&tm->queue, 1, NULL);
+	mp_print_open_object("queue");
+	tv_hist_print(&tm->queue, &tv_unit_bytes, NULL);
 	mp_print_close_object();
 	if (tm->queue.count)
 		mp_print_text("queue depth over every sample: p99 %s, max %s\n",
@@ -729,11 +729,11 @@ static void print_report(const struct report *r)
 	mp_print_text("\n");
 	/* Each histogram in JSON (in us), then text's line of it. */
 	mp_print_open_object("steps");
-	tv_hist_print(&tm->steps, 1e3, NULL);
+	tv_hist_print(&tm->steps, &tv_unit_us, NULL);
 	mp_print_close_object();
 	hist_line("step time", &tm->steps, step_words, tm);
 	mp_print_open_object("gaps");
-	tv_hist_print(&tm->gaps, 1e3, NULL);
+	tv_hist_print(&tm->gaps, &tv_unit_us, NULL);
 	mp_print_close_object();
 	hist_line("delivery gaps", &tm->gaps, NULL, tm);
 	print_queue(tm);

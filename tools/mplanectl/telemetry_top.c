@@ -102,11 +102,11 @@ static void print_entity(const struct mp_tm *tm, const struct mp_tm_entity *e)
 	q_text(queue, 990000);
 	q_text(queue, 0);
 	if (e->queue.count) {
-		mp_print_open_object("queue_bytes");
-		tv_hist_print(queue, 1, NULL);
+		mp_print_open_object("queue");
+		tv_hist_print(queue, &tv_unit_bytes, NULL);
 		mp_print_close_object();
 	} else {
-		mp_print_null(MP_PRINT_JSON, "queue_bytes", NULL);
+		mp_print_null(MP_PRINT_JSON, "queue", NULL);
 	}
 	mp_print_double(MP_PRINT_ANY, "ecn_per_s", " %9.0f", e->ecn.win_rate);
 	mp_print_double(MP_PRINT_ANY, "cnp_per_s", " %9.0f", e->cnp.win_rate);

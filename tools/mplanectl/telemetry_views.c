@@ -15,6 +15,18 @@
 const unsigned int tv_q_ppm[TV_NQ] = { 500000, 900000, 990000, 999000 };
 const char *const tv_q_name[TV_NQ] = { "p50", "p90", "p99", "p999" };
 
+const struct tv_unit tv_unit_us = {
+	.div = 1e3,
+	.q = { "p50_us", "p90_us", "p99_us", "p999_us" },
+	.max = "max_us", .mean = "mean_us",
+};
+
+const struct tv_unit tv_unit_bytes = {
+	.div = 1,
+	.q = { "p50_bytes", "p90_bytes", "p99_bytes", "p999_bytes" },
+	.max = "max_bytes", .mean = "mean_bytes",
+};
+
 int tv_load(const char *path, struct mp_tm *tm,
 	    struct mplane_capture_hdr *hdr)
 {
@@ -52,18 +64,20 @@ int tv_load(const char *path, struct mp_tm *tm,
 	return MP_EXIT_OK;
 }
 
-struct json_object *tv_hist_json(const struct mp_hist *h, double div)
+struct json_object *tv_hist_json(const struct mp_hist *h,
+				 const struct tv_unit *u)
 {
 	struct json_object *o = json_object_new_object();
 	unsigned int i;
 
 	json_object_object_add(o, "count", json_object_new_uint64(h->count));
 	for (i = 0; i < TV_NQ; i++)
-		json_object_object_add(o, tv_q_name[i], json_object_new_double(
-			mp_hist_quantile_ppm(h, tv_q_ppm[i]) / div));
-	json_object_object_add(o, "max", json_object_new_double(h->max / div));
-	json_object_object_add(o, "mean", json_object_new_double(
-		h->count ? (double)h->sum / h->count / div : 0));
+		json_object_object_add(o, u->q[i], json_object_new_double(
+			mp_hist_quantile_ppm(h, tv_q_ppm[i]) / u->div));
+	json_object_object_add(o, u->max,
+			       json_object_new_double(h->max / u->div));
+	json_object_object_add(o, u->mean, json_object_new_double(
+		h->count ? (double)h->sum / h->count / u->div : 0));
 	return o;
 }
 
@@ -77,18 +91,19 @@ static void hist_value(const char *key, double v, double div, tv_fmt_fn fmt)
 		mp_print_str(MP_PRINT_TEXT, NULL, " %9s", fmt(v, buf, sizeof(buf)));
 }
 
-void tv_hist_print(const struct mp_hist *h, double div, tv_fmt_fn fmt)
+void tv_hist_print(const struct mp_hist *h, const struct tv_unit *u,
+		   tv_fmt_fn fmt)
 {
 	unsigned int i;
 
 	mp_print_u64(fmt ? MP_PRINT_ANY : MP_PRINT_JSON, "count",
 		     " %8" PRIu64, h->count);
 	for (i = 0; i < TV_NQ; i++)
-		hist_value(tv_q_name[i], mp_hist_quantile_ppm(h, tv_q_ppm[i]),
-			   div, fmt);
-	hist_value("max", h->max, div, fmt);
-	mp_print_double(MP_PRINT_JSON, "mean", NULL,
-			h->count ? (double)h->sum / h->count / div : 0);
+		hist_value(u->q[i], mp_hist_quantile_ppm(h, tv_q_ppm[i]),
+			   u->div, fmt);
+	hist_value(u->max, h->max, u->div, fmt);
+	mp_print_double(MP_PRINT_JSON, u->mean, NULL,
+			h->count ? (double)h->sum / h->count / u->div : 0);
 }
 
 static const char *scaled(double v, const char *const *units,

@@ -17,14 +17,28 @@
 int tv_load(const char *path, struct mp_tm *tm,
 	    struct mplane_capture_hdr *hdr);
 
-/* The percentiles the views show, in parts per million. */
+/* The percentiles the views show, in parts per million, and their
+ * names in text. */
 #define TV_NQ	4
 extern const unsigned int tv_q_ppm[TV_NQ];	/* p50 p90 p99 p999 */
 extern const char *const tv_q_name[TV_NQ];
 
-/* {count, p50, p90, p99, p999, max} of @h, each value divided by @div
- * (1000 for ns shown in us). */
-struct json_object *tv_hist_json(const struct mp_hist *h, double div);
+/*
+ * A histogram's unit in JSON: its values are the histogram's divided by
+ * @div, and every key but "count" ends in the unit ("p99_us"), as every
+ * key that holds a time or a size does.  json_keys.sh checks them.
+ */
+struct tv_unit {
+	double div;
+	const char *q[TV_NQ];		/* p50 p90 p99 p999 */
+	const char *max, *mean;
+};
+extern const struct tv_unit tv_unit_us;	/* a time in ns, shown in us */
+extern const struct tv_unit tv_unit_bytes;	/* bytes */
+
+/* {count, p50_U, p90_U, p99_U, p999_U, max_U, mean_U} of @h in @u. */
+struct json_object *tv_hist_json(const struct mp_hist *h,
+				 const struct tv_unit *u);
 
 /* A value formatted for people, into @buf. */
 typedef const char *(*tv_fmt_fn)(double v, char *buf, size_t size);
@@ -32,7 +46,8 @@ typedef const char *(*tv_fmt_fn)(double v, char *buf, size_t size);
 /* tv_hist_json()'s members, through mp_print; text, when @fmt is given,
  * is " COUNT p50 p90 p99 p999 max" in columns of 8 and 9, each value
  * (undivided) through @fmt.  NULL: JSON only. */
-void tv_hist_print(const struct mp_hist *h, double div, tv_fmt_fn fmt);
+void tv_hist_print(const struct mp_hist *h, const struct tv_unit *u,
+		   tv_fmt_fn fmt);
 
 /* "12.3 Gbit/s", "-" when negative (not known). */
 const char *tv_bps(double bps, char *buf, size_t size);

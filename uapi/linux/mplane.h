@@ -2,9 +2,10 @@
 /*
  * mplane: the kernel's ABI, what mplane.ko and user space agree on: the
  * rtnl attributes of a device and its planes, their states, the probe's
- * wire format.  Numbers in this file are ABI: append, never renumber.
- * What only user space and the BPF programs share (events, map layouts,
- * the capture file, the mark protocol) is in tools/include/.
+ * wire format and the RoCEv2 header its congestion control reads.
+ * Numbers in this file are ABI: append, never renumber.  What only user
+ * space and the BPF programs share (events, map layouts, the capture
+ * file, the mark protocol) is in tools/include/.
  */
 #ifndef _UAPI_LINUX_MPLANE_H
 #define _UAPI_LINUX_MPLANE_H
@@ -17,7 +18,6 @@
 #include <linux/types.h>
 #endif
 
-#define MPLANE_GENL_VERSION	1
 #define MPLANE_LINK_KIND	"mplane"
 
 /* The most planes (rails) one mplane device can hold. */
@@ -305,8 +305,10 @@ enum mplane_plane_reason {
 };
 
 /*
- * Host accounting (bpf/hostacct.bpf.c): RoCEv2 is UDP to port 4791 with an
- * InfiniBand base transport header (BTH).  A CNP is BTH opcode 0x81.
+ * RoCEv2 on the wire: UDP to port 4791 with an InfiniBand base transport
+ * header (BTH).  A CNP is BTH opcode 0x81.  mplane.ko reads and writes
+ * them for congestion control (kmod/cc.c, receive.c, udp_out.c), and the
+ * BPF programs and mplanectl parse them too (bpf/hostacct.bpf.c, traffic).
  */
 #define MPLANE_ROCEV2_PORT	4791
 #define MPLANE_BTH_OPCODE_CNP	0x81
