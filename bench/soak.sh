@@ -68,11 +68,21 @@ backwards() {
 	join "$TMPD/scrape.$1" "$TMPD/scrape.$2" | awk '$3 + 0 < $2 + 0'
 }
 
-# scraper: every second until $TMPD/stop, a scrape, checked against the
-# one before; the series that went backwards go to $TMPD/backwards, the
-# count to $TMPD/scrapes.
+# sleep_until US: sleep until EPOCHREALTIME reaches US microseconds.
+sleep_until() {
+	local left=$(($1 - ${EPOCHREALTIME/./}))
+	(( left > 0 )) || return 0
+	sleep "$((left / 1000000)).$(printf %06d $((left % 1000000)))"
+}
+
+# scraper: once a second, on the second's schedule (a scrape that takes
+# a while does not push the next ones later), until $TMPD/stop, a scrape
+# checked against the one before; the series that went backwards go to
+# $TMPD/backwards, the count to $TMPD/scrapes.  A scrape still running
+# when its successor is due makes the schedule skip a second, which the
+# count shows.
 scraper() {
-	local n=0
+	local n=0 next=${EPOCHREALTIME/./} now
 	while [ ! -e "$TMPD/stop" ]; do
 		if scrape $((n + 1)); then
 			(( n == 0 )) || backwards $n $((n + 1)) >>"$TMPD/backwards"
@@ -82,7 +92,10 @@ scraper() {
 			echo "scrape $((n + 1)) failed" >>"$TMPD/backwards"
 		fi
 		echo $n >"$TMPD/scrapes"
-		sleep 1
+		now=${EPOCHREALTIME/./}
+		next=$((next + 1000000))
+		(( next > now )) || next=$((now - (now - next) % 1000000 + 1000000))
+		sleep_until $next
 	done
 }
 
