@@ -11,6 +11,10 @@
 #                                      tree (and .build) at their own paths
 #   buildroot.sh trixie path           where it is
 #
+# Progress goes to stderr: callers read `path`'s stdout, and take
+# `ensure`'s as nothing (deb-trixie.sh prints the packages it built on
+# its own stdout, after an ensure).
+#
 # Nothing is installed on this machine but debootstrap itself.  `run`
 # works in a private mount namespace: the bind mounts it makes vanish
 # with it, whatever happens to the command.
@@ -39,7 +43,7 @@ create() {
 	[ -x "$br/usr/bin/apt-get" ] && return 0
 	"$ROOT/scripts/deps.sh" --quiet buildroot
 	[ "$(id -u)" -eq 0 ] || die "making the $suite build root needs root"
-	echo "  ROOT    $suite build root (debootstrap, about 30 s) -> ${br#"$ROOT"/}"
+	echo "  ROOT    $suite build root (debootstrap, about 30 s) -> ${br#"$ROOT"/}" >&2
 	rm -rf "$tmp"
 	mkdir -p "$(dirname "$br")"
 	if ! debootstrap --variant=minbase "$suite" "$tmp" "$MIRROR" >"$br.log" 2>&1; then
@@ -81,7 +85,7 @@ ensure() {
 			grep -qx installed || missing+=("$p")
 	done
 	[ ${#missing[@]} -gt 0 ] || return 0
-	echo "  ROOT    $suite: installing ${missing[*]}"
+	echo "  ROOT    $suite: installing ${missing[*]}" >&2
 	if ! in_root sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends "$@"' \
 		sh "${missing[@]}" >"$br.install.log" 2>&1; then
 		tail -n 20 "$br.install.log" >&2
