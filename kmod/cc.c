@@ -147,12 +147,6 @@ void mplane_cc_line_update(struct mplane_dev *mp)
 				MPLANE_CC_RATE_KBPS_MAX));
 }
 
-/* Does congestion control act on @mp's traffic (and so know its QPs)? */
-bool mplane_cc_on(struct mplane_dev *mp)
-{
-	return rcu_access_pointer(mp->cc) && rcu_access_pointer(mp->qps);
-}
-
 /* The settings in force, with the line rate filled in; NULL when off. */
 static const struct mplane_cc_params *
 mplane_cc_params_get(struct mplane_dev *mp, struct mplane_dcqcn_params *p)
@@ -245,7 +239,8 @@ static bool mplane_roce_parse(struct sk_buff *skb, unsigned int off,
 	if (skb_copy_bits(skb, off, &h, sizeof(h.uh)) ||
 	    h.uh.dest != htons(MPLANE_ROCEV2_PORT))
 		return false;
-	if (skb_copy_bits(skb, off, &h, sizeof(h))) {
+	if (!mplane_udp_has_bth(skb, off, &h.uh) ||
+	    skb_copy_bits(skb, off, &h, sizeof(h))) {
 		atomic64_inc(&mp->cc_bad_bth);
 		return false;
 	}

@@ -21,6 +21,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/types.h>
+#include <linux/udp.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
@@ -44,6 +45,20 @@
 #define MPLANE_DRE_HALFLIFE_SHIFT	17
 /* Congestion scores count events in 1/256ths, for a smooth decay. */
 #define MPLANE_CONG_UNIT	256
+
+/*
+ * Does the UDP datagram with header @uh at @off of @skb hold a whole
+ * BTH?  The datagram's own length says, not the frame's: Ethernet pads
+ * a short frame to 60 bytes, and its padding could read as a BTH.
+ */
+static inline bool mplane_udp_has_bth(const struct sk_buff *skb,
+				      unsigned int off,
+				      const struct udphdr *uh)
+{
+	unsigned int need = sizeof(*uh) + sizeof(struct mplane_bth);
+
+	return ntohs(uh->len) >= need && skb->len >= off + need;
+}
 
 /*
  * Per-plane counters live in this array, indexed IFLA_MPLANE_PSTAT_* - 1;
@@ -288,7 +303,6 @@ void mplane_cc_table_free(struct mplane_qp_table *t);
 void mplane_cc_line_update(struct mplane_dev *mp);
 void mplane_cc_xmit(struct mplane_dev *mp, struct sk_buff *skb, u64 now);
 bool mplane_cc_rx(struct mplane_plane *plane, struct sk_buff *skb, bool ce);
-bool mplane_cc_on(struct mplane_dev *mp);
 size_t mplane_cc_qps_size(void);
 int mplane_cc_qps_fill(struct sk_buff *skb, struct mplane_dev *mp, u32 *count);
 

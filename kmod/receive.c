@@ -47,7 +47,7 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 			  struct mplane_rx *rx)
 {
 	const struct udphdr *uh;
-	struct mplane_bth bth;
+	u8 opcode;
 
 	if (!pskb_may_pull(skb, off + sizeof(*uh)))
 		return;
@@ -56,9 +56,12 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 		rx->probe = rx->ours;
 	} else if (uh->dest == htons(MPLANE_ROCEV2_PORT)) {
 		rx->roce = true;
-		/* RoCEv2: the InfiniBand BTH follows, whole for a CNP. */
-		if (skb_copy_bits(skb, off + sizeof(*uh), &bth, sizeof(bth)) == 0)
-			rx->cnp = bth.opcode == MPLANE_BTH_OPCODE_CNP;
+		/* RoCEv2: a CNP is a whole BTH with the CNP opcode. */
+		if (mplane_udp_has_bth(skb, off, uh) &&
+		    !skb_copy_bits(skb, off + sizeof(*uh) +
+				   offsetof(struct mplane_bth, opcode),
+				   &opcode, sizeof(opcode)))
+			rx->cnp = opcode == MPLANE_BTH_OPCODE_CNP;
 	}
 }
 
@@ -123,18 +126,12 @@ void mplane_congestion_event(struct mplane_plane *plane, u64 now)
 static void mplane_rx_account(struct mplane_plane *plane,
 			      const struct mplane_rx *rx)
 {
-	if (rx->ce)
+	if (rx->ce) {
 		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_ECN_CE, 1);
+		mplane_congestion_event(plane, ktime_get_ns());
+	}
 	if (rx->cnp)
 		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_CNP, 1);
-	/*
-	 * A CNP is mp0's only when it names a QP that mp0 sends on.  With
-	 * congestion control on, mp0 knows those QPs, and the CNP counts
-	 * once mplane_cc_rx() has found its own; without, mp0 knows none,
-	 * and a CNP to its address counts as CE does.
-	 */
-	if (rx->ce || (rx->cnp && !mplane_cc_on(plane->mp)))
-		mplane_congestion_event(plane, ktime_get_ns());
 }
 
 rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb)
@@ -173,6 +170,14 @@ rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb)
 	mplane_rx_account(plane, &rx);
 	if (rx.roce && mplane_cc_rx(plane, skb, rx.ce))
 		return RX_HANDLER_CONSUMED;
+	/*
+	 * A CNP is mp0's only when it names a QP that mp0 sends on.  With
+	 * congestion control on, mplane_cc_rx() took it, and it raised the
+	 * score if the QP was one of mp0's; without, mp0 knows no QPs, and
+	 * a CNP to its address counts as CE does (once, if it has both).
+	 */
+	if (rx.cnp && !rx.ce)
+		mplane_congestion_event(plane, ktime_get_ns());
 
 	mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_RX_PACKETS, 1);
 	mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_RX_BYTES, skb->len);

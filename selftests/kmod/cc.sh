@@ -248,10 +248,37 @@ bad_input_in() {
 	[ "$(cc_of cnp_unknown)" -ge "$2" ] && [ "$(cc_of bad_bth)" -ge "$3" ]
 }
 
-# A CNP for a QP ha never sent to, a BTH cut short, and a flood of CNPs
-# within the rate-reduce period are counted, and move no other QP.  The
-# first two are not ha's, and raise no plane's congestion; its own QP's
-# CNPs do (the half-life is 10 s, so the scores hardly decay meanwhile).
+# PADDED_CNP_PY COUNT: COUNT frames from hb's b0 to ha's a0, each a UDP
+# datagram to 4791 of 3 bytes (a BTH cut short: opcode 0x81, flags, half
+# a P_Key) in a frame padded to Ethernet's 60 bytes with what reads as
+# the rest of a CNP's BTH for QP 0x22.  The datagram's length says it is
+# cut short; the frame's length does not.
+# shellcheck disable=SC2016
+PADDED_CNP_PY='
+import socket, struct, sys
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    s = (s >> 16) + (s & 0xffff)
+    return ~(s + (s >> 16)) & 0xffff
+data = bytes([0x81, 0x00, 0xff])
+udp = struct.pack("!HHHH", 4791, 4791, 8 + len(data), 0) + data
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
+                 socket.inet_aton("10.99.0.2"), socket.inet_aton("10.99.0.1"))
+ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+eth = bytes.fromhex("02000000 0a00 02000000 0b00 0800".replace(" ", ""))
+pad = bytes([0xff, 0, 0, 0, 0x22, 0, 0, 0, 1])
+frame = eth + ip + udp + pad
+frame += bytes(60 - len(frame))
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("b0", 0))
+for i in range(int(sys.argv[1])):
+    s.send(frame)'
+
+# A CNP for a QP ha never sent to, a BTH cut short (in a datagram that
+# ends early, alone or in a padded frame), and a flood of CNPs within the
+# rate-reduce period are counted, and move no other QP.  The first two
+# are not ha's, and raise no plane's congestion; its own QP's CNPs do
+# (the half-life is 10 s, so the scores hardly decay meanwhile).
 test_bad_input_counted() {
 	local score
 	mp_pair 2
@@ -269,7 +296,8 @@ import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(5):
     s.sendto(b"\x81\x00\xff", ("'$MP_A4'", 4791))'
-	busywait 3000 bad_input_in "$ha" 20 5 || true
+	ip netns exec "$hb" python3 -c "$PADDED_CNP_PY" 5 || fail "padded frames"
+	busywait 3000 bad_input_in "$ha" 20 10 || true
 	assert_le "congestion from unknown QPs and short BTHs (was $score)" \
 		"$(cong_sum "$ha")" "$score"
 	cnp "$hb" $MP_A4 0x22 200
@@ -278,7 +306,9 @@ for i in range(5):
 		"$(cong_sum "$ha")" $((score + 150))
 	snap "$ha"
 	assert_eq "unknown QP" "$(cc_of cnp_unknown)" 20
-	assert_eq "short BTH" "$(cc_of bad_bth)" 5
+	assert_eq "short BTH (5 alone, 5 padded)" "$(cc_of bad_bth)" 10
+	assert_eq "CNPs on the planes (padded frames are none)" \
+		"$(pstat_sum "$ha" cnp)" 221
 	assert_eq "the flood's cuts (one per reduce period)" "$(qp_of 0x22 rate_cuts)" 1
 	assert_eq "CNPs QP 0x22 took" "$(qp_of 0x22 cnp_rx)" 201
 	assert_eq "QP 0x23 untouched" "$(qp_of 0x23 rate_kbps)" null
