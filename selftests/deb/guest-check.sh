@@ -68,13 +68,49 @@ test_metrics_pass_promtool() {
 		fail "mplane_build_info does not name kernel $release"
 }
 
+# has_series PAGE METRIC LABEL...: PAGE has a METRIC series with every
+# LABEL (name="value"), in whatever order the exporter puts them.
+has_series() {
+	local page=$1 metric=$2 label
+	shift 2
+	page=$(grep "^$metric{" <<<"$page")
+	for label in "$@"; do
+		page=$(grep -F "$label" <<<"$page")
+	done
+	[ -n "$page" ]
+}
+
+# The unit's default arguments poll mp0 and its rails once a second:
+# link statistics, ethtool -S (mp0's per-plane CNPs sent among them) and
+# RDMA counters, all of which promtool still accepts.
+test_metrics_poll_mp0() {
+	local page i node
+	node=$(uname -n)
+	for ((i = 0; i < 50; i++)); do
+		page=$(curl -sf "$metrics") &&
+			has_series "$page" mplane_netdev_stat_total "node=\"$node\"" \
+				'dev="mp0"' 'stat="tx_packets"' && break
+		sleep 0.2
+	done
+	has_series "$page" mplane_netdev_stat_total 'dev="mp0"' 'stat="tx_packets"' ||
+		fail "no polled link statistics of mp0 in 10 s"
+	log "$(grep -c '^mplane_\(netdev_stat_total\|ethtool_stat\){' <<<"$page") polled series"
+	has_series "$page" mplane_ethtool_stat 'dev="rail1"' 'stat="peer_ifindex"' ||
+		fail "no ethtool -S of rail1"
+	grep "^mplane_plane_cnp_sent_total{" <<<"$page" | grep -F 'dev="mp0"' |
+		grep -F 'plane="1"' | grep -q ' 0$' ||
+		fail "no mplane_plane_cnp_sent_total 0 for mp0's plane 1"
+	"$MPLANE_TEST_PROMTOOL" check metrics <<<"$page" >/dev/null 2>&1 ||
+		fail "promtool rejects the polled page"
+}
+
 test_stop_removes_mp0() {
 	systemctl stop mplane-link@mp0.service
 	! ip link show mp0 >/dev/null 2>&1 || fail "mp0 is still there after stop"
 }
 
 ktap_run test_booted_by_systemd test_module_from_dkms test_mp0_from_config \
-	test_metrics_pass_promtool test_stop_removes_mp0
+	test_metrics_pass_promtool test_metrics_poll_mp0 test_stop_removes_mp0
 rc=$?
 journalctl -b --no-pager >"$results/journal" 2>&1
 dmesg >"$results/dmesg"
