@@ -296,7 +296,7 @@ test_html_report() {
 	assert_eq "leaf uplink groups" "$(grep -o 'class="group" data-group="p0l0/s\*"' "$TMPD/dom.html" | wc -l)" 2
 	assert_eq "timelines with queues" "$(grep -Eo 'queue, bytes \(max [1-9][0-9]*\)' "$TMPD/dom.html" | wc -l | awk '{ print ($1 >= 2) }')" 1
 	assert_eq "ar's iterations on its timeline" \
-		"$("$MPLANECTL" -j telemetry report "$h.ar.mpcp" | jq '.steps.count > 0')" true
+		"$("$MPLANECTL" -j telemetry report "$h.ar.mpcp" | jq '.step_times.count > 0')" true
 	shot=$TMPD/report.png
 	screenshot "$h" "$shot"
 	mkdir -p "$MPLANE_BUILD/accept-selftest"

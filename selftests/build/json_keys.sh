@@ -35,10 +35,12 @@ tv_unit_keys() {
 
 # The rules on names, on "file:key" lines: those that break them.
 # A time, or what only sounds like one: counts, lists, a histogram's
-# object (its keys have the unit), and where a gap was (traffic recv's max_gap_after_seq: a sequence number, a flow).
+# object (its keys have the unit, as telemetry report's step_times), and
+# where a gap was (traffic recv's max_gap_after_seq: a sequence number, a
+# flow).
 untimed() {
 	grep -E ':[a-z0-9_]*(time|interval|gap|period|timeout|age|elapsed|duration|latency|delay|holddown|halflife|uptime|stall|seconds)[a-z0-9_]*$' |
-		grep -vE '_(s|ms|us|ns)$' | grep -vE ':(gaps?|timeouts|timelines|timestamps|stalls)$' |
+		grep -vE '_(s|ms|us|ns)$' | grep -vE ':(gaps?|timeouts|timelines|timestamps|stalls|step_times)$' |
 		grep -vE '_after_(seq|flow)$' || true
 }
 
