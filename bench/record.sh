@@ -70,8 +70,8 @@ burst() {
 measure() {
 	local name=$1 p0 d0 ns read
 	shift
-	p0=$(st .events.produced)
-	d0=$(st .events.dropped)
+	p0=$(st .event_ring.produced)
+	d0=$(st .event_ring.dropped)
 	"$@" >"$TMPD/$name.out" 2>"$TMPD/$name.err" &
 	local pid=$!
 	sleep 1
@@ -85,7 +85,7 @@ measure() {
 	*)	read=$(jq -r '.sources[] | select(.source | test("/va$")) | .recorded' \
 			"$TMPD/$name.out") ;;
 	esac
-	echo "$name $read $(( $(st .events.produced) - p0 )) $(( $(st .events.dropped) - d0 )) $((ns * N))"
+	echo "$name $read $(( $(st .event_ring.produced) - p0 )) $(( $(st .event_ring.dropped) - d0 )) $((ns * N))"
 }
 
 # A reader's rate: what it took over the burst's length.
@@ -105,8 +105,8 @@ ev_rate=$(rate "$ev_read" "$ev_ns")
 rec_rate=$(rate "$rec_read" "$rec_ns")
 
 # Paced: bursts of 3000 (the ring holds 4096), one bpftool run each.
-p0=$(st .events.produced)
-d0=$(st .events.dropped)
+p0=$(st .event_ring.produced)
+d0=$(st .event_ring.dropped)
 "$M" -j telemetry record -o "$TMPD/paced.mpcap" --pin "$PIN" --poll-hz 0 \
 	>"$TMPD/paced.json" 2>/dev/null &
 pid=$!
@@ -117,8 +117,8 @@ t1=$(date +%s%N)
 sleep 0.5
 kill -INT "$pid"
 wait "$pid" || true
-paced_prod=$(( $(st .events.produced) - p0 ))
-paced_drop=$(( $(st .events.dropped) - d0 ))
+paced_prod=$(( $(st .event_ring.produced) - p0 ))
+paced_drop=$(( $(st .event_ring.dropped) - d0 ))
 paced_rate=$(awk -v n="$paced_prod" -v ns="$((t1 - t0))" 'BEGIN { printf "%.0f", n / (ns / 1e9) }')
 
 {

@@ -132,7 +132,7 @@ jq -r '
    else empty end),
   "ECN-CE marks: \([.entities[].ecn_ce] | add), CNPs: \([.entities[].cnp] | add) (CC is off here: fabric up --cc dcqcn turns DCQCN on)",
   "Queue depth over every plane and port sample: p99 \(.queue.p99_bytes) B, max \(.queue.max_bytes) B",
-  "Events recorded: \(.events), dropped: \(.dropped)"
+  "Events recorded: \(.event_count), dropped: \(.dropped)"
 ' "$OUT/demo-report.json"
 echo
 echo "h3 loses what it sent to h0 over plane 1 until its probes (every 10 ms,"

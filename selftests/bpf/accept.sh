@@ -245,8 +245,8 @@ test_scale_small() {
 		--policies ar --expect "$TMPD/expect.conf" >"$j" 2>/dev/null || rc=$?
 	assert_eq "exit status" "$rc" 0
 	log "$(jq -c '.policies[0].figures' "$j")"
-	assert_eq "hosts" "$(jq .settings.hosts "$j")" 16
-	assert_eq "rank counts" "$(jq -c '[.policies[0].steps[] | .ranks, (.rank_time_us | length)]' "$j")" \
+	assert_eq "hosts" "$(jq .settings.host_count "$j")" 16
+	assert_eq "rank counts" "$(jq -c '[.policies[0].steps[] | .rank_count, (.rank_time_us | length)]' "$j")" \
 		"[4,4,8,8,16,16]"
 	assert_eq "verdicts" "$(jq -r '[.verdicts[] | "\(.figure):\(.verdict)"] | join(" ")' "$j")" \
 		"rank_lag:PASS busbw_16_over_4:PASS"
@@ -296,7 +296,7 @@ test_html_report() {
 	assert_eq "leaf uplink groups" "$(grep -o 'class="group" data-group="p0l0/s\*"' "$TMPD/dom.html" | wc -l)" 2
 	assert_eq "timelines with queues" "$(grep -Eo 'queue, bytes \(max [1-9][0-9]*\)' "$TMPD/dom.html" | wc -l | awk '{ print ($1 >= 2) }')" 1
 	assert_eq "ar's iterations on its timeline" \
-		"$("$MPLANECTL" -j telemetry report "$h.ar.mpcp" | jq '.steps.count > 0')" true
+		"$("$MPLANECTL" -j telemetry report "$h.ar.mpcp" | jq '.step_times.count > 0')" true
 	shot=$TMPD/report.png
 	screenshot "$h" "$shot"
 	mkdir -p "$MPLANE_BUILD/accept-selftest"

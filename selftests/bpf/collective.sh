@@ -302,7 +302,7 @@ test_timeline() {
 		"$TMPD/rec.jsonl" >/dev/null ||
 		fail "events: $(grep collective "$TMPD/rec.jsonl" | head -5)"
 	coll -j telemetry report "$TMPD/rec.cap" >"$TMPD/rec.report"
-	assert_eq "steps" "$(jq .steps.count "$TMPD/rec.report")" $((want / 2))
+	assert_eq "steps" "$(jq .step_times.count "$TMPD/rec.report")" $((want / 2))
 	assert_eq "ranks" "$(jq .step_ranks "$TMPD/rec.report")" "$n"
 }
 

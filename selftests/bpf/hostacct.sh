@@ -132,8 +132,8 @@ test_counts_exact() {
 	assert_eq "b QP last_psn" "${S[qps.$qp.ingress.last_psn]}" $((N - 1))
 	assert_eq "b CNP QP cnp" "${S[qps.$cnp_qp.egress.cnp]}" $M
 	# Each CNP was an event at both ends; nothing reads, nothing drops.
-	assert_eq "b events" "${S[events.produced]}" $M
-	assert_eq "b events dropped" "${S[events.dropped]}" 0
+	assert_eq "b events" "${S[event_ring.produced]}" $M
+	assert_eq "b events dropped" "${S[event_ring.dropped]}" 0
 	# Two QPs at b (a's data to QP, its CNPs to CNP_QP), each made once,
 	# none lost to a full map.
 	assert_eq "b QP map entries" "${S[limits.qp_entries]}" 2

@@ -112,16 +112,16 @@ test_record_report_round_trip() {
 	"$MPLANECTL" mark step 9 --repeat 5 >/dev/null || fail "mark --repeat"
 	rec_stop "$f"
 	"$MPLANECTL" -j telemetry report "$f" >"$f.report" || fail "report"
-	assert_eq "events reported" "$(jq .events "$f.report")" \
+	assert_eq "events reported" "$(jq .event_count "$f.report")" \
 		"$(jq '[.sources[].recorded] | add' "$f.json")"
 	assert_eq "marks recorded, as reported" \
 		"$(jq '.sources[] | select(.label == "marks") | .recorded' "$f.report")" \
 		"$(jq '.sources[] | select(.source == "marks") | .recorded' "$f.json")"
-	assert_eq "marks" "$(jq '.sources[] | select(.label == "marks") | .events' "$f.report")" 10
+	assert_eq "marks" "$(jq '.sources[] | select(.label == "marks") | .event_count' "$f.report")" 10
 	assert_eq "dropped" "$(jq .dropped "$f.report")" 0
-	assert_eq "steps" "$(jq .steps.count "$f.report")" 9
+	assert_eq "steps" "$(jq .step_times.count "$f.report")" 9
 	assert_eq "processes" "$(jq .step_pids "$f.report")" 1
-	assert_ge "p50 step (us)" "$(jq '.steps.p50_us | floor' "$f.report")" 20000
+	assert_ge "p50 step (us)" "$(jq '.step_times.p50_us | floor' "$f.report")" 20000
 }
 
 # (b) The veth's tx_packets at 1 kHz under 5000 pps: a change every tick
@@ -273,7 +273,7 @@ test_reader_killed() {
 	# Cut anywhere: what precedes the cut still reads.
 	"$MPLANECTL" -j telemetry report "$a" >"$a.report" 2>"$a.report.err" ||
 		fail "report of the killed reader's file: $(cat "$a.report.err")"
-	log "the killed reader's file: $(stat -c %s "$a") bytes, $(jq .events "$a.report") events"
+	log "the killed reader's file: $(stat -c %s "$a") bytes, $(jq .event_count "$a.report") events"
 	assert_eq "its mode" "$(stat -c %a "$a")" 600
 	record "$b" --pin "$MARKS" --poll-hz 0
 	"$MPLANECTL" mark step --repeat $n 3 || fail "the burst after"

@@ -66,7 +66,7 @@ test_top_shows_the_flow_and_flags_the_leaf() {
 	# would be true, so the list must hold exactly the idle uplink.
 	assert_eq "the idle uplink is slow" "$(jq -c --arg n "$name" '[.entities[] |
 		select(.name | test("^p0l0/s[01]$")) | select(.name != $n) |
-		.slow]' <<<"$last")" "[true]"
+		.is_slow]' <<<"$last")" "[true]"
 }
 
 test_top_text_names_the_slow_uplink() {

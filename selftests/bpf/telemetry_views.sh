@@ -260,7 +260,7 @@ test_report_json() {
 	gen_capture "$CAP"
 	"$MPLANECTL" -j telemetry report "$CAP" >"$j" || fail "report --json"
 	jq_eq host .host '"genhost"' "$j"
-	jq_eq events .events 8028 "$j"
+	jq_eq events .event_count 8028 "$j"
 	jq_eq "dropped in all" .dropped 7 "$j"
 	jq_eq "l0 dropped" '.sources[] | select(.label == "fabric/tv/l0") | .dropped' 7 "$j"
 	# 3 MB over 200 ms; 1 MB in the first 100 ms, 2 MB in the second.
@@ -280,9 +280,9 @@ test_report_json() {
 	jq_eq "l0 symmetry" '.symmetry[] | select(.group == "l0/s*") | [.flagged, .slow]' \
 		'[true,["l0/s2"]]' "$j"
 	# 20 steps of 10 ms: p50 at most a bucket (1/64) above.
-	jq_eq steps '.steps.count' 20 "$j"
-	jq -e '.steps.p50_us >= 10000 and .steps.p50_us <= 10156.25' "$j" >/dev/null ||
-		fail "step p50 $(jq .steps.p50_us "$j"), want 10 ms"
+	jq_eq steps '.step_times.count' 20 "$j"
+	jq -e '.step_times.p50_us >= 10000 and .step_times.p50_us <= 10156.25' "$j" >/dev/null ||
+		fail "step p50 $(jq .step_times.p50_us "$j"), want 10 ms"
 	# One timeline for both anomalies, in order, in us from the first.
 	jq_eq timelines '[.timelines[] | [.events[] | [.type, .dt_us]]]' \
 		'[[["step_mark",-40],["plane_state",0],["failover",10]]]' "$j"

@@ -78,7 +78,7 @@ test_train_verified_and_marked() {
 		'["0s 0e 1s 1e 2s 2e 3s 3e 4s 4e"]'
 	"$MPLANECTL" -j telemetry report "$cap" >"$cap.report" || fail "report"
 	assert_ge "processes with steps" "$(jq .step_pids "$cap.report")" 3
-	assert_ge "step times" "$(jq .steps.count "$cap.report")" $((3 * (STEPS - 1)))
+	assert_ge "step times" "$(jq .step_times.count "$cap.report")" $((3 * (STEPS - 1)))
 	grep -q "$((6 * STEPS)) marks relayed, 0 datagrams refused" "$TMPD/serve.err" ||
 		fail "serve: $(cat "$TMPD/serve.err")"
 }

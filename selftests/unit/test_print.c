@@ -34,7 +34,7 @@ static void report(void)
 
 	mp_print_start();
 	mp_print_str(MP_PRINT_ANY, "op", "# %s", "allreduce");
-	mp_print_u64(MP_PRINT_ANY, "ranks", " over %" PRIu64 " ranks\n", 4);
+	mp_print_u64(MP_PRINT_ANY, "nranks", " over %" PRIu64 " ranks\n", 4);
 	mp_print_text("#     size    busbw\n");
 	mp_print_open_array("sizes");
 	for (i = 0; i < 2; i++) {
@@ -82,7 +82,7 @@ static void test_print_json(TEST_ARGS)
 	char *out = run(true, report);
 
 	assert_string_equal(out,
-		"{\"op\":\"allreduce\",\"ranks\":4,\"sizes\":["
+		"{\"op\":\"allreduce\",\"nranks\":4,\"sizes\":["
 		"{\"size\":1024,\"busbw\":0.1,\"ok\":true},"
 		"{\"size\":2048,\"busbw\":0.2,\"ok\":true}],"
 		"\"skew_ns\":-12,\"error\":null}\n");

@@ -251,8 +251,8 @@ static void run_policy(struct accept_run *run, struct accept_result *res,
 static void print_settings(const struct accept_settings *s)
 {
 	mp_print_open_object("settings");
-	mp_print_u64(MP_PRINT_ANY, "hosts", "%" PRIu64 " hosts", s->hosts);
-	mp_print_u64(MP_PRINT_ANY, "planes", ", %" PRIu64, s->planes);
+	mp_print_u64(MP_PRINT_ANY, "host_count", "%" PRIu64 " hosts", s->hosts);
+	mp_print_u64(MP_PRINT_ANY, "plane_count", ", %" PRIu64, s->planes);
 	mp_print_text(s->planes == 1 ? " plane" : " planes");
 	mp_print_u64(MP_PRINT_ANY, "leaves", " of %" PRIu64 " leaves", s->leaves);
 	mp_print_u64(MP_PRINT_ANY, "spines", " and %" PRIu64 " spines", s->spines);

@@ -76,7 +76,7 @@ static int scale_measure(struct accept_run *run, struct accept_result *res)
 			continue;
 		}
 		step = accept_step_add(res, what, out);
-		json_object_object_add(step, "ranks",
+		json_object_object_add(step, "rank_count",
 				       json_object_new_int(scale_ranks[i]));
 		json_object_object_add(step, "rank_lag",
 				       json_object_new_double(rank_lag(out)));

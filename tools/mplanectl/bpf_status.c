@@ -47,7 +47,7 @@ static const struct mp_opt_cmd status_cmd = {
 "   \"egress\":{\"attached\":true,\"hook\":\"tc\",\"tc_hook\":\"tcx\",...},\n"
 "   \"qps\":[{\"qpn\":4660,\"dir\":\"ingress\",\"packets\":10,\"bytes\":1220,\n"
 "            \"ecn_ce\":10,\"cnp\":0,\"ack_req\":2,\"last_psn\":9}],\n"
-"   \"events\":{\"produced\":0,\"dropped\":0}}\n"
+"   \"event_ring\":{\"produced\":0,\"dropped\":0}}\n"
 "\"attached\" is false where it is not (and there is no \"hook\"); the\n"
 "counters stay until detach.\n",
 	.opts = status_opts,

@@ -60,12 +60,12 @@ static void print_one(const struct mp_event_item *it, const char *label)
 		      (uint64_t)(e->hdr.ts_ns % 1000000000));
 	mp_print_u64(MP_PRINT_ANY, "cpu", " cpu%-3" PRIu64, e->hdr.cpu);
 	mp_print_str(MP_PRINT_ANY, "source", " %-14s", label);
-	if (type) {
+	/* type_id always: a newer type has no name in this build. */
+	mp_print_u64(MP_PRINT_JSON, "type_id", NULL, e->hdr.type);
+	if (type)
 		mp_print_str(MP_PRINT_ANY, "type", " %-15s", type);
-	} else {
-		mp_print_u64(MP_PRINT_JSON, "type", NULL, e->hdr.type);
+	else
 		mp_print_text(" %-15s", "?");
-	}
 	mp_print_u64(MP_PRINT_ANY, "ifindex", " if%-4" PRIu64, e->hdr.ifindex);
 	if (e->hdr.plane != MPLANE_EVENT_NO_PLANE)
 		mp_print_u64(MP_PRINT_ANY, "plane", " plane %" PRIu64,

@@ -218,8 +218,8 @@ static void print_removed(const char *prefix, const struct fabric_removed *rm)
 			      rm->pins ? ", BPF pins" : "");
 	mp_print_u64(said, "pids", ", stopped %" PRIu64 " processes\n",
 		     rm->pids);
-	mp_print_bool(MP_PRINT_JSON, "state", NULL, rm->state);
-	mp_print_bool(MP_PRINT_JSON, "pins", NULL, rm->pins);
+	mp_print_bool(MP_PRINT_JSON, "removed_state_file", NULL, rm->state);
+	mp_print_bool(MP_PRINT_JSON, "removed_pins", NULL, rm->pins);
 	mp_print_end();
 }
 

@@ -354,7 +354,7 @@ static void print_step(const struct fault_step *s, bool done)
 	char what[48];
 
 	mp_print_open_object(NULL);
-	mp_print_u64(MP_PRINT_JSON, "step", NULL, s->step);
+	mp_print_u64(MP_PRINT_JSON, "step_index", NULL, s->step);
 	mp_print_str(MP_PRINT_JSON, "action", NULL,
 		     mp_fault_action_name(s->action));
 	mp_print_u64(MP_PRINT_JSON, "value", NULL, s->value);

@@ -268,7 +268,7 @@ static void print_limits(const struct ha_status *st)
 {
 	enum mp_print_to to = st->pinned ? MP_PRINT_ANY : MP_PRINT_JSON;
 
-	mp_print_open_object("events");
+	mp_print_open_object("event_ring");
 	mp_print_u64(to, "produced", "  events: %" PRIu64 " produced",
 		     (uint64_t)st->ev.produced);
 	mp_print_u64(to, "dropped", ", %" PRIu64 " dropped (ring full)\n",

@@ -56,7 +56,7 @@ static void frame_start(const char *frame, unsigned int source,
 {
 	mp_print_start();
 	mp_print_str(MP_PRINT_JSON, "frame", NULL, frame);
-	mp_print_u64(MP_PRINT_JSON, "source", NULL, source);
+	mp_print_u64(MP_PRINT_JSON, "source_id", NULL, source);
 	if (source < d->nsrc && d->src[source].label)
 		mp_print_str(MP_PRINT_JSON, "label", NULL,
 			     d->src[source].label);
@@ -74,10 +74,10 @@ static void print_event(const struct mp_event_item *it, void *data)
 
 	frame_start("event", it->source, d);
 	mp_print_u64(MP_PRINT_JSON, "ts_ns", NULL, e->hdr.ts_ns);
+	/* type_id always: a newer type has no name in this build. */
+	mp_print_u64(MP_PRINT_JSON, "type_id", NULL, e->hdr.type);
 	if (type)
 		mp_print_str(MP_PRINT_JSON, "type", NULL, type);
-	else
-		mp_print_u64(MP_PRINT_JSON, "type", NULL, e->hdr.type);
 	mp_print_u64(MP_PRINT_JSON, "cpu", NULL, e->hdr.cpu);
 	mp_print_u64(MP_PRINT_JSON, "ifindex", NULL, e->hdr.ifindex);
 	if (e->hdr.plane != MPLANE_EVENT_NO_PLANE)
@@ -127,11 +127,11 @@ static void print_counter_name(const struct dumper *d, unsigned int source,
 
 	frame_start("counter_name", source, d);
 	mp_print_u64(MP_PRINT_JSON, "id", NULL, n->id);
-	if (n->kind < __MPLANE_COUNTER_MAX)
+	/* kind_id always: a newer kind has no name in this build. */
+	mp_print_u64(MP_PRINT_JSON, "kind_id", NULL, n->kind);
+	if (n->kind < __MPLANE_COUNTER_MAX && counter_kinds[n->kind])
 		mp_print_str(MP_PRINT_JSON, "kind", NULL,
 			     counter_kinds[n->kind]);
-	else
-		mp_print_u64(MP_PRINT_JSON, "kind", NULL, n->kind);
 	mp_print_u64(MP_PRINT_JSON, "ifindex", NULL, n->ifindex);
 	mp_print_str(MP_PRINT_JSON, "name", NULL, d->src[source].ctr[n->id]);
 	mp_print_end();
@@ -269,10 +269,10 @@ static const struct mp_opt_cmd dump_cmd = {
 	.about =
 "Print every frame of a capture made by 'mplanectl telemetry record' as one\n"
 "JSON object per line, in file order, for scripts (jq) and tests.  Each has\n"
-"\"frame\" (source, netns, ifname, counter_name, event or stats), \"source\"\n"
-"(the source's number in the file) and \"label\" (its name: the pin\n"
-"directory such as \"fabric/mpf/p0l0\", \"kmod\" or \"marks\", or \"poll\"\n"
-"for the pollers):\n"
+"\"frame\" (source, netns, ifname, counter_name, event or stats),\n"
+"\"source_id\" (the source's number in the file) and \"label\" (its name:\n"
+"the pin directory such as \"fabric/mpf/p0l0\", \"kmod\" or \"marks\", or\n"
+"\"poll\" for the pollers):\n"
 "\n"
 "  source        a source begins; ifname lines name its interfaces\n"
 "  netns         a namespace the source's events may name: inode (as\n"
@@ -282,10 +282,11 @@ static const struct mp_opt_cmd dump_cmd = {
 "                in flags\n"
 "  ifname        ifindex, name and netns (the inode of the interface's\n"
 "                namespace; 0: the source's own)\n"
-"  counter_name  a polled counter: id, kind (netdev, ethtool, rdma),\n"
-"                ifindex and name (\"va/tx_packets\")\n"
-"  event         ts_ns (CLOCK_MONOTONIC), type, cpu, ifindex, plane,\n"
-"                flags and the values by name (\"q_bytes\", \"step\", ...);\n"
+"  counter_name  a polled counter: id, kind_id and, when known, kind\n"
+"                (netdev, ethtool, rdma), ifindex and name (\"va/tx_packets\")\n"
+"  event         ts_ns (CLOCK_MONOTONIC), type_id and, when known, type\n"
+"                (its name), cpu, ifindex, plane, flags and the values\n"
+"                by name (\"q_bytes\", \"step\", ...);\n"
 "                a counter event has \"counter\", its name, and \"value\"\n"
 "  stats         a ring's counts over the recording: produced, dropped,\n"
 "                recorded and in_flight\n"

@@ -271,9 +271,9 @@ static void print_source(const struct mp_tm_source *s)
 	mp_print_open_object(NULL);
 	mp_print_u64(MP_PRINT_JSON, "id", NULL, s->id);
 	mp_print_str(MP_PRINT_ANY, "label", "  %-28s", s->label);
-	mp_print_u64(s->has_stats ? MP_PRINT_JSON : MP_PRINT_ANY, "events",
+	mp_print_u64(s->has_stats ? MP_PRINT_JSON : MP_PRINT_ANY, "event_count",
 		     " %10" PRIu64 " events (no counts)", s->events);
-	mp_print_bool(MP_PRINT_JSON, "stats", NULL, s->has_stats);
+	mp_print_bool(MP_PRINT_JSON, "has_stats", NULL, s->has_stats);
 	mp_print_u64(counts, "recorded", " recorded %" PRIu64,
 		     s->stats.recorded);
 	mp_print_u64(counts, "produced", ", produced %" PRIu64,
@@ -304,7 +304,8 @@ static void print_header(const struct report *r)
 		     r->hdr.start_real_ns);
 	mp_print_double(MP_PRINT_JSON, "duration_s", NULL, ns / 1e9);
 	mp_print_text(" %s,", tv_dur(ns, d, sizeof(d)));
-	mp_print_u64(MP_PRINT_ANY, "events", " %" PRIu64 " events", tm->events);
+	mp_print_u64(MP_PRINT_ANY, "event_count", " %" PRIu64 " events",
+		     tm->events);
 	mp_print_text(" from %u sources\n", tm->nsources);
 	mp_print_open_array("sources");
 	for (i = 0; i < tm->nsources; i++)
@@ -728,7 +729,7 @@ static void print_report(const struct report *r)
 	print_symmetry(r);
 	mp_print_text("\n");
 	/* Each histogram in JSON (in us), then text's line of it. */
-	mp_print_open_object("steps");
+	mp_print_open_object("step_times");
 	tv_hist_print(&tm->steps, &tv_unit_us, NULL);
 	mp_print_close_object();
 	hist_line("step time", &tm->steps, step_words, tm);

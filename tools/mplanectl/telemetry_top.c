@@ -110,7 +110,7 @@ static void print_entity(const struct mp_tm *tm, const struct mp_tm_entity *e)
 	}
 	mp_print_double(MP_PRINT_ANY, "ecn_per_s", " %9.0f", e->ecn.win_rate);
 	mp_print_double(MP_PRINT_ANY, "cnp_per_s", " %9.0f", e->cnp.win_rate);
-	mp_print_bool(MP_PRINT_JSON, "slow", NULL, slow);
+	mp_print_bool(MP_PRINT_JSON, "is_slow", NULL, slow);
 	mp_print_text("%s\n", slow ? "  SLOW" : "");
 	mp_print_close_object();
 }
@@ -262,7 +262,7 @@ static void print_head(const struct top *t, double interval_s)
 		mp_print_text("\033[H\033[2J");
 	mp_print_u64(MP_PRINT_JSON, "ts_ns", NULL, mp_mono_ns());
 	mp_print_text("mplane telemetry: %u sources", tm->nsources);
-	mp_print_u64(MP_PRINT_ANY, "events", ", %" PRIu64 " events",
+	mp_print_u64(MP_PRINT_ANY, "event_count", ", %" PRIu64 " events",
 		     tm->events);
 	if (t->from_file)
 		mp_print_text("; a capture's end, rates over its last %.1f s\n\n",

@@ -116,8 +116,9 @@ static const struct mp_opt_cmd recv_cmd = {
 "packets once the first came, or on SIGINT or SIGTERM, and then prints\n"
 "its summary; with -j, one JSON object (times in us; gap fields are null\n"
 "until two packets arrived):\n"
-"  {\"received\":1998,\"port\":9000,\"duration_s\":0.099950,\"lost\":2,\n"
-"   \"expect\":2000,\"reordered\":0,\"duplicates\":0,\"invalid\":0,\"socket_drops\":0,\n"
+"  {\"received\":1998,\"udp_port\":9000,\"duration_s\":0.099950,\"lost\":2,\n"
+"   \"expect_per_flow\":2000,\"reordered\":0,\"duplicates\":0,\"invalid\":0,\n"
+"   \"socket_drops\":0,\n"
 "   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_gap_after_flow\":0,\n"
 "   \"max_excess_gap_us\":3.100,\"max_excess_gap_after_seq\":1500,\n"
 "   \"max_excess_gap_after_flow\":0,\"gap_p50_us\":50.000,\n"
@@ -128,7 +129,7 @@ static const struct mp_opt_cmd recv_cmd = {
 "   \"duplicates\":0,\"first_seq\":0,\"last_seq\":1999,\n"
 "   \"max_gap_us\":150.021,\"max_gap_after_seq\":99,\"max_excess_gap_us\":3.100}],\n"
 "   \"stopped_by\":\"idle\"}\n"
-"\"expect\" is there only with --expect, \"link_changes\" only with\n"
+"\"expect_per_flow\" is there only with --expect, \"link_changes\" only with\n"
 "--watch-link; the gaps near a fault are null without one.  \"socket_drops\"\n"
 "is what the socket dropped because recv did not read in time: not the\n"
 "path's loss.  \"stopped_by\" is count, timeout, idle, signal or error;\n"
@@ -630,13 +631,13 @@ static void print_totals(const struct receiver *r)
 	mp_print_u64(MP_PRINT_ANY, "received", "received %" PRIu64 " packet",
 		     r->received);
 	mp_print_text("%s", plural(r->received));
-	mp_print_u64(MP_PRINT_ANY, "port", " on port %" PRIu64, r->port);
+	mp_print_u64(MP_PRINT_ANY, "udp_port", " on port %" PRIu64, r->port);
 	mp_print_fixed(MP_PRINT_ANY, "duration_s", " in %.6f s", 6,
 		       (r->last_rx_ns - r->first_rx_ns) / 1e9);
 	mp_print_text(" (%u flow%s)", r->nflows, plural(r->nflows));
 	mp_print_u64(MP_PRINT_ANY, "lost", ": %" PRIu64 " lost", lost(r));
 	if (r->cfg->expect)
-		mp_print_u64(MP_PRINT_ANY, "expect",
+		mp_print_u64(MP_PRINT_ANY, "expect_per_flow",
 			     " of %" PRIu64 " expected per flow", r->cfg->expect);
 	mp_print_u64(MP_PRINT_ANY, "reordered", ", %" PRIu64 " reordered",
 		     total(r, flow_reordered));

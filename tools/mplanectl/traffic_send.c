@@ -182,7 +182,7 @@ static const struct mp_opt_cmd send_cmd = {
 "At the end it prints what it sent, the time from the first packet to the\n"
 "last and the rate achieved over that time; with -j, one JSON object:\n"
 "  {\"sent\":20000,\"size\":64,\"to\":\"10.0.0.2:9000\",\"errors\":0,\n"
-"   \"duration_s\":0.999950,\"pps\":20000.0,\"rate\":20000,\"max_late_us\":61.2,\n"
+"   \"duration_s\":0.999950,\"pps\":20000.0,\"rate_pps\":20000,\"max_late_us\":61.2,\n"
 "   \"slipped\":0,\"flows\":[{\"flow\":0,\"sport\":41234,\"sent\":20000}]}\n"
 "\"max_late_us\" is how far behind schedule a packet went out at worst;\n"
 "\"first_error\" is there when \"errors\" is not 0.\n"
@@ -431,7 +431,7 @@ static void print_summary(const struct sender *s, const char *to)
 	mp_print_fixed(MP_PRINT_ANY, "duration_s", " in %.6f s", 6,
 		       duration_s(s));
 	mp_print_fixed(MP_PRINT_ANY, "pps", ": %.1f pps", 1, achieved_pps(s));
-	mp_print_u64(MP_PRINT_JSON, "rate", NULL, s->cfg->rate);
+	mp_print_u64(MP_PRINT_JSON, "rate_pps", NULL, s->cfg->rate);
 	mp_print_text(" (%" PRIu64 " flow%s)\n", s->cfg->flows,
 		      plural(s->cfg->flows));
 	mp_print_fixed(MP_PRINT_ANY, "max_late_us",
