@@ -84,13 +84,13 @@ has_series() {
 # link statistics, ethtool -S (mp0's per-plane CNPs sent among them) and
 # RDMA counters, all of which promtool still accepts.
 test_metrics_poll_mp0() {
-	local page i node
+	local page node end=$((SECONDS + 10))
 	node=$(uname -n)
-	for ((i = 0; i < 50; i++)); do
-		page=$(curl -sf "$metrics") &&
-			has_series "$page" mplane_netdev_stat_total "node=\"$node\"" \
-				'dev="mp0"' 'stat="tx_packets"' && break
-		sleep 0.2
+	until page=$(curl -sf "$metrics") &&
+		has_series "$page" mplane_netdev_stat_total "node=\"$node\"" \
+			'dev="mp0"' 'stat="tx_packets"'; do
+		[ "$SECONDS" -lt "$end" ] || break
+		sleep 0.5
 	done
 	has_series "$page" mplane_netdev_stat_total 'dev="mp0"' 'stat="tx_packets"' ||
 		fail "no polled link statistics of mp0 in 10 s"
