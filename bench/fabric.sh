@@ -44,7 +44,7 @@ test_fabric_up_down() {
 	left=$(find /run/netns -maxdepth 1 -name "$PREFIX-*" | wc -l)
 	log "fabric ${HOSTS}x${PLANES} planes (${LEAVES} leaves, ${SPINES} spines): $netns netns, $((veths / 2)) veth pairs; up $(secs "$up_ms") s, down $(secs "$down_ms") s"
 	mkdir -p "$(dirname "$OUT")"
-	printf '{"hosts":%d,"planes":%d,"leaves":%d,"spines":%d,"netns":%d,"veth_pairs":%d,"up_s":%s,"down_s":%s}\n' \
+	printf '{"host_count":%d,"plane_count":%d,"leaf_count":%d,"spine_count":%d,"netns_count":%d,"veth_pairs":%d,"up_s":%s,"down_s":%s}\n' \
 		$HOSTS $PLANES $LEAVES $SPINES "$netns" $((veths / 2)) \
 		"$(secs "$up_ms")" "$(secs "$down_ms")" >"$OUT"
 	assert_eq "namespaces" "$netns" $((HOSTS + PLANES * (LEAVES + SPINES)))

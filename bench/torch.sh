@@ -119,12 +119,12 @@ one_size() {
 	"$MPLANECTL" -j collective run --prefix "$FAB" --op allreduce -b "$bytes" \
 		-e "$bytes" -n "$STEPS" -w "$WARMUP" --no-marks >"$TMPD/e.json" ||
 		{ echo "# engine $bytes: failed"; return 1; }
-	jq -r '.job | [ "torch", .bytes, .step_us.p50, .step_us.p99, .allreduce_us.mean,
-		.allreduce_us.p50, .allreduce_us.p99, .busbw ] | @tsv' "$TMPD/t.json"
+	jq -r '.job | [ "torch", .bytes, .step_times.p50_us, .step_times.p99_us, .allreduce_times.mean_us,
+		.allreduce_times.p50_us, .allreduce_times.p99_us, .busbw ] | @tsv' "$TMPD/t.json"
 	jq -r '.sizes[0] | [ "engine", .size, "-", "-", .time_us, .p50_us, .p99_us, .busbw ] |
 		@tsv' "$TMPD/e.json"
 	jq -r --slurpfile e "$TMPD/e.json" '.job | "# ratio (torch / engine): all_reduce mean \(
-		.allreduce_us.mean / $e[0].sizes[0].time_us * 100 | round / 100)x, busbw \(
+		.allreduce_times.mean_us / $e[0].sizes[0].time_us * 100 | round / 100)x, busbw \(
 		.busbw / $e[0].sizes[0].busbw * 100 | round / 100)"' "$TMPD/t.json"
 	jq -c --slurpfile e "$TMPD/e.json" '{floats: .job.floats, torch: .job,
 		engine: $e[0].sizes[0]}' "$TMPD/t.json" >>"$TMPD/rows"

@@ -297,7 +297,7 @@ test_timeline() {
 		($e | length) == $want and
 		all($e[]; .flags == 2 and (.bytes == 65536 or .bytes == 131072)) and
 		([$e[] | .rank] | unique) == [range($n)] and
-		([$e[] | select(.kind == 0)] | length) == $want / 2 and
+		([$e[] | select(.kind_id == 0 and .kind == "step")] | length) == $want / 2 and
 		([$e[] | .iteration] | unique) == [range($want / $n / 2)]' \
 		"$TMPD/rec.jsonl" >/dev/null ||
 		fail "events: $(grep collective "$TMPD/rec.jsonl" | head -5)"

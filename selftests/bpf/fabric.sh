@@ -411,7 +411,7 @@ test_no_mp0() {
 	local rc
 	up_fe >/dev/null
 	fab -j fabric show --prefix "$FE" >"$TMPD/fe.json"
-	assert_eq "state: mp0" "$(jq -c '[.mp0, .mp0_missing, .probe_interval_us]' "$TMPD/fe.json")" \
+	assert_eq "state: mp0" "$(jq -c '[.has_mp0, .mp0_missing, .probe_interval_us]' "$TMPD/fe.json")" \
 		'[false,"--no-mp0",0]'
 	assert_eq "hosts' mp0" "$(jq -c '[.nodes[] | select(.role == "host") | .mp0] | unique' "$TMPD/fe.json")" "[null]"
 	ip -n "$FE-h0" link show mp0 >/dev/null 2>&1 && fail "h0 has an mp0"
@@ -461,7 +461,7 @@ test_host_multipath() {
 	local r0 r1 sent
 	fab fabric up -q --prefix "$FB" --planes 2 --leaves 2 --spines 2 --hosts 4 \
 		--rate 50mbit --host-multipath >/dev/null || fail "up --host-multipath"
-	assert_eq "state" "$(fab -j fabric show --prefix "$FB" | jq -c '[.mp0, .host_multipath, .mp0_missing]')" \
+	assert_eq "state" "$(fab -j fabric show --prefix "$FB" | jq -c '[.has_mp0, .host_multipath, .mp0_missing]')" \
 		'[false,true,"--host-multipath"]'
 	ip -n "$FB-h0" addr show dev lo | grep -q "inet 10.99.0.1/32" || fail "no 10.99.0.1 on h0's lo"
 	assert_eq "h0's route" "$(ip -n "$FB-h0" route show 10.99.0.0/16 | xargs)" \

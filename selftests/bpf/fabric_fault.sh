@@ -269,7 +269,7 @@ test_scheduled_flap_on_timeline() {
 		select(. < 0 or . > 50000000)] | length == 0' <<<"$got" >/dev/null ||
 		fail "fault events off schedule: $got, scheduled $at"
 	mark=$(mpx -j telemetry dump "$TMPD/flap.cap" 2>/dev/null |
-		jq -s '[.[] | select(.type == "step_mark" and .step == 7)][0].ts_ns')
+		jq -s '[.[] | select(.type == "step_mark" and .step_index == 7)][0].ts_ns')
 	jq -e --argjson at "$at" --argjson m "$mark" \
 		'($at[0] - $m) > 900000000 and ($at[0] - $m) < 1500000000' <<<null >/dev/null ||
 		fail "first step $at not 1 s after the mark at $mark"

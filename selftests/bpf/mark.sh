@@ -46,8 +46,8 @@ test_marks_in_order_on_the_events_clock() {
 	t1=$(mono_ns)
 	wait $reader_pid || true
 	assert_eq "marks read" "$(jq -s length "$TMPD/ev.json")" 5
-	assert_eq "steps" "$(jq -s -c '[.[].step]' "$TMPD/ev.json")" "[1,2,3,3,99]"
-	assert_eq "kinds" "$(jq -s -c '[.[].kind]' "$TMPD/ev.json")" "[0,0,0,1,2]"
+	assert_eq "steps" "$(jq -s -c '[.[].step_index]' "$TMPD/ev.json")" "[1,2,3,3,99]"
+	assert_eq "kinds" "$(jq -s -c '[.[].kind_id]' "$TMPD/ev.json")" "[0,0,0,1,2]"
 	jq -s -e --argjson a "$t0" --argjson b "$t1" \
 		'all(.[]; .ts_ns >= $a and .ts_ns <= $b)' "$TMPD/ev.json" >/dev/null ||
 		fail "marks not between $t0 and $t1: $(jq -s -c '[.[].ts_ns]' "$TMPD/ev.json")"
@@ -73,7 +73,7 @@ test_unprivileged_marks_through_serve() {
 	wait "$serve_pid"
 	n=$(jq -s length "$TMPD/ev2.json")
 	assert_eq "marks through serve" "$n" 2
-	assert_eq "steps" "$(jq -s -c '[.[].step]' "$TMPD/ev2.json")" "[41,41]"
+	assert_eq "steps" "$(jq -s -c '[.[].step_index]' "$TMPD/ev2.json")" "[41,41]"
 	# The sender's own clock came along, and the pid is the kernel's.
 	jq -s -e 'all(.[]; .app_ts_ns > 0 and .app_ts_ns <= .ts_ns and .pid > 1)' \
 		"$TMPD/ev2.json" >/dev/null || fail "bad marks: $(cat "$TMPD/ev2.json")"
@@ -117,8 +117,8 @@ with m.connect(sys.argv[1]) as k:
 	wait $reader_pid || true
 	kill "$serve_pid"
 	wait "$serve_pid"
-	assert_eq "steps" "$(jq -s -c '[.[].step]' "$TMPD/ev-py.json")" "[5,5,6]"
-	assert_eq "kinds" "$(jq -s -c '[.[].kind]' "$TMPD/ev-py.json")" "[0,1,2]"
+	assert_eq "steps" "$(jq -s -c '[.[].step_index]' "$TMPD/ev-py.json")" "[5,5,6]"
+	assert_eq "kinds" "$(jq -s -c '[.[].kind_id]' "$TMPD/ev-py.json")" "[0,1,2]"
 	jq -s -e 'all(.[]; .app_ts_ns > 0 and .app_ts_ns <= .ts_ns and .pid > 1)' \
 		"$TMPD/ev-py.json" >/dev/null || fail "bad marks: $(cat "$TMPD/ev-py.json")"
 	grep -q "3 marks relayed, 0 datagrams refused" "$TMPD/serve-py.err" ||
@@ -187,7 +187,7 @@ with m.connect(sys.argv[1]) as k:
 	allowed=$((50 + 50 * (t2 - t0) / 1000000000 + 1 + 5))
 	assert_le "relayed" "$relayed" "$allowed"
 	assert_ge "relayed" "$relayed" 55
-	assert_eq "root's marks" "$(jq -s -c '[.[].step | select(. > 9000)]' "$TMPD/ev-rl.json")" \
+	assert_eq "root's marks" "$(jq -s -c '[.[].step_index | select(. > 9000)]' "$TMPD/ev-rl.json")" \
 		"[9001,9002,9003,9004,9005]"
 }
 

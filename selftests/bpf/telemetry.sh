@@ -89,7 +89,7 @@ test_step_mark_recorded() {
 	dump "$f"
 	jq -s -e --argjson a "$t0" --argjson b "$t1" \
 		'[.[] | select(.frame == "event" and .type == "step_mark" and
-		  .label == "marks" and .step == 7 and .ts_ns >= $a and
+		  .label == "marks" and .step_index == 7 and .ts_ns >= $a and
 		  .ts_ns <= $b)] | length == 1' "$f.jsonl" >/dev/null ||
 		fail "no step 7 in the capture, between $t0 and $t1: $(grep -v ifname "$f.jsonl" | head -20)"
 	jq -e '.sources[] | select(.source == "marks") |
@@ -282,11 +282,11 @@ test_reader_killed() {
 	dump "$b"
 	st=$(jq -c 'select(.frame == "stats")' "$b.jsonl")
 	log "the next reader: $st"
-	mine=$(jq -s '[.[] | select(.frame == "event" and .step == 3)] | length' "$b.jsonl")
+	mine=$(jq -s '[.[] | select(.frame == "event" and .step_index == 3)] | length' "$b.jsonl")
 	assert_eq "produced in its window" "$(jq .produced <<<"$st")" $n
 	assert_eq "its marks recorded or dropped" "$((mine + $(jq .dropped <<<"$st")))" $n
 	assert_eq "left by the dead reader: in flight" \
-		"$(jq -s '[.[] | select(.frame == "event" and .step == 2)] | length' "$b.jsonl")" \
+		"$(jq -s '[.[] | select(.frame == "event" and .step_index == 2)] | length' "$b.jsonl")" \
 		"$(jq .in_flight <<<"$st")"
 	exporter_killed
 }
@@ -355,7 +355,7 @@ test_exporter_beside_recorder() {
 	rec_stop "$f"
 	dump "$f"
 	assert_eq "the recorder's marks" \
-		"$(jq -s '[.[] | select(.frame == "event" and .step == 11)] | length' "$f.jsonl")" $n
+		"$(jq -s '[.[] | select(.frame == "event" and .step_index == 11)] | length' "$f.jsonl")" $n
 	assert_eq "the recorder's drops" \
 		"$(jq -s '[.[] | select(.frame == "stats")][0].dropped' "$f.jsonl")" 0
 	assert_eq "slots in use" "$(reader_slots)" 1
@@ -420,7 +420,7 @@ test_exporter_counts_its_drops() {
 	# The recorder's own ring is mp_events: what it read and what that
 	# ring refused are the burst (all read, on an idle machine).
 	assert_eq "the recorder's marks and its ring's drops" \
-		"$(( $(jq -s '[.[] | select(.frame == "event" and .step == 13)] | length' "$f.jsonl") +
+		"$(( $(jq -s '[.[] | select(.frame == "event" and .step_index == 13)] | length' "$f.jsonl") +
 		    $(jq -s '[.[] | select(.frame == "stats")][0].dropped' "$f.jsonl") ))" $n
 	kill -TERM "${exp_pid[7]}"
 	wait "${exp_pid[7]}" || fail "exporter 7 did not end well"
@@ -516,17 +516,17 @@ test_kmod_netns_names() {
 	assert_eq "inodes named twice" 		"$(jq -s '[.[].inode] | length - (unique | length)' "$TMPD/netns")" 0
 	# Each namespace's links, with its inode; lo is ifindex 1 in both.
 	assert_eq "nsa0 of $n1" "$(jq -s -c '[.[] | select(.frame == "ifname" and
-		.label == "kmod" and .name == "nsa0") | .netns]' "$f.jsonl")" "[$ino1]"
+		.label == "kmod" and .name == "nsa0") | .netns_inode]' "$f.jsonl")" "[$ino1]"
 	assert_eq "nsb0 of $n2" "$(jq -s -c '[.[] | select(.frame == "ifname" and
-		.label == "kmod" and .name == "nsb0") | .netns]' "$f.jsonl")" "[$ino2]"
+		.label == "kmod" and .name == "nsb0") | .netns_inode]' "$f.jsonl")" "[$ino2]"
 	assert_eq "lo of both, and of ours as 0" "$(jq -s -c --argjson a "$ino1" \
 		--argjson b "$ino2" '[.[] | select(.frame == "ifname" and
 		.label == "kmod" and .name == "lo" and .ifindex == 1 and
-		(.netns == $a or .netns == $b or .netns == 0)) | .netns] | sort' \
+		(.netns_inode == $a or .netns_inode == $b or .netns_inode == 0)) | .netns_inode] | sort' \
 		"$f.jsonl")" "$(printf '%s\n' 0 "$ino1" "$ino2" | sort -n | jq -s -c .)"
 	# The rest of the source is as before: its events are there.
 	jq -s -e 'any(.[]; .frame == "event" and .label == "kmod" and
-		.type == "step_mark" and .step == 9)' "$f.jsonl" >/dev/null ||
+		.type == "step_mark" and .step_index == 9)' "$f.jsonl" >/dev/null ||
 		fail "no step 9 from the kmod-pinned ring"
 }
 

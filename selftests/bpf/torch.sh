@@ -66,7 +66,7 @@ test_train_verified_and_marked() {
 	assert_eq "wrong sums" "$(jq '[.ranks[].allreduce_wrong] | add' "$f")" 0
 	assert_eq "one parameter sum" "$(jq '[.ranks[].param_sum] | unique | length' "$f")" 1
 	jq -e '.ranks | all(.[]; .param_change > 0 and .busbw > 0 and
-		.step_us.p50 >= .allreduce_us.p50 and .marks_sent == 2 * .steps and
+		.step_times.p50_us >= .allreduce_times.p50_us and .marks_sent == 2 * .step_count and
 		.marks_dropped == 0)' "$f" >/dev/null || fail "ranks: $(jq -c '.ranks' "$f")"
 	# On the timeline: per rank's pid, STEP then STEP_END of each step
 	# in order, and 'telemetry report' counts their step times.
@@ -74,7 +74,7 @@ test_train_verified_and_marked() {
 	"$MPLANECTL" telemetry dump --sorted "$cap" >"$cap.jsonl" || fail "dump"
 	assert_eq "marks per rank" "$(jq -s -c --argjson p "$pids" '[$p[] as $pid |
 		[.[] | select(.frame == "event" and .type == "step_mark" and .pid == $pid) |
-		 "\(.step)\(["s", "e"][.kind])"] | join(" ")] | unique' "$cap.jsonl")" \
+		 "\(.step_index)\(["s", "e"][.kind_id])"] | join(" ")] | unique' "$cap.jsonl")" \
 		'["0s 0e 1s 1e 2s 2e 3s 3e 4s 4e"]'
 	"$MPLANECTL" -j telemetry report "$cap" >"$cap.report" || fail "report"
 	assert_ge "processes with steps" "$(jq .step_pids "$cap.report")" 3

@@ -5,7 +5,8 @@
 # keys the sources add (json-c calls, mp_print_*() and iproute2's
 # print_*(PRINT_ANY|PRINT_JSON), the netlink field tables, and the keys
 # of telemetry's histograms, struct tv_unit), and on the JSON that the
-# telemetry views print of a capture made here:
+# telemetry views and dump print of a capture made here, with an event
+# of every type whose values hold an enum:
 #  - a time has its unit as the key's suffix (_s, _ms, _us, _ns), and so
 #    has a histogram's percentile, max and mean (p99_us, max_bytes);
 #  - a key has one JSON type wherever it is printed ("attached" is a
@@ -65,37 +66,76 @@ test_times_have_unit_suffixes() {
 	assert_eq "percentiles, max or mean without a unit suffix" "$(xargs <<<"$bad")" ""
 }
 
-# The rules hold for keys made at run time too: the JSON of the views of
-# a capture (a plane's samples with a queue, step marks: every histogram
-# has values), "file:key" as json_keys() gives them.
-test_views_json_keys() {
-	local cap=$TMPD/keys.mpcp m=$MPLANE_BUILD/mplanectl bad cmd keys
+# A capture with an event of every type whose values hold an enum (a
+# plane's samples with a queue and step marks too: every histogram has
+# values), and the JSON of the views of it: "CMD<TAB>JSON" a line, once.
+VIEWS_CMDS=("telemetry report" "telemetry hist" "telemetry top --from" "telemetry dump")
+views_json() {
+	local cap=$TMPD/keys.mpcp m=$MPLANE_BUILD/mplanectl cmd
+	[ -s "$TMPD/views" ] && return
 	[ -x "$m" ] || skip "no $m: make tools"
 	/usr/bin/python3 - "$cap" "$MPLANE_ROOT/selftests/lib" <<'PYEOF' || fail "no capture made"
 import struct, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[2])
 from mpcapture import open_capture, event
-T0, US = 1_000_000_000, 1000
+T0, US, NO_PLANE = 1_000_000_000, 1000, 0xffff
 out, frame = open_capture(sys.argv[1], T0)
-SOURCE, IFNAME, STEP_MARK, PLANE_SAMPLE = 2, 3, 9, 12
+SOURCE, IFNAME = 2, 3
+(CNP, PLANE_STATE, FAILOVER, STEP_MARK, RATE_UPDATE, COLLECTIVE,
+ PLANE_SAMPLE, COUNTER, PLANE_SELECT, FAULT) = 3, 7, 8, 9, 10, 11, 12, 14, 15, 16
 frame(SOURCE, 0, b'dev/4026531840/mp0\0')
 frame(IFNAME, 0, struct.pack('<I16s', 5, b'mp0'))
 for i in range(4):
     t = T0 + i * 100 * US
     event(frame, 0, PLANE_SAMPLE, 0, 5, 0, t, (i * 1000, i * 1000, 0, 0))
-    event(frame, 0, STEP_MARK, 0, 0, 0xffff, t, (i, 42, 0, 0))
+    event(frame, 0, STEP_MARK, 0, 0, NO_PLANE, t, (i, 42, i % 2, 0))
+t = T0 + 50 * US
+event(frame, 0, PLANE_STATE, 0, 5, 1, t, (1, 0, 1, 7))
+event(frame, 0, FAILOVER, 0, 5, 1, t + 1, (1, 1, 0, 0))
+event(frame, 0, CNP, 0, 5, 0, t + 2, (0x11, 1, 0x0a000001, 0))
+event(frame, 0, RATE_UPDATE, 0, 5, 0, t + 3, (0x11, 1000, 2000, 0))
+event(frame, 0, COLLECTIVE, 0, 42, NO_PLANE, t + 4, (0, 0, 1, 4096))
+event(frame, 0, COUNTER, 0, 5, NO_PLANE, t + 5, (7, 0, 0, 0))
+event(frame, 0, PLANE_SELECT, 0, 5, 0, t + 6, (3, 0xabc, 0, 1))
+event(frame, 0, FAULT, 0, 5, 0, t + 7, (0, 0, 0, 0))
 out.close()
 PYEOF
-	for cmd in "telemetry report" "telemetry hist" "telemetry top --from"; do
+	for cmd in "${VIEWS_CMDS[@]}"; do
 		# shellcheck disable=SC2086 # the command's words
-		keys=$("$m" -j $cmd "$cap" | jq -r '[paths | .[] | strings] | unique[]') ||
+		"$m" -j $cmd "$cap" | jq -c . | sed "s|^|$cmd\t|" >>"$TMPD/views" ||
 			fail "$cmd -j: no JSON"
-		keys=$(sed "s|^|$cmd:|" <<<"$keys")
+	done
+}
+
+# The JSON of @1 (one of VIEWS_CMDS) of the capture.
+view_json() { views_json; grep -P "^$1\t" "$TMPD/views" | cut -f2-; }
+
+# The rules on names hold for keys made at run time too: "CMD:key" as
+# json_keys() gives them.
+test_views_json_keys() {
+	local cmd bad keys
+	for cmd in "telemetry report" "telemetry hist" "telemetry top --from"; do
+		keys=$(view_json "$cmd" | jq -r '[paths | .[] | strings] | unique[]') ||
+			fail "$cmd -j: no JSON"
+		keys=$(sed "s|^|$cmd:|" <<<"$keys" | sort -u)
 		grep -qE ':p99(_[a-z]+)?$' <<<"$keys" || fail "$cmd -j: no histogram in $(xargs <<<"$keys")"
 		bad=$( (untimed <<<"$keys"; unitless_stats <<<"$keys") | sort -u)
 		assert_eq "$cmd -j: keys without a unit suffix" "$(xargs <<<"$bad")" ""
 	done
+}
+
+# Every key's JSON type in the views' JSON, "key type CMD" as
+# json_key_types() gives them: what keys only the run time makes (an
+# event's values, by their names) and what types only it shows.
+views_key_types() {
+	local cmd
+	for cmd in "${VIEWS_CMDS[@]}"; do
+		view_json "$cmd" | jq -r --arg c "${cmd// /_}" '
+			paths as $p | select($p[-1] | type == "string") |
+			getpath($p) | type | select(. != "null") |
+			"\($p[-1]) \(.) \($c)"'
+	done | sort -u
 }
 
 # Every key's JSON types, "key type file:line" a line, from the calls
@@ -105,16 +145,16 @@ PYEOF
 json_key_types() {
 	# shellcheck disable=SC2016 # perl's variables
 	find "$MPLANE_ROOT/tools" -name '*.c' | sort | xargs perl -0777 -ne '
-	while (/\b(mp_print_(?:str|u64|s64|float|double|fixed|bool|open_object|open_array)|json_object_object_add|print_(?:color_)?(?:string|bool|uint|u64|int|float|hu|lluint))\s*\(([^;"]*?,\s*)?"([a-z][a-z0-9_]*)"(\s*,\s*json_object_new_([a-z0-9]+))?/g) {
+	while (/\b(mp_print_(?:str|u64|s64|float|double|fixed|bool|open_object|open_array)|json_object_object_add|add_(?:str|int|pct)|print_(?:color_)?(?:string|bool|uint|u64|int|float|hu|lluint))\s*\(([^;"]*?,\s*)?"([a-z][a-z0-9_]*)"(\s*,\s*json_object_new_([a-z0-9]+))?/g) {
 		my ($at, $fn, $args, $key, $new) = ($-[0], $1, $2 // "", $3, $5 // "");
 		next if $args =~ /MP_PRINT_TEXT|PRINT_FP/;
 		my $t = $fn eq "json_object_object_add" ? $new : $fn;
-		$t =~ s/^(mp_print_|print_(color_)?)//;
+		$t =~ s/^(mp_print_|print_(color_)?|add_)//;
 		$t = $t =~ /^(str|string)$/ ? "string" :
 		     $t =~ /^(bool|boolean)$/ ? "boolean" :
 		     $t =~ /^(open_)?object$/ ? "object" :
 		     $t =~ /^(open_)?array$/ ? "array" :
-		     $t =~ /^(u64|s64|float|double|fixed|uint|int|hu|lluint|int64|uint64)$/ ? "number" : "";
+		     $t =~ /^(u64|s64|float|double|fixed|uint|int|hu|lluint|int64|uint64|pct)$/ ? "number" : "";
 		next unless $t;
 		my $line = 1 + (() = substr($_, 0, $at) =~ /\n/g);
 		print "$key $t $ARGV:$line\n";
@@ -133,6 +173,13 @@ two_types() {
 test_one_type_per_key() {
 	local bad n TYPES=$TMPD/types
 	json_key_types >"$TYPES"
+	views_key_types >"$TMPD/views-types"
+	for k in state_id state reason cause step_index kind_id values; do
+		grep -q "^$k .* telemetry_dump$" "$TMPD/views-types" ||
+			grep -q "^$k .* telemetry_report$" "$TMPD/views-types" ||
+			fail "no \"$k\" in the views' JSON: the capture lacks an event"
+	done
+	cat "$TMPD/views-types" >>"$TYPES"
 	n=$(wc -l <"$TYPES")
 	[ "$n" -gt 300 ] || fail "found only $n typed keys: the pattern no longer matches the sources"
 	grep -q '^tc_hook string ' "$TYPES" || fail "tc_hook not found: the pattern misses mp_print_str()"

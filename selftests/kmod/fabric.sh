@@ -130,7 +130,7 @@ test_mp0_made() {
 	grep -q "mp0 on $HOSTS hosts (flowlet)" "$TMPD/up.out" ||
 		fail "summary: $(cat "$TMPD/up.out")"
 	s=$("$MPLANECTL" -j fabric show --prefix "$FAB")
-	jq_read "$s" '.mp0, .probe_interval_us, ([.nodes[] | select(.role == "host") | .mp0.policy] | unique | join(",")), .nodes[1].mp0.ifindex' \
+	jq_read "$s" '.has_mp0, .probe_interval_us, ([.nodes[] | select(.role == "host") | .mp0.policy] | unique | join(",")), .nodes[1].mp0.ifindex' \
 		mp0 probe policies ifindex
 	assert_eq "state: mp0" "$mp0" true
 	assert_eq "state: probe interval" "$probe" $PROBE_US
@@ -274,7 +274,7 @@ test_host_bond() {
 		--spines 1 --hosts $HOSTS --rate 20mbit --host-bond >"$TMPD/up.out" ||
 		fail "fabric up --host-bond"
 	assert_eq "state" "$("$MPLANECTL" -j fabric show --prefix "$FAB" |
-		jq -c '[.mp0, .host_bond, .mp0_missing]')" '[false,true,"--host-bond"]'
+		jq -c '[.has_mp0, .host_bond, .mp0_missing]')" '[false,true,"--host-bond"]'
 	ns=$(hns 1)
 	out=$(ip netns exec "$ns" cat /sys/class/net/bond0/bonding/mode \
 		/sys/class/net/bond0/bonding/xmit_hash_policy \

@@ -74,12 +74,14 @@ test_failover_is_relayed() {
 	log "$(wc -l <"$EVENTS") records; mp0 is if$mp0, a1 if$a1"
 	assert_ge "plane_state down/carrier of mp0 plane 1 via a1" \
 		"$(nrec ".type == \"plane_state\" and .ifindex == $mp0 and
-			.plane == 1 and .state == $ST_DOWN and .old_state == 0 and
-			.reason == $REASON_CARRIER and .rail_ifindex == $a1")" 1
+			.plane == 1 and .state_id == $ST_DOWN and .state == \"down\" and
+			.old_state_id == 0 and .old_state == \"up\" and
+			.reason_id == $REASON_CARRIER and .reason == \"carrier\" and
+			.rail_ifindex == $a1")" 1
 	assert_ge "failover of mp0 plane 1, plane 0 still usable" \
 		"$(nrec ".type == \"failover\" and .ifindex == $mp0 and
-			.plane == 1 and .reason == $REASON_CARRIER and
-			.usable_mask == 1")" 1
+			.plane == 1 and .reason_id == $REASON_CARRIER and
+			.reason == \"carrier\" and .usable_mask == 1")" 1
 	assert_eq "records of plane 0" "$(nrec '.plane == 0')" 0
 }
 
@@ -110,7 +112,7 @@ test_plane_select_sampling() {
 	assert_ge "plane 1 choices" "$n1" 90
 	assert_le "choices" $((n0 + n1)) 210
 	assert_eq "policy of every choice (rr)" \
-		"$(nrec ".policy != $POLICY_RR")" 0
+		"$(nrec ".policy_id != $POLICY_RR or .policy != \"rr\"")" 0
 	# One in 10 per CPU: the first on each CPU, then every tenth.
 	relay_on --sel-sample 10
 	send 200

@@ -15,11 +15,14 @@
 #include "mp_event.h"
 #include "mp_print.h"
 #include "mplane_events.h"
+#include "mplane_maps.h"
+#include "mplane_mark_proto.h"
 #include "unit_stdio.h"
 
 /* unit.mk builds a test from its own file and tools/lib/mp_event.c
  * alone; mp_event_print_val() prints through these. */
 #include "mp_out.c"
+#include "mp_names.c"
 #include "mp_print.c"
 
 #define TEST_ARGS void **state __attribute__((unused))
@@ -124,10 +127,31 @@ static void test_names(TEST_ARGS)
 	assert_null(mp_event_val_label(MPLANE_EV_RATE_UPDATE, 3,
 				       __MPLANE_RATE_CAUSE_MAX));
 	assert_null(mp_event_val_label(MPLANE_EV_RATE_UPDATE, 1, 0));
-	assert_null(mp_event_val_label(MPLANE_EV_PLANE_STATE, 0, 0));
+	/* Every enum of the uapi's comment, named; the plain values not. */
+	assert_string_equal(mp_event_val_label(MPLANE_EV_PLANE_STATE, 0, 0), "up");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_PLANE_STATE, 2,
+					       MPLANE_REASON_PROBE_MISS),
+			    "probe_miss");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_FAILOVER, 0,
+					       MPLANE_REASON_CARRIER), "carrier");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_CNP, 1,
+					       MPLANE_DIR_EGRESS), "egress");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_STEP_MARK, 2,
+					       MPLANE_MARK_STEP_END), "step-end");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_COUNTER, 1,
+					       MPLANE_COUNTER_RDMA), "rdma");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_PLANE_SELECT, 0,
+					       MPLANE_POLICY_SPRAY), "spray");
+	assert_string_equal(mp_event_val_label(MPLANE_EV_FAULT, 0,
+					       MPLANE_FAULT_LOSS), "loss");
+	assert_null(mp_event_val_label(MPLANE_EV_PLANE_STATE, 3, 0));
+	assert_null(mp_event_val_label(MPLANE_EV_STEP_MARK, 0, 0));
+	assert_null(mp_event_val_label(MPLANE_EV_PLANE_STATE, 0, 1ULL << 32));
+	assert_string_equal(mp_event_val_name(MPLANE_EV_STEP_MARK, 0), "step_index");
 	assert_true(mp_event_val_hex(MPLANE_EV_RATE_UPDATE, 0));
 	assert_false(mp_event_val_hex(MPLANE_EV_RATE_UPDATE, 1));
 	assert_false(mp_event_val_hex(MPLANE_EV_CNP, 0));
+	assert_true(mp_event_val_hex(MPLANE_EV_FAILOVER, 1));
 }
 
 struct seen {
@@ -197,23 +221,34 @@ static void test_evq_counts_late_records(TEST_ARGS)
 	mp_evq_free(&q);
 }
 
-/* The values of a rate update and of a type unknown, in text and JSON. */
+/*
+ * The values of a rate update, of a plane state change with a state this
+ * build has no name for, and of a type unknown, in text and JSON.
+ */
 static char *print_vals(bool json)
 {
 	struct mplane_event ru = make(MPLANE_EV_RATE_UPDATE, 1, 0);
+	struct mplane_event ps = make(MPLANE_EV_PLANE_STATE, 1, 0);
 	struct mplane_event unknown = make(200, 1, 0);
 	unsigned int i;
 	struct grab g;
 
 	ru.val[0] = 0x11;
 	ru.val[3] = MPLANE_RATE_CUT;
+	ps.val[0] = __MPLANE_PLANE_STATE_MAX;
+	ps.val[1] = MPLANE_PLANE_UP;
+	ps.val[2] = MPLANE_REASON_CARRIER;
 	mp_json = json;
 	grab_start(&g, 1);
 	mp_print_start();
 	for (i = 0; i < 4; i++)
-		mp_event_print_val(&ru, i);
+		mp_event_print_val(&ru, i, MP_PRINT_ANY);
+	mp_print_open_object("plane_state");
+	for (i = 0; i < 3; i++)
+		mp_event_print_val(&ps, i, MP_PRINT_ANY);
+	mp_print_close_object();
 	mp_print_open_object("unknown");
-	mp_event_print_val(&unknown, 0);
+	mp_event_print_val(&unknown, 0, MP_PRINT_ANY);
 	mp_print_close_object();
 	mp_print_end();
 	return grab_end(&g);
@@ -223,11 +258,15 @@ static void test_print_val(TEST_ARGS)
 {
 	char *out = print_vals(false);
 
-	assert_string_equal(out, " qpn=0x11 rate_kbps=2 old_kbps=3 cause=cut v0=1");
+	assert_string_equal(out, " qpn=0x11 rate_kbps=2 old_kbps=3 cause=cut"
+			    " state=5 old_state=up reason=carrier v0=1");
 	free(out);
 	out = print_vals(true);
 	assert_string_equal(out, "{\"qpn\":17,\"rate_kbps\":2,\"old_kbps\":3,"
-			    "\"cause\":0,\"cause_name\":\"cut\",\"unknown\":{\"v0\":1}}\n");
+			    "\"cause_id\":0,\"cause\":\"cut\",\"plane_state\":"
+			    "{\"state_id\":5,\"old_state_id\":0,"
+			    "\"old_state\":\"up\",\"reason_id\":1,"
+			    "\"reason\":\"carrier\"},\"unknown\":{\"v0\":1}}\n");
 	free(out);
 }
 

@@ -40,29 +40,46 @@
 	" \"ipv4\": \"10.100." #h ".1/24\", \"ipv6\": \"fd10:0:" #h "::1/64\"," \
 	" \"delay_us\": 1000, \"loss_pct\": 0.5}"
 
-#define FABRIC(top, mp0_0, mp0_1)					\
-	"{\"prefix\": \"t\", \"planes\": 1, \"leaves\": 1, \"spines\": 0,"	\
-	" \"hosts\": 2, \"rate_bps\": 20000000" top ", \"nodes\": ["	\
+/* The counts as the first files named them, then as they are named now
+ * (a count is NAME_count in every command's JSON). */
+#define OLD_COUNTS							\
+	"\"planes\": 1, \"leaves\": 1, \"spines\": 0, \"hosts\": 2"
+#define COUNTS								\
+	"\"plane_count\": 1, \"leaf_count\": 1, \"spine_count\": 0,"	\
+	" \"host_count\": 2"
+
+#define FABRIC_OF(counts, top, mp0_0, mp0_1)				\
+	"{\"prefix\": \"t\", " counts ","					\
+	" \"rate_bps\": 20000000" top ", \"nodes\": ["			\
 	HOST(0, mp0_0) ", " HOST(1, mp0_1) ","				\
 	" {\"name\": \"p0l0\", \"netns\": \"t-p0l0\", \"role\": \"leaf\","	\
 	" \"plane\": 0, \"index\": 0, \"ports\": ["			\
 	LEAF_PORT(0) ", " LEAF_PORT(1) "]}]}"
+#define FABRIC(top, mp0_0, mp0_1) FABRIC_OF(COUNTS, top, mp0_0, mp0_1)
 
 /* The state file as written before mp0, netem and per-role rates. */
-static const char old_file[] = FABRIC("", "", "");
+static const char old_file[] = FABRIC_OF(OLD_COUNTS, "", "", "");
+
+/* As written before the counts, mp0 and cc were renamed: a fabric built
+ * by an older mplanectl is still shown and taken down. */
+static const char old_names_file[] = FABRIC_OF(OLD_COUNTS,
+	", \"mp0\": true, \"cc\": \"dcqcn\"",
+	", \"mp0\": {\"ifname\": \"mp0\", \"ifindex\": 7, \"policy\": \"rr\"}",
+	", \"mp0\": null");
 
 static const char new_file[] = FABRIC(
 	", \"host_rate_bps\": 40000000, \"uplink_rate_bps\": 10000000,"
-	" \"delay_us\": 1000, \"loss_pct\": 0.5, \"mp0\": true,"
-	" \"probe_interval_us\": 100000",
+	" \"delay_us\": 1000, \"loss_pct\": 0.5, \"has_mp0\": true,"
+	" \"probe_interval_us\": 100000, \"cc_algo\": \"dcqcn\"",
 	", \"mp0\": {\"ifname\": \"mp0\", \"ifindex\": 7, \"policy\": \"rr\"}",
 	", \"mp0\": {\"ifname\": \"mp0\", \"ifindex\": 8, \"policy\": \"rr\"}");
 
 static const char no_mp0_file[] = FABRIC(
-	", \"mp0\": false, \"mp0_missing\": \"mplane.ko is not loaded\"",
+	", \"has_mp0\": false, \"mp0_missing\": \"mplane.ko is not loaded\"",
 	", \"mp0\": null", ", \"mp0\": null");
 
 static const char bad_mp0_file[] = FABRIC("", ", \"mp0\": 5", "");
+static const char bad_has_mp0_file[] = FABRIC(", \"has_mp0\": 1", "", "");
 
 static int load(const char *text, struct mp_fabric *f)
 {
@@ -111,6 +128,21 @@ static void test_old_file(TEST_ARGS)
 	mp_fabric_free(&f);
 }
 
+static void test_old_names(TEST_ARGS)
+{
+	struct mp_fabric f;
+
+	assert_int_equal(load(old_names_file, &f), 0);
+	assert_int_equal(f.planes, 1);
+	assert_int_equal(f.leaves, 1);
+	assert_int_equal(f.spines, 0);
+	assert_int_equal(f.hosts, 2);
+	assert_true(f.mp0);
+	assert_int_equal(f.cc, MPLANE_CC_DCQCN);
+	assert_int_equal(f.nodes[0].mp0_ifindex, 7);
+	mp_fabric_free(&f);
+}
+
 static void test_mp0_and_netem(TEST_ARGS)
 {
 	struct mp_fabric f;
@@ -123,6 +155,7 @@ static void test_mp0_and_netem(TEST_ARGS)
 	assert_int_equal(f.delay_us, 1000);
 	assert_true(f.loss_pct == 0.5);
 	assert_true(f.mp0);
+	assert_int_equal(f.cc, MPLANE_CC_DCQCN);
 	assert_int_equal(f.probe_interval_us, 100000);
 	assert_true(f.nodes[1].mp0);
 	assert_int_equal(f.nodes[1].mp0_ifindex, 8);
@@ -151,12 +184,15 @@ static void test_no_mp0(TEST_ARGS)
 	mp_fabric_free(&f);
 }
 
-/* A host's mp0 that is neither an object nor null fails the load. */
+/* A host's mp0 that is neither an object nor null fails the load, as
+ * a has_mp0 that is no boolean does. */
 static void test_bad_mp0(TEST_ARGS)
 {
 	struct mp_fabric f;
 
 	assert_int_equal(load(bad_mp0_file, &f), -EBADMSG);
+	assert_null(f.nodes);
+	assert_int_equal(load(bad_has_mp0_file, &f), -EBADMSG);
 	assert_null(f.nodes);
 }
 
@@ -164,6 +200,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_old_file),
+		cmocka_unit_test(test_old_names),
 		cmocka_unit_test(test_mp0_and_netem),
 		cmocka_unit_test(test_no_mp0),
 		cmocka_unit_test(test_bad_mp0),

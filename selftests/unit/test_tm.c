@@ -25,6 +25,7 @@
 #include "mp_hist_sparse.c"
 #include "mp_index.c"
 #include "mp_out.c"
+#include "mp_names.c"
 #include "mp_print.c"
 #include "mplane_capture.h"
 #include "mplane_events.h"
@@ -98,7 +99,7 @@ static void port_sample(uint32_t ifindex, uint64_t ts, uint64_t q,
 	   q, bytes, ce, bytes / 1000);
 }
 
-static const struct mp_tm_entity *find(const char *name)
+static const struct mp_tm_entity *entity_named(const char *name)
 {
 	unsigned int i;
 
@@ -149,9 +150,9 @@ static void test_bandwidth_symmetry(TEST_ARGS)
 	}
 	mp_tm_finish(&tm);
 	assert_int_equal(tm.nents, 4);
-	p0 = find("mp0/plane0");
-	p1 = find("mp0/plane1");
-	s1 = find("l0/s1");
+	p0 = entity_named("mp0/plane0");
+	p1 = entity_named("mp0/plane1");
+	s1 = entity_named("l0/s1");
 	assert_near(mp_tm_bw(p0, MP_TM_BW_MEAN), 80e6, 1e-9);
 	assert_near(mp_tm_bw(p1, MP_TM_BW_MEAN), 40e6, 1e-9);
 	assert_near(mp_tm_bw(p0, MP_TM_BW_WINDOW), 80e6, 1e-9);
@@ -366,16 +367,16 @@ static void test_gap(TEST_ARGS)
 	}
 	mp_tm_finish(&tm);
 	assert_int_equal(tm.gaps.max, 5100 * US);
-	assert_int_equal(find("mp0/plane0")->tx_bytes.max_gap_ns, 5100 * US);
+	assert_int_equal(entity_named("mp0/plane0")->tx_bytes.max_gap_ns, 5100 * US);
 	/* 750 increases of the plane, 80 of the counter (21 .. 100 ms,
 	 * from its second sample on): gaps between them. */
 	assert_int_equal(tm.gaps.count, 750 - 1 + 80 - 1);
 	/* And each series' own: the plane's and the counter's. */
-	assert_int_equal(find("mp0/plane0")->gaps.count, 750 - 1);
-	assert_int_equal(find("mp0/plane0")->gaps.max, 5100 * US);
-	assert_int_equal(find("rail0/tx_bytes")->gaps.count, 80 - 1);
-	assert_int_equal(find("rail0/tx_bytes")->tx_bytes.max_gap_ns, 1 * MS);
-	assert_int_equal(group_of("poll rails"), find("rail0/tx_bytes")->group);
+	assert_int_equal(entity_named("mp0/plane0")->gaps.count, 750 - 1);
+	assert_int_equal(entity_named("mp0/plane0")->gaps.max, 5100 * US);
+	assert_int_equal(entity_named("rail0/tx_bytes")->gaps.count, 80 - 1);
+	assert_int_equal(entity_named("rail0/tx_bytes")->tx_bytes.max_gap_ns, 1 * MS);
+	assert_int_equal(group_of("poll rails"), entity_named("rail0/tx_bytes")->group);
 	mp_tm_free(&tm);
 }
 
@@ -413,8 +414,8 @@ static void test_failover(TEST_ARGS)
 	assert_string_equal(tm.ents[tm.anoms[0].entity].name, "mp0/plane1");
 	assert_int_equal(tm.anoms[1].type, MP_TM_AN_FAILOVER);
 	assert_int_equal(tm.fail_ts, 50050 * US);
-	p0 = find("mp0/plane0");
-	p1 = find("mp0/plane1");
+	p0 = entity_named("mp0/plane0");
+	p1 = entity_named("mp0/plane1");
 	assert_near(mp_tm_bw(p0, MP_TM_BW_BEFORE), 80e6, 1e-9);
 	assert_near(mp_tm_bw(p1, MP_TM_BW_BEFORE), 80e6, 1e-9);
 	assert_near(mp_tm_bw(p0, MP_TM_BW_AFTER), 160e6, 1e-9);
@@ -494,7 +495,7 @@ static void test_ecn_storm(TEST_ARGS)
 		    tm.anoms[0].ts_ns <= 25 * MS + 100 * US);
 	/* A storm is no failure: no phases. */
 	assert_int_equal(tm.fail_ts, 0);
-	s1 = find("l0/s1");
+	s1 = entity_named("l0/s1");
 	assert_int_equal(s1->ecn.total, 6000);
 	assert_int_equal(s1->ecn_events, 5);
 	assert_int_equal(s1->cnp_events, 5);
@@ -517,8 +518,8 @@ static void test_sources_names(TEST_ARGS)
 	assert_int_equal(tm.sources[SRC_KMOD].stats.dropped, 10);
 	assert_int_equal(tm.sources[SRC_KMOD].by_type[MPLANE_EV_PLANE_SAMPLE], 1);
 	assert_false(tm.sources[SRC_L0].has_stats);
-	find("ns4026531840:mp0/plane0");
-	find("h1:mp0/plane0");
+	entity_named("ns4026531840:mp0/plane0");
+	entity_named("h1:mp0/plane0");
 	assert_int_equal(tm.first_ts, 1000);
 	assert_int_equal(tm.last_ts, 2000);
 	mp_tm_free(&tm);
@@ -624,7 +625,7 @@ static void test_netns_planes(TEST_ARGS)
 	mp_tm_finish(&tm);
 	assert_int_equal(tm.nents, sizeof(p) / sizeof(p[0]));
 	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
-		e = find(p[i].name);
+		e = entity_named(p[i].name);
 		assert_int_equal(e->netns, p[i].netns);
 		assert_string_equal(e->dev, "mp0");
 		/* The node is the namespace: export's labels stay unique. */
@@ -644,8 +645,8 @@ static void test_netns_planes(TEST_ARGS)
 	assert_int_equal(group_members("mpf-h2:mp0"), 2);
 	assert_int_equal(group_members("ns3003:mp0"), 1);
 	assert_int_equal(group_members("ns3004:mp0"), 1);
-	assert_int_not_equal(find("mpf-h1:mp0/plane0")->group,
-			     find("mpf-h2:mp0/plane0")->group);
+	assert_int_not_equal(entity_named("mpf-h1:mp0/plane0")->group,
+			     entity_named("mpf-h2:mp0/plane0")->group);
 	mp_tm_free(&tm);
 }
 
@@ -669,17 +670,17 @@ static void test_old_capture_names(TEST_ARGS)
 	}
 	mp_tm_finish(&tm);
 	assert_int_equal(tm.nents, 2);
-	e = find("mp0/plane0");
+	e = entity_named("mp0/plane0");
 	assert_int_equal(e->netns, 0);
 	assert_near(mp_tm_bw(e, MP_TM_BW_MEAN), 8e6, 1e-9);
-	find("mp0/plane1");
+	entity_named("mp0/plane1");
 	assert_int_equal(tm.ngroups, 1);
 	assert_int_equal(group_members("mp0"), 2);
 	/* A frame cut shorter than ifindex and name is no name. */
 	ifname_frame(0, 0, 5, "bad", 19);
 	tm.dirty = true;
 	mp_tm_refresh(&tm);
-	find("mp0/plane0");
+	entity_named("mp0/plane0");
 	mp_tm_free(&tm);
 }
 
@@ -770,11 +771,11 @@ static void test_qp_rates(TEST_ARGS)
 	assert_int_equal(q->cut_plane, 0);
 	assert_null(mp_tm_qp_find(&tm, 0, 1000, 5, 18));
 	/* The cuts per plane of the CNP: plane1 two, plane0 one. */
-	assert_int_equal(find("mp0/plane1")->rate_cuts, 2);
-	assert_int_equal(find("mp0/plane0")->rate_cuts, 1);
+	assert_int_equal(entity_named("mp0/plane1")->rate_cuts, 2);
+	assert_int_equal(entity_named("mp0/plane0")->rate_cuts, 1);
 	/* Planes 0 and 1 of our mp0, nothing else. */
 	assert_int_equal(tm.nents, 2);
-	e = find("mp0/plane1");
+	e = entity_named("mp0/plane1");
 	assert_false(e->tx_bytes.seen);
 	mp_tm_free(&tm);
 }
@@ -824,7 +825,7 @@ static void test_qp_cap(TEST_ARGS)
 	assert_int_equal(q->updates, 1);
 	assert_string_equal(q->name, "mp0/qp100");
 	/* Every cut still counts on its plane, whichever QPs are held. */
-	assert_int_equal(find("mp0/plane0")->rate_cuts, 11);
+	assert_int_equal(entity_named("mp0/plane0")->rate_cuts, 11);
 	mp_tm_free(&tm);
 }
 
@@ -934,7 +935,7 @@ static void test_copy(TEST_ARGS)
 	for (i = 0; i <= 1000; i++)
 		plane_sample(0, i * 100 * US, i % 100 * 10, i * 1000, 0);
 	mp_tm_finish(&tm);
-	bw = mp_tm_bw(find("mp0/plane0"), MP_TM_BW_MEAN);
+	bw = mp_tm_bw(entity_named("mp0/plane0"), MP_TM_BW_MEAN);
 	assert_int_equal(mp_tm_copy(&copy, &tm), 0);
 	for (i = 0; i < 5000; i++)
 		port_sample(100 + i, 200 * MS + i, 5, i, 0);
@@ -942,14 +943,14 @@ static void test_copy(TEST_ARGS)
 	assert_true(tm.nents > copy.nents);
 	mp_tm_free(&tm);
 	tm = copy;
-	p0 = find("mp0/plane0");
+	p0 = entity_named("mp0/plane0");
 	assert_near(mp_tm_bw(p0, MP_TM_BW_MEAN), bw, 1e-12);
 	assert_int_equal(mp_tm_queue(&tm, p0)->count, 1001);
 	assert_int_equal(mp_tm_expand(&tm, &p0->gaps)->count, 999);
 	/* The copy goes on as a model of its own. */
 	port_sample(3, 300 * MS, 7, 10, 0);
 	mp_tm_finish(&tm);
-	assert_int_equal(mp_tm_queue(&tm, find("l0/s1"))->max, 7);
+	assert_int_equal(mp_tm_queue(&tm, entity_named("l0/s1"))->max, 7);
 	mp_tm_free(&tm);
 }
 
@@ -1033,8 +1034,8 @@ static void test_many_devices(TEST_ARGS)
 	mp_tm_finish(&tm);
 	assert_int_equal(tm.nents, n);
 	assert_int_equal(tm.ngroups, n);
-	find("h0:mp0/plane0");
-	find("h19999:mp0/plane0");
+	entity_named("h0:mp0/plane0");
+	entity_named("h19999:mp0/plane0");
 	find_qp("h19999:mp0/qp7");
 	mp_tm_free(&tm);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mp_event.h"
+#include "mp_names.h"
 #include "mp_print.h"
 #include "mplane_events.h"
 
@@ -40,7 +41,7 @@ static const char *const val_names[__MPLANE_EV_MAX][4] = {
 	[MPLANE_EV_FLOWLET_SWITCH]	= { "old_ifindex", "new_ifindex",
 					    "flow_hash", "q_bytes" },
 	[MPLANE_EV_PORT_STATE]		= { "up", "old_up" },
-	[MPLANE_EV_STEP_MARK]		= { "step", "pid", "kind",
+	[MPLANE_EV_STEP_MARK]		= { "step_index", "pid", "kind",
 					    "app_ts_ns" },
 	[MPLANE_EV_COLLECTIVE]		= { "iteration", "rank", "kind",
 					    "bytes" },
@@ -54,37 +55,53 @@ static const char *const val_names[__MPLANE_EV_MAX][4] = {
 	[MPLANE_EV_COUNTER]		= { "value", "kind" },
 	[MPLANE_EV_PLANE_SELECT]	= { "policy", "flow_hash", "load",
 					    "new_flowlet" },
-	[MPLANE_EV_FAULT]		= { "action", "value", "step", "spec" },
+	[MPLANE_EV_FAULT]		= { "action", "value", "step_index",
+					    "spec" },
 	[MPLANE_EV_RATE_UPDATE]		= { "qpn", "rate_kbps", "old_kbps",
 					    "cause" },
 };
 
-static const char *const rate_causes[] = {
-	[MPLANE_RATE_CUT]		= "cut",
-	[MPLANE_RATE_FAST_RECOVERY]	= "fast_recovery",
-	[MPLANE_RATE_ADDITIVE]		= "additive",
-	[MPLANE_RATE_HYPER]		= "hyper",
+/*
+ * The values that are an enum.  JSON has the number under "NAME_id" and,
+ * when this build knows it, the name under "NAME", as "state" is a name
+ * in every other command's JSON; text shows the name.
+ */
+static const struct mp_names *const val_enums[__MPLANE_EV_MAX][4] = {
+	[MPLANE_EV_CNP]			= { [1] = &mp_dir_names },
+	[MPLANE_EV_STEP_MARK]		= { [2] = &mp_mark_kind_names },
+	[MPLANE_EV_COLLECTIVE]		= { [2] = &mp_mark_kind_names },
+	[MPLANE_EV_PLANE_STATE]		= { &mp_state_names, &mp_state_names,
+					    &mp_reason_names },
+	[MPLANE_EV_FAILOVER]		= { &mp_reason_names },
+	[MPLANE_EV_COUNTER]		= { [1] = &mp_counter_kind_names },
+	[MPLANE_EV_PLANE_SELECT]	= { &mp_policy_names },
+	[MPLANE_EV_FAULT]		= { &mp_fault_action_names },
+	[MPLANE_EV_RATE_UPDATE]		= { [3] = &mp_rate_cause_names },
 };
-
-_Static_assert(sizeof(rate_causes) / sizeof(rate_causes[0]) ==
-	       __MPLANE_RATE_CAUSE_MAX, "name the new rate cause");
 
 const char *mp_rate_cause_name(uint64_t cause)
 {
-	return cause < __MPLANE_RATE_CAUSE_MAX ? rate_causes[cause] : NULL;
+	return cause < UINT32_MAX ? mp_name(&mp_rate_cause_names, cause) : NULL;
+}
+
+bool mp_event_val_is_enum(unsigned int type, unsigned int i)
+{
+	return type < __MPLANE_EV_MAX && i < 4 && val_enums[type][i];
 }
 
 const char *mp_event_val_label(unsigned int type, unsigned int i,
 			       uint64_t val)
 {
-	if (type == MPLANE_EV_RATE_UPDATE && i == 3)
-		return mp_rate_cause_name(val);
-	return NULL;
+	if (!mp_event_val_is_enum(type, i) || val > UINT32_MAX)
+		return NULL;
+	return mp_name(val_enums[type][i], val);
 }
 
+/* QPNs and plane masks read best in hex. */
 bool mp_event_val_hex(unsigned int type, unsigned int i)
 {
-	return type == MPLANE_EV_RATE_UPDATE && i == 0;
+	return (type == MPLANE_EV_RATE_UPDATE && i == 0) ||
+	       (type == MPLANE_EV_FAILOVER && i == 1);
 }
 
 int mp_event_decode(const void *data, size_t size, struct mplane_event *e)
@@ -185,11 +202,12 @@ void mp_evq_free(struct mp_evq *q)
 	memset(q, 0, sizeof(*q));
 }
 
-void mp_event_print_val(const struct mplane_event *e, unsigned int i)
+void mp_event_print_val(const struct mplane_event *e, unsigned int i,
+			enum mp_print_to to)
 {
 	const char *vn = mp_event_val_name(e->hdr.type, i);
 	const char *label = mp_event_val_label(e->hdr.type, i, e->val[i]);
-	char vkey[8], lkey[48];
+	char vkey[8], idkey[48];
 	bool hex;
 
 	/* A type that is known says which of its values mean something. */
@@ -199,13 +217,16 @@ void mp_event_print_val(const struct mplane_event *e, unsigned int i)
 		snprintf(vkey, sizeof(vkey), "v%u", i);
 		vn = vkey;
 	}
-	mp_print_text(" %s=", vn);
-	/* With a label the number is for machines, the name for both. */
-	hex = mp_event_val_hex(e->hdr.type, i);
-	mp_print_u64(label ? MP_PRINT_JSON : MP_PRINT_ANY, vn,
-		     hex ? "%#" PRIx64 : "%" PRIu64, e->val[i]);
-	if (label) {
-		snprintf(lkey, sizeof(lkey), "%s_name", vn);
-		mp_print_str(MP_PRINT_ANY, lkey, "%s", label);
+	if (to == MP_PRINT_ANY)
+		mp_print_text(" %s=", vn);
+	if (!mp_event_val_is_enum(e->hdr.type, i)) {
+		hex = mp_event_val_hex(e->hdr.type, i);
+		mp_print_u64(to, vn, hex ? "%#" PRIx64 : "%" PRIu64, e->val[i]);
+		return;
 	}
+	/* The number for machines; the name, when known, for both. */
+	snprintf(idkey, sizeof(idkey), "%s_id", vn);
+	mp_print_u64(label ? MP_PRINT_JSON : to, idkey, "%" PRIu64, e->val[i]);
+	if (label)
+		mp_print_str(to, vn, "%s", label);
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <linux/mplane.h>
 #include "mplane_events.h"
+#include "mp_print.h"
 
 /*
  * Copy the raw record @data of @size bytes into @e: 0, -EPROTO for a
@@ -32,26 +33,32 @@ int mp_event_type_parse(const char *name);
 /* The name of val[@i] for @type ("q_bytes"), NULL when it is unused. */
 const char *mp_event_val_name(unsigned int type, unsigned int i);
 
+/* Whether val[@i] of @type is an enum (a plane state, a reason, ...). */
+bool mp_event_val_is_enum(unsigned int type, unsigned int i);
+
 /*
  * The name of the value @val of val[@i] where it is an enum (RATE_UPDATE's
  * cause: "cut", "fast_recovery", ...), else NULL; a newer writer's value
- * has none either.  Text shows the name, JSON the number and, under the
- * value's name with "_name", the name.
+ * has none either.
  */
 const char *mp_event_val_label(unsigned int type, unsigned int i,
 			       uint64_t val);
 
 /*
- * Value @i of @e through mp_print, when its type names it (every value of
- * a type unknown, as "v0".."v3"): JSON "NAME": the number, and
- * "NAME_name": its label when it has one ("cause_name":"cut"); text
- * " NAME=" the label, or the number, in hex where mp_event_val_hex() says.
+ * Value @i of @e through mp_print to @to (MP_PRINT_ANY, or MP_PRINT_JSON
+ * alone), when its type names it (every value of a type unknown, as
+ * "v0".."v3").  JSON: "NAME": the number; for an enum, "NAME_id": the
+ * number and "NAME": its name when it has one ("cause_id":0,
+ * "cause":"cut"), so that a key has one type in every command.  Text:
+ * " NAME=" the name, or the number, in hex where mp_event_val_hex() says.
  */
-void mp_event_print_val(const struct mplane_event *e, unsigned int i);
+void mp_event_print_val(const struct mplane_event *e, unsigned int i,
+			enum mp_print_to to);
+
 /* enum mplane_rate_cause's name, or NULL. */
 const char *mp_rate_cause_name(uint64_t cause);
 
-/* Whether text shows val[@i] of @type in hex (RATE_UPDATE's QPN). */
+/* Whether text shows val[@i] of @type in hex (a QPN, a plane mask). */
 bool mp_event_val_hex(unsigned int type, unsigned int i);
 
 /*

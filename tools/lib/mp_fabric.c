@@ -101,6 +101,18 @@ static int get_uint(struct json_object *o, const char *key, unsigned int max,
 	return 0;
 }
 
+/*
+ * A key renamed since the first state files ("planes" is "plane_count",
+ * as a count is in every command's JSON): @key, else @old where only it
+ * is there, so that a fabric built by an older mplanectl is still shown
+ * and taken down.
+ */
+static const char *renamed(struct json_object *o, const char *key,
+			   const char *old)
+{
+	return json_object_object_get_ex(o, key, NULL) ? key : old;
+}
+
 /* Keys added after the first state files: absent is @def. */
 static int get_opt_int(struct json_object *o, const char *key, long long min,
 		       long long max, long long def, long long *val)
@@ -270,6 +282,7 @@ int mp_fabric_link_peers(struct mp_fabric *f)
 static int load_defaults(struct json_object *o, struct mp_fabric *f)
 {
 	struct json_object *mp0;
+	const char *cc_key;
 	long long v;
 
 	if (get_opt_int(o, "host_rate_bps", 0, 0x7fffffffffffffffLL,
@@ -289,7 +302,7 @@ static int load_defaults(struct json_object *o, struct mp_fabric *f)
 	if (get_opt_int(o, "probe_interval_us", 0, 0xffffffffLL, 0, &v))
 		return -1;
 	f->probe_interval_us = v;
-	if (json_object_object_get_ex(o, "mp0", &mp0)) {
+	if (json_object_object_get_ex(o, renamed(o, "has_mp0", "mp0"), &mp0)) {
 		if (!json_object_is_type(mp0, json_type_boolean))
 			return -1;
 		f->mp0 = json_object_get_boolean(mp0);
@@ -304,11 +317,12 @@ static int load_defaults(struct json_object *o, struct mp_fabric *f)
 			return -1;
 		f->host_bond = json_object_get_boolean(mp0);
 	}
-	/* "cc": "off" or "dcqcn"; absent in files from before it. */
-	if (json_object_object_get_ex(o, "cc", NULL)) {
+	/* "cc_algo": "off" or "dcqcn"; absent in files from before it. */
+	cc_key = renamed(o, "cc_algo", "cc");
+	if (json_object_object_get_ex(o, cc_key, NULL)) {
 		char cc[16];
 
-		if (get_str(o, "cc", cc, sizeof(cc)))
+		if (get_str(o, cc_key, cc, sizeof(cc)))
 			return -1;
 		if (!strcmp(cc, "dcqcn"))
 			f->cc = MPLANE_CC_DCQCN;
@@ -329,10 +343,10 @@ static int load_fabric(struct json_object *o, struct mp_fabric *f)
 	int err;
 
 	if (get_str(o, "prefix", f->prefix, sizeof(f->prefix)) ||
-	    get_uint(o, "planes", 255, &f->planes) ||
-	    get_uint(o, "leaves", 255, &f->leaves) ||
-	    get_uint(o, "spines", 255, &f->spines) ||
-	    get_uint(o, "hosts", 255, &f->hosts) ||
+	    get_uint(o, renamed(o, "plane_count", "planes"), 255, &f->planes) ||
+	    get_uint(o, renamed(o, "leaf_count", "leaves"), 255, &f->leaves) ||
+	    get_uint(o, renamed(o, "spine_count", "spines"), 255, &f->spines) ||
+	    get_uint(o, renamed(o, "host_count", "hosts"), 255, &f->hosts) ||
 	    get_int(o, "rate_bps", 0, 0x7fffffffffffffffLL, &rate))
 		return -1;
 	f->rate_bps = rate;

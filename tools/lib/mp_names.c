@@ -8,6 +8,7 @@
 #include "mp_names.h"
 #include "mplane_events.h"
 #include "mplane_maps.h"
+#include "mplane_mark_proto.h"
 
 #define NAMES(var, what_, ...)						\
 	static const char *const var##_list[] = { __VA_ARGS__ };	\
@@ -107,6 +108,35 @@ NAMES(mp_cc_names, "congestion control",
 	[MPLANE_CC_OFF]			= "off",
 	[MPLANE_CC_DCQCN]		= "dcqcn");
 
+NAMES(mp_rate_cause_names, "rate cause",
+	[MPLANE_RATE_CUT]		= "cut",
+	[MPLANE_RATE_FAST_RECOVERY]	= "fast_recovery",
+	[MPLANE_RATE_ADDITIVE]		= "additive",
+	[MPLANE_RATE_HYPER]		= "hyper");
+
+NAMES(mp_dir_names, "direction",
+	[MPLANE_DIR_INGRESS]		= "ingress",
+	[MPLANE_DIR_EGRESS]		= "egress");
+
+NAMES(mp_counter_kind_names, "counter kind",
+	[MPLANE_COUNTER_NETDEV]		= "netdev",
+	[MPLANE_COUNTER_ETHTOOL]	= "ethtool",
+	[MPLANE_COUNTER_RDMA]		= "rdma");
+
+/* NULL ended, for an option's choices (mark --kind) too. */
+const char *const mp_mark_kind_choices[] = {
+	[MPLANE_MARK_STEP]		= "step",
+	[MPLANE_MARK_STEP_END]		= "step-end",
+	[MPLANE_MARK_USER]		= "user",
+	[__MPLANE_MARK_MAX]		= NULL,
+};
+
+const struct mp_names mp_mark_kind_names = {
+	.what = "mark kind",
+	.names = mp_mark_kind_choices,
+	.count = __MPLANE_MARK_MAX,
+};
+
 /* A new uapi value without a name here fails the build, not a user. */
 _Static_assert(__MPLANE_POLICY_MAX == 4, "name the new policy");
 _Static_assert(__MPLANE_GSO_MAX == 2, "name the new gso mode");
@@ -119,6 +149,10 @@ _Static_assert(__MPLANE_REASON_MAX == 7, "name the new reason");
 _Static_assert(IFLA_MPLANE_PSTAT_MAX == IFLA_MPLANE_PSTAT_PROBES_THROTTLED, "name the new counter");
 _Static_assert(IFLA_MPLANE_PSTAT_MAX < 32, "IFLA_MPLANE_PSTAT_* outgrew stats_present");
 _Static_assert(__MPLANE_CC_MAX == 2, "name the new congestion control");
+_Static_assert(__MPLANE_RATE_CAUSE_MAX == 4, "name the new rate cause");
+_Static_assert(__MPLANE_DIR_MAX == 2, "name the new direction");
+_Static_assert(__MPLANE_COUNTER_MAX == 3, "name the new counter kind");
+_Static_assert(__MPLANE_MARK_MAX == 3, "name the new mark kind");
 _Static_assert(IFLA_MPLANE_CC_MAX == IFLA_MPLANE_CC_PAD, "give the new cc attribute a keyword, or say it is read-only");
 
 const char *mp_name(const struct mp_names *n, unsigned int val)

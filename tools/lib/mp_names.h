@@ -39,6 +39,11 @@ extern const struct mp_names mp_fault_action_names; /* enum mplane_fault_action 
 extern const struct mp_names mp_fault_target_names; /* enum mplane_fault_target */
 extern const struct mp_names mp_fault_via_names; /* enum mplane_fault_via */
 extern const struct mp_names mp_cc_names;	/* enum mplane_cc */
+extern const struct mp_names mp_rate_cause_names; /* enum mplane_rate_cause */
+extern const struct mp_names mp_dir_names;	/* enum mplane_pktcount_dir */
+extern const struct mp_names mp_counter_kind_names; /* enum mplane_counter_kind */
+extern const struct mp_names mp_mark_kind_names; /* enum mplane_mark_kind */
+extern const char *const mp_mark_kind_choices[]; /* the same, NULL ended */
 
 /* The name of @val, or NULL when @n has none (a newer kernel's value). */
 const char *mp_name(const struct mp_names *n, unsigned int val);

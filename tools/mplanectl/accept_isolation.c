@@ -118,9 +118,9 @@ static void torch_step(struct accept_result *res, const char *name,
 
 	*p50 = *p99 = NAN;
 	if (json_object_object_get_ex(out, "job", &job) &&
-	    json_object_object_get_ex(job, "step_us", &us)) {
-		*p50 = accept_json_num(us, "p50", 0, NULL);
-		*p99 = accept_json_num(us, "p99", 0, NULL);
+	    json_object_object_get_ex(job, "step_times", &us)) {
+		*p50 = accept_json_num(us, "p50_us", 0, NULL);
+		*p99 = accept_json_num(us, "p99_us", 0, NULL);
 	}
 	json_object_object_add(step, "step", json_object_new_string(name));
 	json_object_object_add(step, "p50_us", json_object_new_double(*p50));

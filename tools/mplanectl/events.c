@@ -74,7 +74,7 @@ static void print_one(const struct mp_event_item *it, const char *label)
 		mp_print_u64(MP_PRINT_ANY, "flags", " flags=%" PRIu64,
 			     e->hdr.flags);
 	for (i = 0; i < 4; i++)
-		mp_event_print_val(e, i);
+		mp_event_print_val(e, i, MP_PRINT_ANY);
 	if (e->hdr.type == MPLANE_EV_FAULT)
 		mp_fault_print(e, MP_PRINT_ANY, " %s");
 	mp_print_text("\n");
@@ -263,8 +263,10 @@ static const struct mp_opt_cmd events_cmd = {
 "--hold-ms before it is printed, so that a slower ring can catch up.\n"
 "\n"
 "One line per event: time, CPU, source (the pin directory), type, the\n"
-"ifindex in the source's network namespace, and the values.  With -j,\n"
-"one JSON object per line.  On exit a summary goes to stderr: the events\n"
+"ifindex in the source's network namespace, and the values, enums by\n"
+"name (state=down).  With -j, one JSON object per line; an enum's number\n"
+"is under NAME_id (\"state_id\":1) and its name, when known, under NAME\n"
+"(\"state\":\"down\").  On exit a summary goes to stderr: the events\n"
 "read and, while it read, how many each ring's producers tried to emit\n"
 "and how many a full ring refused.  One reader of a ring at a time: two\n"
 "readers ('events', 'telemetry record', 'top') take each other's records.\n",

@@ -210,7 +210,7 @@ static void print_removed(const char *prefix, const struct fabric_removed *rm)
 	mp_print_str(MP_PRINT_ANY, "prefix", "%s: ", prefix);
 	if (none)
 		mp_print_text("no such fabric, nothing to remove\n");
-	mp_print_u64(said, "netns", "removed %" PRIu64 " namespaces",
+	mp_print_u64(said, "netns_count", "removed %" PRIu64 " namespaces",
 		     rm->netns);
 	/* Text names the state file and the pins, JSON says yes or no. */
 	if (!none)

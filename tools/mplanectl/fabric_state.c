@@ -99,17 +99,17 @@ struct json_object *fabric_state_json(const struct mp_fabric *f)
 	unsigned int i;
 
 	add_str(o, "prefix", f->prefix);
-	add_int(o, "planes", f->planes);
-	add_int(o, "leaves", f->leaves);
-	add_int(o, "spines", f->spines);
-	add_int(o, "hosts", f->hosts);
+	add_int(o, "plane_count", f->planes);
+	add_int(o, "leaf_count", f->leaves);
+	add_int(o, "spine_count", f->spines);
+	add_int(o, "host_count", f->hosts);
 	add_int(o, "rate_bps", f->rate_bps);
 	add_int(o, "host_rate_bps", f->host_rate_bps);
 	add_int(o, "uplink_rate_bps", f->uplink_rate_bps);
 	add_int(o, "delay_us", f->delay_us);
 	add_pct(o, "loss_pct", f->loss_pct);
 	add_int(o, "buffer_us", f->buffer_us);
-	json_object_object_add(o, "mp0", json_object_new_boolean(f->mp0));
+	json_object_object_add(o, "has_mp0", json_object_new_boolean(f->mp0));
 	if (!f->mp0 && f->mp0_missing[0])
 		add_str(o, "mp0_missing", f->mp0_missing);
 	add_int(o, "probe_interval_us", f->probe_interval_us);
@@ -117,7 +117,7 @@ struct json_object *fabric_state_json(const struct mp_fabric *f)
 			       json_object_new_boolean(f->host_multipath));
 	json_object_object_add(o, "host_bond",
 			       json_object_new_boolean(f->host_bond));
-	add_str(o, "cc", f->cc == MPLANE_CC_DCQCN ? "dcqcn" : "off");
+	add_str(o, "cc_algo", f->cc == MPLANE_CC_DCQCN ? "dcqcn" : "off");
 	for (i = 0; i < f->nnodes; i++)
 		json_object_array_add(nodes, node_json(&f->nodes[i]));
 	json_object_object_add(o, "nodes", nodes);

@@ -614,7 +614,7 @@ static void print_summary(const struct mp_fabric *f, double secs)
 
 	mp_print_start();
 	mp_print_str(MP_PRINT_ANY, "prefix", "%s: ", f->prefix);
-	mp_print_u64(MP_PRINT_ANY, "netns", "%" PRIu64 " namespaces, ",
+	mp_print_u64(MP_PRINT_ANY, "netns_count", "%" PRIu64 " namespaces, ",
 		     f->nnodes);
 	mp_print_u64(MP_PRINT_JSON, "veth_pairs", NULL,
 		     fabric_count_ports(f, false) / 2);

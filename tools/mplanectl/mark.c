@@ -23,6 +23,7 @@
 #include "marks.skel.h"
 #include "mp_arg.h"
 #include "mp_cmd.h"
+#include "mp_names.h"
 #include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_run.h"
@@ -35,13 +36,6 @@
 
 #define MARK_PIN_DIR	MPLANE_BPF_PIN_ROOT "/marks"
 #define MARK_PROG_PIN	MARK_PIN_DIR "/mp_mark"
-
-/* By kind, NULL ended for --kind. */
-static const char *const kind_names[__MPLANE_MARK_MAX + 1] = {
-	[MPLANE_MARK_STEP]	= "step",
-	[MPLANE_MARK_STEP_END]	= "step-end",
-	[MPLANE_MARK_USER]	= "user",
-};
 
 #define USER_EVENT_PROG_PIN	MARK_PIN_DIR "/mp_user_event"
 
@@ -141,7 +135,7 @@ struct step_settings {
 static const struct mp_opt step_opts[] = {
 	{ "kind", 'k', MP_OPT_CHOICE, AT(kind), "KIND",
 	  "step: a step begins; step-end: it ends; user: anything else",
-	  .choices = kind_names, .def = "step" },
+	  .choices = mp_mark_kind_choices, .def = "step" },
 	{ "socket", 's', MP_OPT_STRING, AT(socket), "PATH",
 	  .help = "send through 'mark serve' at PATH (give '-' for " MPLANE_MARK_SOCKET ")" },
 	{ "repeat", 'r', MP_OPT_UINT, AT(repeat), "N",

@@ -14,6 +14,7 @@
 #include "mp_cmd.h"
 #include "mp_event.h"
 #include "mp_fault.h"
+#include "mp_names.h"
 #include "mp_opt.h"
 #include "mp_out.h"
 #include "mp_print.h"
@@ -41,12 +42,6 @@ struct dumper {
 	bool sorted;
 	struct mp_evq q;
 	uint64_t bad;
-};
-
-static const char *const counter_kinds[__MPLANE_COUNTER_MAX] = {
-	[MPLANE_COUNTER_NETDEV]		= "netdev",
-	[MPLANE_COUNTER_ETHTOOL]	= "ethtool",
-	[MPLANE_COUNTER_RDMA]		= "rdma",
 };
 
 /* A frame's document begins with what it is and where it came from;
@@ -88,7 +83,7 @@ static void print_event(const struct mp_event_item *it, void *data)
 		mp_print_str(MP_PRINT_JSON, "counter", NULL,
 			     s->ctr[e->hdr.flags]);
 	for (i = 0; i < 4; i++)
-		mp_event_print_val(e, i);
+		mp_event_print_val(e, i, MP_PRINT_ANY);
 	if (e->hdr.type == MPLANE_EV_FAULT)
 		mp_fault_print(e, MP_PRINT_JSON, NULL);
 	mp_print_end();
@@ -124,14 +119,15 @@ static void print_counter_name(const struct dumper *d, unsigned int source,
 			       const void *p)
 {
 	const struct mplane_capture_counter_name *n = p;
+	const char *kind;
 
 	frame_start("counter_name", source, d);
 	mp_print_u64(MP_PRINT_JSON, "id", NULL, n->id);
 	/* kind_id always: a newer kind has no name in this build. */
 	mp_print_u64(MP_PRINT_JSON, "kind_id", NULL, n->kind);
-	if (n->kind < __MPLANE_COUNTER_MAX && counter_kinds[n->kind])
-		mp_print_str(MP_PRINT_JSON, "kind", NULL,
-			     counter_kinds[n->kind]);
+	kind = mp_name(&mp_counter_kind_names, n->kind);
+	if (kind)
+		mp_print_str(MP_PRINT_JSON, "kind", NULL, kind);
 	mp_print_u64(MP_PRINT_JSON, "ifindex", NULL, n->ifindex);
 	mp_print_str(MP_PRINT_JSON, "name", NULL, d->src[source].ctr[n->id]);
 	mp_print_end();
@@ -150,7 +146,7 @@ static void print_ifname(const struct dumper *d, unsigned int source,
 	mp_print_u64(MP_PRINT_JSON, "ifindex", NULL, n->ifindex);
 	snprintf(name, sizeof(name), "%.*s", (int)sizeof(n->name), n->name);
 	mp_print_str(MP_PRINT_JSON, "name", NULL, name);
-	mp_print_u64(MP_PRINT_JSON, "netns", NULL,
+	mp_print_u64(MP_PRINT_JSON, "netns_inode", NULL,
 		     len >= sizeof(*n) ? n->netns : 0);
 	mp_print_end();
 }

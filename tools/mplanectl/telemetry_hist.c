@@ -102,7 +102,8 @@ static const struct mp_opt_cmd hist_cmd = {
 "         from the begin to the end of a 'collective run' iteration.\n"
 "The histograms are log-linear: exact below 128, then 64 buckets per\n"
 "power of two, so a percentile is at most 1/64 (1.6 %) above the exact\n"
-"value.  The bars show the counts per power of two.\n"
+"value.  The bars show the counts per power of two.  In JSON the\n"
+"sections are queue, gaps and step_times, as in 'telemetry report'.\n"
 "\n"
 "With FILE, read a capture of 'telemetry record'; without, read the live\n"
 "feed (every ring pinned under " MPLANE_BPF_PIN_ROOT ") for --duration.\n",
@@ -242,9 +243,9 @@ static void print_hists(const struct hist_args *a, const struct mp_tm *tm)
 	if (a->what & W_QUEUE)
 		print_section(a, tm, "queue", "queue depth", &tm->queue);
 	if (a->what & W_GAP)
-		print_section(a, tm, "gap", "delivery gaps", &tm->gaps);
+		print_section(a, tm, "gaps", "delivery gaps", &tm->gaps);
 	if (a->what & W_STEP)
-		print_section(a, tm, "step", "step time", &tm->steps);
+		print_section(a, tm, "step_times", "step time", &tm->steps);
 	mp_print_end();
 }
 

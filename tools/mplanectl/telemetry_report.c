@@ -608,56 +608,15 @@ static void print_anomalies(const struct report *r)
 	mp_print_close_array();
 }
 
-/* Value @i as people read it: plane states, reasons and rate causes by
- * name (NULL: the number), QPNs and plane masks in hex (*@hex). */
-static const char *value_words(const struct mplane_event *ev, unsigned int i,
-			       bool *hex)
-{
-	static const char *const states[] = {
-		"up", "down", "congested", "probing", "admin-down",
-	};
-	static const char *const reasons[] = {
-		"none", "carrier", "holddown", "probe-miss", "ecn", "admin",
-		"master-down",
-	};
-	unsigned int type = ev->hdr.type;
-	const char *key = mp_event_val_name(type, i);
-	const char *label = mp_event_val_label(type, i, ev->val[i]);
-	bool plane = type == MPLANE_EV_PLANE_STATE;
-	uint64_t x = ev->val[i];
-
-	*hex = !label && mp_event_val_hex(type, i);
-	if (label || *hex)
-		return label;
-	if (plane && strstr(key, "state") && x < 5)
-		return states[x];
-	if ((plane || type == MPLANE_EV_FAILOVER) && !strcmp(key, "reason") &&
-	    x < 7)
-		return reasons[x];
-	*hex = !strcmp(key, "usable_mask");
-	return NULL;
-}
-
-/* JSON has the numbers; text (when @to says) " KEY=" their words. */
+/* JSON has the numbers, and the names of enums; text (when @to says)
+ * " KEY=" their words. */
 static void print_values(const struct mplane_event *ev, enum mp_print_to to)
 {
-	const char *vn, *words;
 	unsigned int i;
-	bool hex;
 
 	mp_print_open_object("values");
-	for (i = 0; i < 4; i++) {
-		vn = mp_event_val_name(ev->hdr.type, i);
-		if (!vn)
-			continue;
-		words = value_words(ev, i, &hex);
-		if (to == MP_PRINT_ANY)
-			mp_print_text(" %s=", vn);
-		mp_print_u64(words ? MP_PRINT_JSON : to, vn,
-			     hex ? "0x%" PRIx64 : "%" PRIu64, ev->val[i]);
-		if (words && to == MP_PRINT_ANY)
-			mp_print_text("%s", words);
-	}
+	for (i = 0; i < 4; i++)
+		mp_event_print_val(ev, i, to);
 	mp_print_close_object();
 }
 

@@ -115,8 +115,8 @@ def percentile(sorted_vals, pct):
 
 def stats_us(ns_list):
     v = sorted(x / 1000 for x in ns_list)
-    return {"mean": round(sum(v) / len(v), 1), "p50": round(percentile(v, 50), 1),
-            "p99": round(percentile(v, 99), 1), "max": round(v[-1], 1)}
+    return {"mean_us": round(sum(v) / len(v), 1), "p50_us": round(percentile(v, 50), 1),
+            "p99_us": round(percentile(v, 99), 1), "max_us": round(v[-1], 1)}
 
 
 def open_marker(path):
@@ -207,12 +207,12 @@ def run(a, torch, dist):
     wrong = check_sum(torch, dist, a.rank, a.world, n)
     nbytes = n * 4
     ar = stats_us(ar_ns)
-    algbw = nbytes / (ar["mean"] * 1e3) if ar["mean"] else 0.0
+    algbw = nbytes / (ar["mean_us"] * 1e3) if ar["mean_us"] else 0.0
     return {
         "rank": a.rank, "world": a.world, "pid": os.getpid(),
         "floats": n, "bytes": nbytes, "width": trainer.width, "depth": a.depth,
-        "steps": a.steps, "warmup": a.warmup,
-        "step_us": stats_us(step_ns), "allreduce_us": ar,
+        "step_count": a.steps, "warmup_count": a.warmup,
+        "step_times": stats_us(step_ns), "allreduce_times": ar,
         "algbw": round(algbw, 4),
         "busbw": round(algbw * 2 * (a.world - 1) / a.world, 4),
         "loss_first": trainer.losses[0], "loss_last": trainer.losses[-1],

@@ -116,12 +116,13 @@ done
 for i in "${!names[@]}"; do cat "$out/rank-$i.json"; done |
 	jq -s --argjson n "$world" --arg addr "$addr" '{
 	  job: {world: $n, addr: $addr, bytes: .[0].bytes, floats: .[0].floats,
-		steps: .[0].steps,
-		step_us: {p50: (map(.step_us.p50) | max), p99: (map(.step_us.p99) | max),
-			  max: (map(.step_us.max) | max)},
-		allreduce_us: {mean: (map(.allreduce_us.mean) | max),
-			       p50: (map(.allreduce_us.p50) | max),
-			       p99: (map(.allreduce_us.p99) | max)},
+		step_count: .[0].step_count,
+		step_times: {p50_us: (map(.step_times.p50_us) | max),
+			     p99_us: (map(.step_times.p99_us) | max),
+			     max_us: (map(.step_times.max_us) | max)},
+		allreduce_times: {mean_us: (map(.allreduce_times.mean_us) | max),
+				  p50_us: (map(.allreduce_times.p50_us) | max),
+				  p99_us: (map(.allreduce_times.p99_us) | max)},
 		busbw: (map(.busbw) | min), algbw: (map(.algbw) | min),
 		verified: all(.[]; .ok), import_s: (map(.import_s) | max)},
 	  ranks: .}' || die "bad output of a rank (in $out)"
