@@ -73,8 +73,8 @@ boot_twice() {
 	local k=$1 release dir config headers='' rc moddir pkgs=$debs lower=''
 	# DKMS's build of the module takes about 19 of the install's minutes
 	# under the debug kernel's KASAN, 5 under a release kernel (TCG).
-	local install_limit=1200
-	[ "$k" != debug ] || install_limit=2700
+	local install_limit=1200 boot_limit=600
+	[ "$k" != debug ] || install_limit=2700 boot_limit=1800
 
 	release=$("$kernels_sh" release "$k")
 	"$kernels_sh" prepare-boot "$k" >/dev/null || fail "cannot prepare $k"
@@ -110,7 +110,7 @@ boot_twice() {
 	sed 's/^/# install: /' "$dir/install.ktap"
 	[ "$rc" -eq 0 ] || { tail -n 20 "$dir/install.err" | sed 's/^/# /'; fail "the first boot (install) failed ($rc)"; }
 
-	MPLANE_TEST_PROMTOOL=$promtool MPLANE_TEST_MACHINE_ROOT=$lower "$run" --quiet --timeout 600 --disk "$dir/disk.img" --out "$dir/boot" \
+	MPLANE_TEST_PROMTOOL=$promtool MPLANE_TEST_MACHINE_ROOT=$lower "$run" --quiet --timeout "$boot_limit" --disk "$dir/disk.img" --out "$dir/boot" \
 		--init "$MPLANE_ROOT/selftests/vm/machine-init.sh" "$k" -- true \
 		>"$dir/boot.ktap" 2>"$dir/boot.err"
 	rc=$?
