@@ -101,11 +101,14 @@ event(frame, 0, PLANE_SELECT, 0, 5, 0, t + 6, (3, 0xabc, 0, 1))
 event(frame, 0, FAULT, 0, 5, 0, t + 7, (0, 0, 0, 0))
 out.close()
 PYEOF
+	# Whole or not at all: a later test must not take half of it.
 	for cmd in "${VIEWS_CMDS[@]}"; do
 		# shellcheck disable=SC2086 # the command's words
-		"$m" -j $cmd "$cap" | jq -c . | sed "s|^|$cmd\t|" >>"$TMPD/views" ||
+		"$m" -j $cmd "$cap" >"$TMPD/view.json" || fail "$cmd -j failed"
+		jq -c . "$TMPD/view.json" | sed "s|^|$cmd\t|" >>"$TMPD/views.part" ||
 			fail "$cmd -j: no JSON"
 	done
+	mv "$TMPD/views.part" "$TMPD/views"
 }
 
 # The JSON of @1 (one of VIEWS_CMDS) of the capture.
@@ -115,6 +118,7 @@ view_json() { views_json; grep -P "^$1\t" "$TMPD/views" | cut -f2-; }
 # json_keys() gives them.
 test_views_json_keys() {
 	local cmd bad keys
+	views_json
 	for cmd in "telemetry report" "telemetry hist" "telemetry top --from"; do
 		keys=$(view_json "$cmd" | jq -r '[paths | .[] | strings] | unique[]') ||
 			fail "$cmd -j: no JSON"
@@ -173,13 +177,18 @@ two_types() {
 test_one_type_per_key() {
 	local bad n TYPES=$TMPD/types
 	json_key_types >"$TYPES"
-	views_key_types >"$TMPD/views-types"
-	for k in state_id state reason cause step_index kind_id values; do
-		grep -q "^$k .* telemetry_dump$" "$TMPD/views-types" ||
-			grep -q "^$k .* telemetry_report$" "$TMPD/views-types" ||
-			fail "no \"$k\" in the views' JSON: the capture lacks an event"
-	done
-	cat "$TMPD/views-types" >>"$TYPES"
+	if [ -x "$MPLANE_BUILD/mplanectl" ]; then
+		views_json
+		views_key_types >"$TMPD/views-types"
+		for k in state_id state reason cause step_index kind_id values; do
+			grep -q "^$k .* telemetry_dump$" "$TMPD/views-types" ||
+				grep -q "^$k .* telemetry_report$" "$TMPD/views-types" ||
+				fail "no \"$k\" in the views' JSON: the capture lacks an event"
+		done
+		cat "$TMPD/views-types" >>"$TYPES"
+	else
+		log "no mplanectl built: the sources' keys only"
+	fi
 	n=$(wc -l <"$TYPES")
 	[ "$n" -gt 300 ] || fail "found only $n typed keys: the pattern no longer matches the sources"
 	grep -q '^tc_hook string ' "$TYPES" || fail "tc_hook not found: the pattern misses mp_print_str()"
