@@ -79,12 +79,7 @@ static const struct mp_names *const val_enums[__MPLANE_EV_MAX][4] = {
 	[MPLANE_EV_RATE_UPDATE]		= { [3] = &mp_rate_cause_names },
 };
 
-const char *mp_rate_cause_name(uint64_t cause)
-{
-	return cause < UINT32_MAX ? mp_name(&mp_rate_cause_names, cause) : NULL;
-}
-
-bool mp_event_val_is_enum(unsigned int type, unsigned int i)
+static bool val_is_enum(unsigned int type, unsigned int i)
 {
 	return type < __MPLANE_EV_MAX && i < 4 && val_enums[type][i];
 }
@@ -92,9 +87,14 @@ bool mp_event_val_is_enum(unsigned int type, unsigned int i)
 const char *mp_event_val_label(unsigned int type, unsigned int i,
 			       uint64_t val)
 {
-	if (!mp_event_val_is_enum(type, i) || val > UINT32_MAX)
+	if (!val_is_enum(type, i) || val > UINT32_MAX)
 		return NULL;
 	return mp_name(val_enums[type][i], val);
+}
+
+const char *mp_rate_cause_name(uint64_t cause)
+{
+	return mp_event_val_label(MPLANE_EV_RATE_UPDATE, 3, cause);
 }
 
 /* QPNs and plane masks read best in hex. */
@@ -219,7 +219,7 @@ void mp_event_print_val(const struct mplane_event *e, unsigned int i,
 	}
 	if (to == MP_PRINT_ANY)
 		mp_print_text(" %s=", vn);
-	if (!mp_event_val_is_enum(e->hdr.type, i)) {
+	if (!val_is_enum(e->hdr.type, i)) {
 		hex = mp_event_val_hex(e->hdr.type, i);
 		mp_print_u64(to, vn, hex ? "%#" PRIx64 : "%" PRIu64, e->val[i]);
 		return;

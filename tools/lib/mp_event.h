@@ -33,9 +33,6 @@ int mp_event_type_parse(const char *name);
 /* The name of val[@i] for @type ("q_bytes"), NULL when it is unused. */
 const char *mp_event_val_name(unsigned int type, unsigned int i);
 
-/* Whether val[@i] of @type is an enum (a plane state, a reason, ...). */
-bool mp_event_val_is_enum(unsigned int type, unsigned int i);
-
 /*
  * The name of the value @val of val[@i] where it is an enum (RATE_UPDATE's
  * cause: "cut", "fast_recovery", ...), else NULL; a newer writer's value
