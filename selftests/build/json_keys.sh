@@ -3,8 +3,9 @@
 #
 # json_keys.sh: one schema convention for every command's JSON.  On the
 # keys the sources add (json-c calls, mp_print_*() and iproute2's
-# print_*(PRINT_ANY|PRINT_JSON), the netlink field tables, and the keys
-# of telemetry's histograms, struct tv_unit), and on the JSON that the
+# print_*(PRINT_ANY|PRINT_JSON), the netlink field tables, the keys
+# of telemetry's histograms, struct tv_unit, and the PyTorch job's
+# dictionaries in tools/torch), and on the JSON that the
 # telemetry views and dump print of a capture made here, with an event
 # of every type whose values hold an enum:
 #  - a time has its unit as the key's suffix (_s, _ms, _us, _ns), and so
@@ -22,6 +23,52 @@ json_keys() {
 		'(json_object_object_add\([^,]+, *|PRINT_(ANY|JSON), *(IP_COLOR_[A-Z]+, *)?|(mp|tv|rx)_print_[a-z0-9_]+\(([^,"]*, *)?|mp_print_open_(object|array)\(|^	\{ [A-Z_0-9]+, *)"[a-z][a-z0-9_]*"' \
 		"$MPLANE_ROOT/tools" | sed -E 's|^'"$MPLANE_ROOT"'/||; s|^([^:]+):[0-9]+:.*"([^"]+)"$|\1:\2|'
 	tv_unit_keys
+	py_keys names
+}
+
+# The keys of the Python programs' JSON (the PyTorch job's result): the
+# dictionaries' literal keys and the keys they are given, in lower case
+# (not the units table's "K", "M", "G", nor environment variables).
+# @1 "names" gives "file:key" as json_keys(); "types" gives "key type
+# file:line" as json_key_types(), where the value's type shows in the
+# source: a literal, a dictionary or list, a comparison, or a number
+# that round(), float(), int() or len() made.
+py_keys() {
+	find "$MPLANE_ROOT/tools" -name '*.py' | sort |
+		/usr/bin/python3 -c '
+import ast, sys
+mode, root = sys.argv[1], sys.argv[2]
+NUMBER = {"round", "float", "int", "len"}
+def type_of(v):
+    if isinstance(v, ast.Constant):
+        return {bool: "boolean", str: "string", int: "number",
+                float: "number"}.get(type(v.value))
+    if isinstance(v, (ast.Dict, ast.DictComp)):
+        return "object"
+    if isinstance(v, (ast.List, ast.ListComp)):
+        return "array"
+    if isinstance(v, (ast.Compare, ast.BoolOp)):
+        return "boolean"
+    if isinstance(v, ast.Call) and getattr(v.func, "id", "") in NUMBER:
+        return "number"
+    return None
+for path in sys.stdin.read().split():
+    rel = path[len(root) + 1:]
+    for n in ast.walk(ast.parse(open(path).read(), path)):
+        pairs = []
+        if isinstance(n, ast.Dict):
+            pairs = zip(n.keys, n.values)
+        elif isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Subscript):
+            pairs = [(n.targets[0].slice, n.value)]
+        for k, v in pairs:
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)
+                    and k.value[:1].islower()):
+                continue
+            if mode == "names":
+                print(f"{rel}:{k.value}")
+            elif type_of(v):
+                print(f"{k.value} {type_of(v)} {rel}:{k.lineno}")
+' "$1" "$MPLANE_ROOT"
 }
 
 # A histogram's keys by its unit: the initializers of struct tv_unit.
@@ -36,12 +83,13 @@ tv_unit_keys() {
 
 # The rules on names, on "file:key" lines: those that break them.
 # A time, or what only sounds like one: counts, lists, a histogram's
-# object (its keys have the unit, as telemetry report's step_times), and
+# object (its keys have the unit, as telemetry report's step_times and
+# the PyTorch job's allreduce_times), and
 # where a gap was (traffic recv's max_gap_after_seq: a sequence number, a
 # flow).
 untimed() {
 	grep -E ':[a-z0-9_]*(time|interval|gap|period|timeout|age|elapsed|duration|latency|delay|holddown|halflife|uptime|stall|seconds)[a-z0-9_]*$' |
-		grep -vE '_(s|ms|us|ns)$' | grep -vE ':(gaps?|timeouts|timelines|timestamps|stalls|step_times)$' |
+		grep -vE '_(s|ms|us|ns)$' | grep -vE ':(gaps?|timeouts|timelines|timestamps|stalls|step_times|allreduce_times)$' |
 		grep -vE '_after_(seq|flow)$' || true
 }
 
@@ -59,6 +107,8 @@ test_times_have_unit_suffixes() {
 	[ "$n" -gt 200 ] || fail "found only $n keys: the pattern no longer matches the sources"
 	tv_unit_keys | grep -q ':p99_[a-z]*$' ||
 		fail "no histogram's keys found: struct tv_unit is no longer where json_keys() reads it"
+	py_keys names | grep -q 'allreduce_train.py:step_times$' ||
+		fail "no key of the PyTorch job's result found: py_keys() no longer reads it"
 	bad=$(json_keys | untimed | sort -u)
 	log "$n keys"
 	assert_eq "time keys without a unit suffix" "$(xargs <<<"$bad")" ""
@@ -163,6 +213,7 @@ json_key_types() {
 		my $line = 1 + (() = substr($_, 0, $at) =~ /\n/g);
 		print "$key $t $ARGV:$line\n";
 	}' | sed "s| $MPLANE_ROOT/| |"
+	py_keys types
 }
 
 # "key:type,type" for every key printed with more than one type.
@@ -193,6 +244,7 @@ test_one_type_per_key() {
 	[ "$n" -gt 300 ] || fail "found only $n typed keys: the pattern no longer matches the sources"
 	grep -q '^tc_hook string ' "$TYPES" || fail "tc_hook not found: the pattern misses mp_print_str()"
 	grep -q '^stats object ' "$TYPES" || fail "no object found: the pattern misses mp_print_open_object()"
+	grep -q '^ok boolean tools/torch/' "$TYPES" || fail "no typed key of the PyTorch job's result found"
 	bad=$(two_types <"$TYPES")
 	log "$n typed keys"
 	for k in $bad; do
