@@ -43,12 +43,15 @@
 # with no host queue behind the rate limiter.  Less than 16 KiB (4608,
 # two packets) starves a sender under TCG even with CC off: each packet
 # waits for a wake-up (130 packets a second, a third of the link).
+# MPLANE_CC_WMEM replaces the 16 KiB.
 
 SENDERS=4
 RATE_KBIT=4000
 BUFFER_MS=100
 LIMIT=$((3028 + RATE_KBIT * BUFFER_MS / 8))	# burst + the buffer at the rate
-KMIN=3000 KMAX=9000 PMAX=20
+# MPLANE_CC_MARK="KMIN KMAX PMAX" replaces the profile, to try others
+# (bench/cc.sh; Documentation/cc.md has a sweep).
+read -r KMIN KMAX PMAX <<<"${MPLANE_CC_MARK:-3000 9000 20}"
 # Frames of the streams: 1036 bytes of UDP payload (a BTH, 1024 bytes and
 # the ICRC, as the engine's packets), 1086 bytes on the wire.
 SIZE=1036
@@ -130,7 +133,7 @@ fabric_build() {
 	"$MPLANECTL" telemetry sample --fabric "$FAB" --node p0l0 --interval 5ms \
 		>/dev/null || fail "telemetry sample"
 	recv_start
-	echo 16384 >/proc/sys/net/core/wmem_default
+	echo "${MPLANE_CC_WMEM:-16384}" >/proc/sys/net/core/wmem_default
 	# The guest's softirq threads above its processes, as a switch's
 	# forwarding and a NIC's pacing are not time-shared with the hosts'
 	# programs: under load softirqs move to ksoftirqd, and with the
