@@ -402,20 +402,23 @@ bool mplane_cc_rx(struct mplane_plane *plane, struct sk_buff *skb, bool ce)
 	struct mplane_dcqcn_params p;
 	struct mplane_qp_table *t;
 	struct mplane_roce r;
-	u64 now;
 
 	cc = mplane_cc_params_get(mp, &p);
 	t = rcu_dereference_bh(mp->qps);
 	if (!cc || !t || !mplane_roce_of(mp, skb, &r))
 		return false;
-	now = ktime_get_ns();
+	/*
+	 * The clock is read only for a CNP or CE, which most packets are
+	 * not: where the clocksource is the HPET (a TCG guest), a read is
+	 * an emulated device access, about 1 us.
+	 */
 	if (r.opcode == MPLANE_BTH_OPCODE_CNP) {
-		mplane_cc_cnp(plane, t, &p, &r, now);
+		mplane_cc_cnp(plane, t, &p, &r, ktime_get_ns());
 		consume_skb(skb);
 		return true;
 	}
 	if (ce)
-		mplane_cc_notify(plane, cc, t, &r, now);
+		mplane_cc_notify(plane, cc, t, &r, ktime_get_ns());
 	return false;
 }
 
