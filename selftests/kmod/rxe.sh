@@ -159,6 +159,7 @@ test_write_bw_plane_cut() {
 	wait "$cpid" || client_rc=$?
 	wait "$spid" || server_rc=$?
 	log "$(tail -n 2 "$TMPD/bw" | tr -s ' \n' ' ')"
+	[ "$client_rc" = 0 ] || rxe_explain "$ha" "$RXA" "$TMPD/bw"
 	assert_eq "client status" "$client_rc" 0
 	assert_eq "server status" "$server_rc" 0
 	rxe_check_write_bw "$TMPD/bw" "$ha" "$p0_cut" "$p1_cut"

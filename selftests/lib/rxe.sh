@@ -32,6 +32,38 @@ rxe_tx() {
 	rxe_in "$1" ethtool -S mp0 | awk -v k="plane$2_tx_packets:" '$1 == k { print $2 }'
 }
 
+# rxe_explain NS DEV OUT: what to know of a client that failed or hung,
+# logged: its output OUT's end, its QPs' states and PSNs, DEV's (rxe's)
+# counters that are not zero (retries, sequence errors, RNR: whether rxe
+# gave up, or never heard back) and NS's mp0's per-plane ones.
+rxe_explain() {
+	local c v line=
+	log "client output: $(tail -n 5 "$3" | tr -s ' \n' ' ')"
+	log "QPs: $(rxe_in "$1" rdma resource show qp link "$2/1" 2>&1 | tr -s ' \n' ' ')"
+	for c in "/sys/class/infiniband/$2/ports/1/hw_counters"/*; do
+		read -r v <"$c" 2>/dev/null || continue
+		[ "$v" = 0 ] || line+="${c##*/}=$v "
+	done
+	log "$2 counters: ${line:-none}"
+	log "mp0: $(rxe_in "$1" ethtool -S mp0 | awk '$2 != 0 { printf "%s%s ", $1, $2 }')"
+}
+
+# rxe_wait_or_explain PID NS DEV OUT SECS: wait for the client PID; one
+# still running after SECS is explained (rxe_explain) while its QPs are
+# still there, before its own timeout kills it.  Returns its status.
+rxe_wait_or_explain() {
+	local i
+	for ((i = 0; i < $5 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		log "the client still runs after $5 s"
+		rxe_explain "$2" "$3" "$4"
+	fi
+	wait "$1"
+}
+
 # rxe_tx_grew NS PLANE FROM N: plane PLANE sent N packets since FROM.
 rxe_tx_grew() { [ $(($(rxe_tx "$1" "$2") - $3)) -ge "$4" ]; }
 
