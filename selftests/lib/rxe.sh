@@ -41,11 +41,11 @@ rxe_explain() {
 	log "client output: $(tail -n 5 "$3" | tr -s ' \n' ' ')"
 	log "QPs: $(rxe_in "$1" rdma resource show qp link "$2/1" 2>&1 | tr -s ' \n' ' ')"
 	for c in "/sys/class/infiniband/$2/ports/1/hw_counters"/*; do
-		read -r v <"$c" 2>/dev/null || continue
+		read -r v 2>/dev/null <"$c" || continue
 		[ "$v" = 0 ] || line+="${c##*/}=$v "
 	done
 	log "$2 counters: ${line:-none}"
-	log "mp0: $(rxe_in "$1" ethtool -S mp0 | awk '$2 != 0 { printf "%s%s ", $1, $2 }')"
+	log "mp0: $(rxe_in "$1" ethtool -S mp0 2>&1 | awk '$1 ~ /:$/ && $2 != 0 { printf "%s%s ", $1, $2 }')"
 }
 
 # rxe_wait_or_explain PID NS DEV OUT SECS: wait for the client PID; one
