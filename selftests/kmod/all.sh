@@ -48,13 +48,42 @@ esac
 # A script that exits non-zero with no test of its own failed stopped
 # outside its tests (a missing variable, set -e, a lost guest): that is
 # a failure too, named for the script, or its count would not show it.
+#
+# A script that hangs would take the rest of the boot with it, and the
+# VM's timeout keeps nothing of where it hung: each script has
+# MPLANE_SCRIPT_TIMEOUT seconds (600; the longest, the debug kernel's,
+# takes under 300), and one that runs longer is shown, its processes
+# and the kernel's blocked tasks (sysrq w), before it is killed.
+script_limit=${MPLANE_SCRIPT_TIMEOUT:-600}
+
+# explain_hang NAME SECS: what still runs of script NAME after SECS.
+explain_hang() {
+	echo "# $1.sh still runs after $2 s: its processes, then the kernel's blocked tasks"
+	# shellcheck disable=SC2009 # the tree, less the kernel's threads
+	ps -eo pid,stat,wchan:28,etime,args --forest | grep -v ' \[.*\]$' |
+		cut -c 1-160 | sed 's/^/#   /'
+	{ echo w >/proc/sysrq-trigger; } 2>/dev/null
+	sleep 1
+	dmesg | sed -n '/sysrq: Show Blocked State/,$p' | tail -n 80 | sed 's/^/#   /'
+}
+
 said=$(mktemp "${TMPDIR:-/tmp}/mplane-all.XXXXXX")
 rc=0
 for t in $scripts; do
 	echo "# $t.sh on $(uname -r)"
 	start=$SECONDS
-	bash "$here/$t.sh" | tee "$said"
+	# Its sleep dies with it: an orphan would hold a pipe open (the
+	# native runner's tee) for the rest of its 600 s.
+	(trap 'kill $nap 2>/dev/null; exit 0' TERM
+	 sleep "$script_limit" & nap=$!
+	 wait $nap && explain_hang "$t" "$script_limit") &
+	watchdog=$!
+	timeout -k 10 "$((script_limit + 5))" bash "$here/$t.sh" | tee "$said"
 	st=${PIPESTATUS[0]}
+	kill "$watchdog" 2>/dev/null
+	wait "$watchdog" 2>/dev/null
+	[ "$st" -ne 124 ] && [ "$st" -ne 137 ] ||
+		echo "not ok 1 $t.sh did not finish in $script_limit s, and was killed" | tee -a "$said"
 	echo "# $t.sh took $((SECONDS - start)) s"
 	[ "$st" -eq 0 ] && continue
 	rc=1

@@ -142,6 +142,7 @@ test_send_lat() {
 test_write_bw_plane_cut() {
 	local p1_start p0_cut p1_cut spid
 	need_pair
+	rxe_mark "$RXA"
 	p1_start=$(rxe_tx "$ha" 1)
 	ip netns exec "$hb" timeout 30 ib_write_bw -d "$RXB" -x "$GB" -s 4096 -D 4 -F \
 		>"$TMPD/bw.srv" 2>&1 &

@@ -87,10 +87,13 @@ client() {
 	return "$client_rc"
 }
 
-# server CMD...: one of the peer's servers, its output kept.
+# server CMD...: one of the peer's servers, its output kept; one that
+# still runs after 50 s (its client gone, or its QP stalled) is
+# explained, from this side, before its timeout ends it.
 server() {
 	local rc=0
-	timeout 120 "$@" -p $PORT >"$TMPD/srv" 2>&1 || rc=$?
+	timeout 120 "$@" -p $PORT >"$TMPD/srv" 2>&1 &
+	rxe_wait_or_explain $! "" $RXE "$TMPD/srv" 50 || rc=$?
 	log "$1 served: status $rc, $(tail -n 2 "$TMPD/srv" | tr -s ' \n' ' ')"
 	assert_eq "$1's status" "$rc" 0
 }
@@ -124,6 +127,7 @@ test_send_lat() {
 # plane sends nothing more.
 test_write_bw_plane_cut() {
 	local p1_start p0_cut p1_cut cpid
+	rxe_mark $RXE
 	if [ "$ROLE" = server ]; then
 		server ib_write_bw -d $RXE -x "$G" -s 4096 -D 4 -F
 		return

@@ -32,25 +32,43 @@ rxe_tx() {
 	rxe_in "$1" ethtool -S mp0 | awk -v k="plane$2_tx_packets:" '$1 == k { print $2 }'
 }
 
-# rxe_explain NS DEV OUT: what to know of a client that failed or hung,
-# logged: its output OUT's end, its QPs' states and PSNs, DEV's (rxe's)
-# counters that are not zero (retries, sequence errors, RNR: whether rxe
-# gave up, or never heard back) and NS's mp0's per-plane ones.
-rxe_explain() {
-	local c v line=
-	log "client output: $(tail -n 5 "$3" | tr -s ' \n' ' ')"
-	log "QPs: $(rxe_in "$1" rdma resource show qp link "$2/1" 2>&1 | tr -s ' \n' ' ')"
-	for c in "/sys/class/infiniband/$2/ports/1/hw_counters"/*; do
-		read -r v 2>/dev/null <"$c" || continue
-		[ "$v" = 0 ] || line+="${c##*/}=$v "
+# rxe_counters DEV: "NAME VALUE" for each of DEV's (rxe's) port counters;
+# lifespan is not one (how long the kernel caches them, in ms).
+rxe_counters() {
+	local c v
+	for c in "/sys/class/infiniband/$1/ports/1/hw_counters"/*; do
+		[ "${c##*/}" != lifespan ] || continue
+		read -r v 2>/dev/null <"$c" && echo "${c##*/} $v"
 	done
-	log "$2 counters: ${line:-none}"
-	log "mp0: $(rxe_in "$1" ethtool -S mp0 2>&1 | awk '$1 ~ /:$/ && $2 != 0 { printf "%s%s ", $1, $2 }')"
 }
 
-# rxe_wait_or_explain PID NS DEV OUT SECS: wait for the client PID; one
-# still running after SECS is explained (rxe_explain) while its QPs are
-# still there, before its own timeout kills it.  Returns its status.
+# rxe_mark DEV: from now, rxe_explain gives DEV's counters as the change
+# since, so that a test's own retries are not mixed with earlier tests'.
+rxe_mark() { rxe_counters "$1" >"$TMPD/rxe-mark.$1"; }
+
+# rxe_explain NS DEV OUT: what to know of a client or server that failed
+# or hung, logged: its output OUT's end, its QPs' states and PSNs, DEV's
+# (rxe's) counters that moved since rxe_mark (retries, sequence errors,
+# RNR: whether rxe gave up, or never heard back), NS's mp0's per-plane
+# ones and the drops of its own (not per plane, in ip -s link).
+rxe_explain() {
+	local moved
+	log "output: $(tail -n 5 "$3" | tr -s ' \n' ' ')"
+	log "QPs: $(rxe_in "$1" rdma resource show qp link "$2/1" 2>&1 | tr -s ' \n' ' ')"
+	moved=$(rxe_counters "$2" | awk -v mark="$TMPD/rxe-mark.$2" '
+		BEGIN { while ((getline l < mark) > 0) { split(l, f); was[f[1]] = f[2] } }
+		$2 != was[$1] { printf "%s+%d ", $1, $2 - was[$1] }')
+	log "$2 counters, moved since $([ -e "$TMPD/rxe-mark.$2" ] && echo "the test began" ||
+		echo "rxe was added"): ${moved:-none}"
+	log "mp0: $(rxe_in "$1" ethtool -S mp0 2>&1 | awk '$1 ~ /:$/ && $2 != 0 { printf "%s%s ", $1, $2 }')" \
+		"$(rxe_in "$1" ip -j -s link show mp0 2>/dev/null |
+			jq -r '.[0].stats64 | "tx_dropped:\(.tx.dropped) rx_dropped:\(.rx.dropped)"')"
+}
+
+# rxe_wait_or_explain PID NS DEV OUT SECS: wait for PID (a client or a
+# server, writing OUT); one still running after SECS is explained
+# (rxe_explain) while its QPs are still there, before its own timeout
+# kills it.  Returns its status.
 rxe_wait_or_explain() {
 	local i
 	for ((i = 0; i < $5 * 10; i++)); do
@@ -58,7 +76,7 @@ rxe_wait_or_explain() {
 		sleep 0.1
 	done
 	if kill -0 "$1" 2>/dev/null; then
-		log "the client still runs after $5 s"
+		log "${4##*/}'s program still runs after $5 s"
 		rxe_explain "$2" "$3" "$4"
 	fi
 	wait "$1"
