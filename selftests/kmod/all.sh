@@ -82,7 +82,9 @@ for t in $scripts; do
 	 sleep "$script_limit" & nap=$!
 	 wait $nap && explain_hang "$t" "$script_limit") &
 	watchdog=$!
-	timeout -k 10 "$((script_limit + 5))" bash "$here/$t.sh" | tee "$said"
+	# The kill comes 30 s after the watchdog wakes: ending the watchdog
+	# sooner would cut its explanation short.
+	timeout -k 10 "$((script_limit + 30))" bash "$here/$t.sh" | tee "$said"
 	st=${PIPESTATUS[0]}
 	kill "$watchdog" 2>/dev/null
 	wait "$watchdog" 2>/dev/null
