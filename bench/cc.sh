@@ -24,7 +24,8 @@
 #                   fast as the sender goes, h1 to h0 over a 10 Gbit/s
 #                   fabric (the link never the limit, so what moves is
 #                   mp0's per-packet cost, the QP lookup of an unlimited
-#                   QP); goal >= 0.9
+#                   QP), in slices of 0.5 s, CC off and on in turn (four
+#                   each a trial); goal >= 0.9
 #
 # Runs in the VM with mplane.ko (make bench); one line per figure, and
 # the results as JSON in $OUT.
@@ -138,19 +139,39 @@ test_victim() {
 	done
 }
 
-# pps_trial CC: mp0 tx packets a second on h1, 2 s of 64-byte RoCE.
-pps_trial() {
-	local ns=${FAB}f-h1 h out
+# pps_slice CC: mp0's tx packets a second on h1 in half a second of
+# 64-byte RoCE, with CC set to CC on both hosts.
+pps_slice() {
+	local h
 	for h in 0 1; do
-		if [ "$1" = off ]; then
-			"$MPLANECTL" -n ${FAB}f-h$h link set mp0 cc off
-		else
-			"$MPLANECTL" -n ${FAB}f-h$h link set mp0 cc dcqcn
-		fi
+		"$MPLANECTL" -n ${FAB}f-h$h link set mp0 cc "$1"
 	done
-	out=$("$MPLANECTL" -n "$ns" -j traffic send 10.99.0.1 --roce 0x201 --size 64 \
-		--rate 10000000 --burst 100000 --duration 2)
-	add "$(jq -c --arg cc "$1" '{bench: "pps", cc: $cc, pps: .pps, sent: .sent}' <<<"$out")"
+	"$MPLANECTL" -n ${FAB}f-h1 -j traffic send 10.99.0.1 --roce 0x201 --size 64 \
+		--rate 10000000 --burst 100000 --duration 0.5 | jq .pps
+}
+
+# pps_trial FIRST: eight slices, CC off and on in turn in ABBA order from
+# FIRST (off: off on on off off on on off), and each's mean pps.  A TCG
+# guest's packet rate jumps (by up to two, in either direction) between
+# runs seconds apart; slices that alternate this fast see most jumps on
+# both sides alike, where two 2 s runs, one each, put each jump on one.
+pps_trial() {
+	local first=$1 second=dcqcn cc pps on=() off=()
+	[ "$first" = off ] || second=off
+	for cc in "$first" "$second" "$second" "$first" "$first" "$second" "$second" "$first"; do
+		pps=$(pps_slice "$cc") || fail "traffic send (cc $cc)"
+		if [ "$cc" = off ]; then off+=("$pps"); else on+=("$pps"); fi
+	done
+	pps_add off "${off[@]}"
+	pps_add dcqcn "${on[@]}"
+}
+
+# pps_add CC PPS...: a trial's slices of CC, and their mean.
+pps_add() {
+	local cc=$1 IFS=,
+	shift
+	add "$(jq -nc --arg cc "$cc" --argjson s "[$*]" \
+		'{bench: "pps", cc: $cc, pps: (($s | add) / ($s | length)), slices: $s}')"
 }
 
 test_pps() {
@@ -161,16 +182,9 @@ test_pps() {
 	ip netns exec ${FAB}f-h0 "$MPLANECTL" traffic recv --port 4791 --timeout 600 \
 		>/dev/null 2>&1 &
 	RECV_PIDS="$RECV_PIDS $!"
-	# ABBA: every other trial measures CC on first, so that a guest that
-	# slows down or speeds up through the run weighs on both alike.
+	# Every other trial starts with CC on.
 	for ((t = 0; t < TRIALS; t++)); do
-		if ((t % 2)); then
-			pps_trial dcqcn
-			pps_trial off
-		else
-			pps_trial off
-			pps_trial dcqcn
-		fi
+		if ((t % 2)); then pps_trial dcqcn; else pps_trial off; fi
 	done
 }
 
@@ -187,7 +201,7 @@ jq -r '
 	def med: sort | .[(length - 1) / 2 | floor];
 	group_by(.bench + "/" + .cc)[] | . as $g |
 	"# summary \($g[0].bench) cc \($g[0].cc) (\(length) trials): " +
-	([$g[0] | keys[] | select(. != "bench" and . != "cc")] | map(. as $k |
+	([$g[0] | keys[] | select(. != "bench" and . != "cc" and . != "slices")] | map(. as $k |
 		"\($k) median \([$g[][$k]] | med) worst \(
 			if ($k | test("goodput|jain|pps|sent|out_kbit|verified|iters")) then [$g[][$k]] | min
 			else [$g[][$k]] | max end)") | join(", "))' "$OUT"

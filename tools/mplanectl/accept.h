@@ -148,6 +148,17 @@ int accept_policy_up(struct accept_run *run, enum mp_expect_policy policy);
 void accept_policy_down(struct accept_run *run);
 
 /*
+ * A second fabric of the same shape and policy, the control (isolation:
+ * a load on it costs the hosts' CPU what it costs on the policy's fabric,
+ * and shares none of its links): its prefix, and its building and
+ * removal.  accept_policy_down() removes it too.
+ */
+void accept_control_prefix(const struct accept_run *run, char *buf,
+			   size_t size);
+int accept_control_up(struct accept_run *run);
+void accept_control_down(struct accept_run *run);
+
+/*
  * `collective run --op OP` of the run's size and iterations (accept_coll.c)
  * on @hosts ("h0,h2"; NULL: every host) at @port (NULL: the default): its
  * JSON, every element checked, or NULL (reported).

@@ -1,11 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mplanectl accept isolation: a victim job on half the hosts, alone and
- * then beside a background job on the other half.
+ * mplanectl accept isolation: a victim job on half the hosts, alone, then
+ * beside a background job on the other half, and then beside the same
+ * background on a fabric of its own (the control).
  *
  *   victim_step_ratio     the victim allreduce's mean completion time
  *                         with the background / alone
  *   victim_cct_p99_ratio  the same for its p99 completion time
+ *   fabric_step_ratio     its mean completion time with the background
+ *                         on its fabric / with the background on the
+ *                         control's
+ *   fabric_cct_p99_ratio  the same for its p99 completion time
+ *
+ * The control is there because an emulated fabric's hosts share one
+ * machine's CPUs: the background slows the victim's processes and the
+ * switches' forwarding wherever it runs, which a real cluster's hosts do
+ * not suffer.  On the control (a second fabric of the same shape and
+ * policy, accept_control_up) the background costs the CPUs the same and
+ * shares no link, so the fabric ratios are what the policy's fabric lets
+ * the background take from the victim, and the victim ratios that and
+ * the CPU's share together.
  *
  * The victim takes the even hosts and the background the odd ones, so
  * that both span every leaf (hosts are placed on leaves in order) and
@@ -32,12 +46,15 @@
 
 enum {
 	VICTIM_STEP_RATIO, VICTIM_CCT_P99_RATIO,
+	FABRIC_STEP_RATIO, FABRIC_CCT_P99_RATIO,
 	TORCH_STEP_RATIO, TORCH_STEP_P99_RATIO,
 };
 
 static const char *const isolation_figures[] = {
 	[VICTIM_STEP_RATIO] = "victim_step_ratio",
 	[VICTIM_CCT_P99_RATIO] = "victim_cct_p99_ratio",
+	[FABRIC_STEP_RATIO] = "fabric_step_ratio",
+	[FABRIC_CCT_P99_RATIO] = "fabric_cct_p99_ratio",
 	[TORCH_STEP_RATIO] = "torch_step_ratio",
 	[TORCH_STEP_P99_RATIO] = "torch_step_p99_ratio",
 	NULL,
@@ -67,13 +84,14 @@ static void half(char *buf, size_t size, unsigned int hosts, bool odd)
 		len += snprintf(buf + len, size - len, "%sh%u", len ? "," : "", h);
 }
 
-static int background_start(struct accept_run *run, const char *hosts,
-			    struct accept_job *job)
+/* The background job on @hosts of the fabric @prefix. */
+static int background_start(struct accept_run *run, const char *prefix,
+			    const char *hosts, struct accept_job *job)
 {
 	const struct accept_settings *s = run->s;
 	char size[24];
 	const char *args[] = {
-		"collective", "run", "--prefix", s->prefix, "--hosts", hosts,
+		"collective", "run", "--prefix", prefix, "--hosts", hosts,
 		"--op", s->background ? "incast" : "alltoall", "-e", size,
 		"--duration", "3600", "--no-marks",
 		"--transport", s->transport ? "roce" : "tcp",
@@ -143,7 +161,7 @@ static int torch_measure(struct accept_run *run, struct accept_result *res,
 		return -1;
 	torch_step(res, "PyTorch loop alone", alone, &a50, &a99);
 	accept_progress(run, "the PyTorch loop beside the background");
-	err = background_start(run, background, &bg);
+	err = background_start(run, run->s->prefix, background, &bg);
 	if (!err) {
 		with = torch_victim(run, res, victim);
 		err = accept_stop(run, &bg) || !with;
@@ -158,11 +176,68 @@ static int torch_measure(struct accept_run *run, struct accept_result *res,
 	return err ? -1 : 0;
 }
 
+/*
+ * The victim allreduce beside the background on @bg_prefix's hosts
+ * @background, as step @name: its JSON, or NULL (reported).
+ */
+static struct json_object *victim_beside(struct accept_run *run,
+					 struct accept_result *res,
+					 const char *name, const char *victim,
+					 const char *bg_prefix,
+					 const char *background)
+{
+	struct json_object *with = NULL;
+	struct accept_job bg = { 0 };
+
+	accept_progress(run, name);
+	if (background_start(run, bg_prefix, background, &bg))
+		return NULL;
+	with = accept_collective(run, "allreduce", victim, VICTIM_PORT(run->s));
+	if (accept_stop(run, &bg) || !with) {
+		json_object_put(with);
+		return NULL;
+	}
+	accept_step_add(res, name, with);
+	return with;
+}
+
+/* @num's mean and p99 completion times over @den's, into figures @f and
+ * @f + 1. */
+static void time_ratios(struct accept_result *res, unsigned int f,
+			struct json_object *num, struct json_object *den)
+{
+	res->figure[f] = accept_json_num(num, "sizes", -1, "time_us") /
+			 accept_json_num(den, "sizes", -1, "time_us");
+	res->figure[f + 1] = accept_json_num(num, "sizes", -1, "p99_us") /
+			     accept_json_num(den, "sizes", -1, "p99_us");
+}
+
+/* The victim beside the same background on the control fabric, and the
+ * fabric ratios against @with. */
+static int control_measure(struct accept_run *run, struct accept_result *res,
+			   const char *victim, const char *background,
+			   struct json_object *with)
+{
+	char prefix[FABRIC_PREFIX_SIZE];
+	struct json_object *control = NULL;
+
+	accept_control_prefix(run, prefix, sizeof(prefix));
+	if (!accept_control_up(run) && !run->interrupted)
+		control = victim_beside(run, res,
+					"victim with the background on the control fabric",
+					victim, prefix, background);
+	accept_control_down(run);
+	if (!control)
+		return -1;
+	time_ratios(res, FABRIC_STEP_RATIO, with, control);
+	json_object_put(control);
+	return 0;
+}
+
 static int isolation_measure(struct accept_run *run, struct accept_result *res)
 {
 	struct json_object *alone, *with = NULL;
 	char victim[256], background[256];
-	struct accept_job bg = { 0 };
 	int err;
 
 	half(victim, sizeof(victim), run->s->hosts, false);
@@ -174,20 +249,13 @@ static int isolation_measure(struct accept_run *run, struct accept_result *res)
 		return -1;
 	}
 	accept_step_add(res, "victim alone", alone);
-	accept_progress(run, "the victim beside the background");
-	err = background_start(run, background, &bg);
-	if (!err) {
-		with = accept_collective(run, "allreduce", victim, VICTIM_PORT(run->s));
-		err = accept_stop(run, &bg) || !with;
-	}
-	if (!err) {
-		accept_step_add(res, "victim with the background", with);
-		res->figure[VICTIM_STEP_RATIO] =
-			accept_json_num(with, "sizes", -1, "time_us") /
-			accept_json_num(alone, "sizes", -1, "time_us");
-		res->figure[VICTIM_CCT_P99_RATIO] =
-			accept_json_num(with, "sizes", -1, "p99_us") /
-			accept_json_num(alone, "sizes", -1, "p99_us");
+	with = victim_beside(run, res, "victim with the background", victim,
+			     run->s->prefix, background);
+	err = !with;
+	if (with) {
+		time_ratios(res, VICTIM_STEP_RATIO, with, alone);
+		if (!run->interrupted)
+			err = control_measure(run, res, victim, background, with);
 	}
 	json_object_put(alone);
 	json_object_put(with);
@@ -199,7 +267,9 @@ static int isolation_measure(struct accept_run *run, struct accept_result *res)
 const struct accept_class accept_isolation = {
 	.cls = MP_EXPECT_ISOLATION,
 	.figures = isolation_figures,
-	.steps = 4,
+	/* building it, its switches' program, alone, with the background;
+	 * the control's two, and the victim beside its background */
+	.steps = 7,
 	.torch_steps = 2,
 	.torch_first = TORCH_STEP_RATIO,
 	.measure = isolation_measure,

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mp_fabric.h"
 #include "accept.h"
 #include "fabric.h"
 
@@ -61,24 +62,20 @@ const char *accept_policy_cannot(const struct accept_run *run,
 	return NULL;
 }
 
-int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
+/* The fabric of policy @p as @prefix, with its loops. */
+static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
+			    const char *prefix)
 {
 	const struct accept_settings *s = run->s;
 	char hosts[16], planes[16], leaves[16], spines[16];
 	const char *args[32] = {
-		"fabric", "up", "--force", "--quiet", "--prefix", s->prefix,
+		"fabric", "up", "--force", "--quiet", "--prefix", prefix,
 		"--hosts", hosts, "--planes", planes, "--leaves", leaves,
 		"--spines", spines, "--rate", s->rate.text,
 	};
 	const char *attach[] = {
-		"bpf", "attach", "--fabric", s->prefix, "--policy",
+		"bpf", "attach", "--fabric", prefix, "--policy",
 		switch_policy(p), NULL,
-	};
-	/* With a report, every switch port is sampled each ms (queue, bytes
-	 * sent, CE marks) for its symmetry and its timeline. */
-	const char *sample[] = {
-		"telemetry", "sample", "--fabric", s->prefix, "--interval", "1ms",
-		NULL,
 	};
 	unsigned int n = 16;
 
@@ -114,21 +111,81 @@ int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
 		};
 
 		for (h = 0; h < s->hosts; h++) {
-			snprintf(ns, sizeof(ns), "%s-h%u", s->prefix, h);
+			snprintf(ns, sizeof(ns), "%s-h%u", prefix, h);
 			if (accept_exec(run, "link set mp0 flowlet-gap", NULL, gap))
 				return -1;
 		}
 	}
 	accept_progress(run, "the switches' program");
-	if (accept_exec(run, "bpf attach --fabric", NULL, attach))
+	return accept_exec(run, "bpf attach --fabric", NULL, attach);
+}
+
+int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
+{
+	const struct accept_settings *s = run->s;
+	/* With a report, every switch port is sampled each ms (queue, bytes
+	 * sent, CE marks) for its symmetry and its timeline. */
+	const char *sample[] = {
+		"telemetry", "sample", "--fabric", s->prefix, "--interval", "1ms",
+		NULL,
+	};
+
+	if (policy_fabric_up(run, p, s->prefix))
 		return -1;
 	return s->html && accept_exec(run, "telemetry sample", NULL, sample) ? -1 : 0;
+}
+
+/*
+ * The control fabric's prefix: the run's and a 'c' (fabric names allow no
+ * '-'), the 'c' in place of the last letter when the run's is as long as
+ * a prefix can be, and a 'd' where that letter is a 'c'.
+ */
+void accept_control_prefix(const struct accept_run *run, char *buf,
+			   size_t size)
+{
+	const char *prefix = run->s->prefix;
+	size_t len = strlen(prefix), max = FABRIC_NAME_MAX - 3;
+	size_t keep = len < max ? len : max - 1;
+
+	snprintf(buf, size, "%.*s%c", (int)keep, prefix,
+		 prefix[keep] == 'c' ? 'd' : 'c');
+}
+
+int accept_control_up(struct accept_run *run)
+{
+	char prefix[FABRIC_PREFIX_SIZE];
+
+	accept_control_prefix(run, prefix, sizeof(prefix));
+	return policy_fabric_up(run, run->policy, prefix);
+}
+
+/* A fabric's removal, if its state file is there. */
+static void fabric_down(struct accept_run *run, const char *prefix)
+{
+	const char *args[] = { "fabric", "down", "--prefix", prefix, NULL };
+	char path[256];
+
+	if (mp_fabric_state_path(prefix, path, sizeof(path)) < 0 ||
+	    access(path, F_OK))
+		return;
+	run->cleaning = true;
+	accept_exec(run, "fabric down", NULL, args);
+	run->cleaning = false;
+}
+
+void accept_control_down(struct accept_run *run)
+{
+	char prefix[FABRIC_PREFIX_SIZE];
+
+	accept_control_prefix(run, prefix, sizeof(prefix));
+	fabric_down(run, prefix);
 }
 
 void accept_policy_down(struct accept_run *run)
 {
 	const char *args[] = { "fabric", "down", "--prefix", run->s->prefix, NULL };
 
+	accept_control_down(run);
 	run->cleaning = true;
 	accept_exec(run, "fabric down", NULL, args);
 	run->cleaning = false;

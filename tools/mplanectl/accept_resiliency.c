@@ -13,7 +13,8 @@
  *                      a routing protocol would
  *   flap_gap_ms        the longest delivery gap of any one of the
  *                      stream's flows on h1 across a flap of h0's
- *                      plane-0 host link (down for half a second)
+ *                      plane-0 host link (down for half a second),
+ *                      beyond the flow's own spacing
  *   plane_loss_gap_ms  the same across the loss of plane 0: all its
  *                      leaves down, for the rest of the stream
  *
@@ -29,11 +30,16 @@
  *
  * A flow's longest gap is between two of its arrivals, the last before
  * the fault and the first after it, so it starts before the fault's own
- * timestamp and
- * ends at delivery on the receiver: an upper bound of the outage, not
- * the time mp0 took once it was told.  A sender's stall (a guest's vCPU
- * descheduled) would be in it too; the steps also give the gap the path
- * added (max_excess_gap_us), without the sender's stalls.
+ * timestamp and ends at delivery on the receiver: an upper bound of the
+ * outage, not the time mp0 took once it was told.  A flow that lost
+ * nothing and was held up nowhere still has a gap: its own spacing, the
+ * stream's flows over its rate (8 / 1370 a second, 5.8 ms, at 10mbit),
+ * which is no outage and would hide one shorter than itself; so the
+ * figure is the gap beyond it, and one packet lost in the fault costs
+ * its flow a whole spacing.  A sender's stall (a guest's vCPU
+ * descheduled) would be in it too; the steps also give the raw gaps and
+ * the gap the path added (max_excess_gap_us), without the sender's
+ * stalls.
  *
  * Hosts without mp0 reach h1 by the kernel's multipath route over their
  * rails (ecmp, ar), which leaves a rail once its carrier is gone, or by
@@ -61,6 +67,7 @@ static const char *const resiliency_figures[] = {
 #define STREAM_PORT	"9100"
 #define STREAM_PPS	5000ULL		/* 200 us apart: a gap shows in it */
 #define STREAM_WIRE	228ULL		/* bytes a packet on the wire */
+#define STREAM_FLOWS	8
 #define STREAM_SECONDS	"3"
 #define STREAM_S	3.0
 #define FAULT_AT	"1"
@@ -134,14 +141,21 @@ static double worst_flow_gap_us(struct json_object *rx)
 	return worst;
 }
 
-/* One stream across one fault: its worst flow's longest gap in ms as the
- * figure. */
+/* A gap of @gap_us beyond a spacing of @spacing_us, in ms: 0 when none
+ * was given (NaN) or it was no longer. */
+static double gap_beyond(double gap_us, double spacing_us)
+{
+	return gap_us > spacing_us ? (gap_us - spacing_us) / 1000 : 0;
+}
+
+/* One stream across one fault: its worst flow's longest gap beyond its
+ * spacing, in ms, as the figure. */
 static int stream_across(struct accept_run *run, struct accept_result *res,
 			 const char *name, const struct fault_cmds *fc,
 			 const char *const *undo, double *figure)
 {
 	const struct accept_settings *s = run->s;
-	char rx_ns[48], tx_ns[48], ready[64], pps[24];
+	char rx_ns[48], tx_ns[48], ready[64], pps[24], flows[8];
 	const char *dst = "10.99.1.1:" STREAM_PORT;
 	const char *recv[] = {
 		"-n", rx_ns, "traffic", "recv", "--port", STREAM_PORT,
@@ -149,21 +163,25 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 	};
 	const char *send[] = {
 		"-n", tx_ns, "traffic", "send", dst,
-		"--rate", pps, "--duration", STREAM_SECONDS, "--flows", "8",
+		"--rate", pps, "--duration", STREAM_SECONDS, "--flows", flows,
 		"--size", "200", NULL,
 	};
 	struct accept_job rx = { .keep_stdout = true };
 	struct json_object *step;
-	double span, flow_gap_us;
+	double span, flow_gap_us, stream_gap_us, rate, spacing_us;
 	bool recovered;
 	unsigned int f;
 	int err = 0, i;
 
 	/* A quarter of a rail at most, so that no queue of its own grows:
-	 * at 10mbit 1370 a second, 730 us apart, the finest gap it shows. */
-	snprintf(pps, sizeof(pps), "%llu",
-		 (unsigned long long)(s->rate.bps / (4 * 8 * STREAM_WIRE) < STREAM_PPS ?
-				      s->rate.bps / (4 * 8 * STREAM_WIRE) : STREAM_PPS));
+	 * at 10mbit 1370 a second, 730 us apart. */
+	rate = s->rate.bps / (4 * 8 * STREAM_WIRE) < STREAM_PPS ?
+	       s->rate.bps / (4 * 8 * STREAM_WIRE) : STREAM_PPS;
+	if (rate < 1)
+		rate = 1;
+	spacing_us = 1e6 * STREAM_FLOWS / rate;
+	snprintf(pps, sizeof(pps), "%.0f", rate);
+	snprintf(flows, sizeof(flows), "%d", STREAM_FLOWS);
 	snprintf(rx_ns, sizeof(rx_ns), "%s-h1", s->prefix);
 	snprintf(tx_ns, sizeof(tx_ns), "%s-h0", s->prefix);
 	snprintf(ready, sizeof(ready), "/run/mplane/accept-%d.ready", getpid());
@@ -184,10 +202,12 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 	}
 	if (accept_wait(run, &rx))
 		return -1;
+	/* Each gap beyond its own spacing: the flow's, and the stream's. */
 	flow_gap_us = worst_flow_gap_us(rx.out);
-	*figure = accept_json_num(rx.out, "max_gap_us", 0, NULL) / 1000;
-	if (flow_gap_us / 1000 > *figure)
-		*figure = flow_gap_us / 1000;
+	stream_gap_us = accept_json_num(rx.out, "max_gap_us", 0, NULL);
+	*figure = gap_beyond(flow_gap_us, spacing_us);
+	if (gap_beyond(stream_gap_us, spacing_us / STREAM_FLOWS) > *figure)
+		*figure = gap_beyond(stream_gap_us, spacing_us / STREAM_FLOWS);
 	/* Nothing came after the fault: the gap lasted at least to the end
 	 * of the stream, which the receiver's own longest gap cannot show. */
 	span = accept_json_num(rx.out, "duration_s", 0, NULL);
@@ -200,6 +220,8 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 		accept_json_num(rx.out, "max_gap_us", 0, NULL)));
 	json_object_object_add(step, "max_flow_gap_us",
 			       json_object_new_double(flow_gap_us));
+	json_object_object_add(step, "flow_spacing_us",
+			       json_object_new_double(spacing_us));
 	json_object_object_add(step, "max_excess_gap_us", json_object_new_double(
 		accept_json_num(rx.out, "max_excess_gap_us", 0, NULL)));
 	json_object_object_add(step, "gap_p99_us", json_object_new_double(
