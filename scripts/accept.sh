@@ -3,9 +3,10 @@
 #
 # accept.sh: every acceptance class, one after the other, as `make accept`
 # runs them in a guest with mplane.ko: each class's text (its verdicts)
-# on stdout and in RESULTS/accept-CLASS.txt, its JSON in .json and its
-# report in .html.  The sizes fit a 2-vCPU TCG guest: 10 Mbit/s links,
-# collectives of 1 MiB, over roce so that the DCQCN policies run too.
+# on stdout and in RESULTS/accept-CLASS.txt, and its report in .html,
+# each policy's telemetry beside it (.html.POLICY.mpcp).  The sizes fit
+# a 2-vCPU TCG guest: 10 Mbit/s links, collectives of 1 MiB, over roce
+# so that the DCQCN policies run too.
 # MPLANE_ACCEPT_ARGS adds options to every class (--rate 20mbit, say);
 # MPLANE_ACCEPT_CLASSES picks the classes.  Exit status: 1 when any class
 # failed an expectation or a step.
