@@ -174,7 +174,7 @@ DEMO_KERNEL	?= 6.1
 ACCEPT_KERNEL	?= 6.12
 accept: deps-test
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(ACCEPT_KERNEL) kmod
-	$(Q)MPLANE_QEMU_EXTRA="-cpu max,la57=off,cx16=off" \
+	$(Q)MPLANE_VM_CPU_FLAGS=cx16=off \
 		$(ROOT)/selftests/vm/run --quiet --timeout 2100 --out $(BUILD)/accept $(ACCEPT_KERNEL) -- \
 		$(ROOT)/scripts/accept.sh; rc=$$?; cat $(BUILD)/accept/out; exit $$rc
 

@@ -159,36 +159,32 @@ int accept_control_up(struct accept_run *run)
 	return policy_fabric_up(run, run->policy, prefix);
 }
 
-/* A fabric's removal, if its state file is there. */
+/* `fabric down` of @prefix, whatever state the run is in. */
 static void fabric_down(struct accept_run *run, const char *prefix)
 {
 	const char *args[] = { "fabric", "down", "--prefix", prefix, NULL };
-	char path[256];
 
-	if (mp_fabric_state_path(prefix, path, sizeof(path)) < 0 ||
-	    access(path, F_OK))
-		return;
 	run->cleaning = true;
 	accept_exec(run, "fabric down", NULL, args);
 	run->cleaning = false;
 }
 
+/* The control is removed only where it was built (its state file is
+ * there), so that a run without one says nothing of it. */
 void accept_control_down(struct accept_run *run)
 {
-	char prefix[FABRIC_PREFIX_SIZE];
+	char prefix[FABRIC_PREFIX_SIZE], path[256];
 
 	accept_control_prefix(run, prefix, sizeof(prefix));
-	fabric_down(run, prefix);
+	if (mp_fabric_state_path(prefix, path, sizeof(path)) < (int)sizeof(path) &&
+	    !access(path, F_OK))
+		fabric_down(run, prefix);
 }
 
 void accept_policy_down(struct accept_run *run)
 {
-	const char *args[] = { "fabric", "down", "--prefix", run->s->prefix, NULL };
-
 	accept_control_down(run);
-	run->cleaning = true;
-	accept_exec(run, "fabric down", NULL, args);
-	run->cleaning = false;
+	fabric_down(run, run->s->prefix);
 }
 
 int accept_capture_start(struct accept_run *run, struct accept_result *res,

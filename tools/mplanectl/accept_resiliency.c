@@ -168,7 +168,7 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 	};
 	struct accept_job rx = { .keep_stdout = true };
 	struct json_object *step;
-	double span, flow_gap_us, stream_gap_us, rate, spacing_us;
+	double span, flow_gap_us, stream_gap_us, stream_beyond_ms, rate, spacing_us;
 	bool recovered;
 	unsigned int f;
 	int err = 0, i;
@@ -206,8 +206,9 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 	flow_gap_us = worst_flow_gap_us(rx.out);
 	stream_gap_us = accept_json_num(rx.out, "max_gap_us", 0, NULL);
 	*figure = gap_beyond(flow_gap_us, spacing_us);
-	if (gap_beyond(stream_gap_us, spacing_us / STREAM_FLOWS) > *figure)
-		*figure = gap_beyond(stream_gap_us, spacing_us / STREAM_FLOWS);
+	stream_beyond_ms = gap_beyond(stream_gap_us, spacing_us / STREAM_FLOWS);
+	if (stream_beyond_ms > *figure)
+		*figure = stream_beyond_ms;
 	/* Nothing came after the fault: the gap lasted at least to the end
 	 * of the stream, which the receiver's own longest gap cannot show. */
 	span = accept_json_num(rx.out, "duration_s", 0, NULL);
@@ -216,8 +217,8 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 		*figure = (STREAM_S - span) * 1000;
 	step = json_object_new_object();
 	json_object_object_add(step, "step", json_object_new_string(name));
-	json_object_object_add(step, "max_gap_us", json_object_new_double(
-		accept_json_num(rx.out, "max_gap_us", 0, NULL)));
+	json_object_object_add(step, "max_gap_us",
+			       json_object_new_double(stream_gap_us));
 	json_object_object_add(step, "max_flow_gap_us",
 			       json_object_new_double(flow_gap_us));
 	json_object_object_add(step, "flow_spacing_us",
