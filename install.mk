@@ -94,17 +94,26 @@ uninstall:
 # make deb: mplane-tools and mplane-dkms, built by dpkg-buildpackage from a
 # copy of the tree's files (what git tracks or would), so that the package
 # build's clean never touches this tree's .build.  Into $(BUILD)/deb/.
+# A tree whose files hash as the last build's keeps its packages: make
+# check builds them once (30 s), for lintian and for the VM's install.
 DEB_OUT		:= $(BUILD)/deb
+DEB_TREE_FILES	:= cd $(ROOT) && git ls-files -z --cached --others --exclude-standard
 .PHONY: deb deb-trixie
 deb:
 	$(Q)$(ROOT)/scripts/deps.sh --quiet package
-	$(Q)rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/mplane-$(MPLANE_VERSION)
-	$(Q)cd $(ROOT) && git ls-files -z --cached --others --exclude-standard | \
-		xargs -0 cp --parents -t $(DEB_OUT)/mplane-$(MPLANE_VERSION)
-	$(Q)echo "  DEB     $(DEB_OUT)"
-	$(Q)cd $(DEB_OUT)/mplane-$(MPLANE_VERSION) && \
-		dpkg-buildpackage -b -us -uc >$(DEB_OUT)/build.log 2>&1 || \
-		{ tail -n 30 $(DEB_OUT)/build.log; exit 1; }
+	$(Q)sum=$$($(DEB_TREE_FILES) | xargs -0 sha256sum | sha256sum); \
+	if [ "$$(cat $(DEB_OUT)/tree.sha256 2>/dev/null)" = "$$sum" ] && \
+	   ls $(DEB_OUT)/mplane-tools_*.deb $(DEB_OUT)/mplane-dkms_*.deb >/dev/null 2>&1; then \
+		echo "  DEB     $(DEB_OUT) (the tree is unchanged)"; \
+	else \
+		rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/mplane-$(MPLANE_VERSION) && \
+		{ $(DEB_TREE_FILES) | xargs -0 cp --parents -t $(DEB_OUT)/mplane-$(MPLANE_VERSION); } && \
+		echo "  DEB     $(DEB_OUT)" && \
+		{ cd $(DEB_OUT)/mplane-$(MPLANE_VERSION) && \
+		  dpkg-buildpackage -b -us -uc >$(DEB_OUT)/build.log 2>&1 || \
+		  { tail -n 30 $(DEB_OUT)/build.log; exit 1; }; } && \
+		echo "$$sum" >$(DEB_OUT)/tree.sha256; \
+	fi
 	$(Q)ls $(DEB_OUT)/*.deb
 
 # make deb-trixie: the same packages for Debian 13, built by

@@ -6,7 +6,8 @@
 # on stdout and in RESULTS/accept-CLASS.txt, and its report in .html,
 # each policy's telemetry beside it (.html.POLICY.mpcp).  The sizes fit
 # a 2-vCPU TCG guest: 10 Mbit/s links, collectives of 1 MiB, over roce
-# so that the DCQCN policies run too.
+# so that the DCQCN policies run too.  The progress (.progress) has each
+# line's time since the class began.
 # MPLANE_ACCEPT_ARGS adds options to every class (--rate 20mbit, say);
 # MPLANE_ACCEPT_CLASSES picks the classes.  Exit status: 1 when any class
 # failed an expectation or a step.
@@ -22,15 +23,26 @@ RESULTS=${MPLANE_ACCEPT_OUT:-/tmp/results}
 	echo "# no bonding driver: the bond policy is skipped"
 mkdir -p "$RESULTS"
 rc=0
+
+# stamped: each line of stdin after the seconds since it started, so
+# that a class's progress shows where its time went.
+stamped() {
+	local t0=${EPOCHREALTIME/./} line us
+	while IFS= read -r line; do
+		us=$((${EPOCHREALTIME/./} - t0))
+		printf '%5d.%d s  %s\n' $((us / 1000000)) $((us / 100000 % 10)) "$line"
+	done
+}
 # shellcheck disable=SC2086 # the arguments are words
 for class in ${MPLANE_ACCEPT_CLASSES:-baseline isolation resiliency scale}; do
 	echo "# accept $class"
 	start=$(date +%s)
 	"$MPLANECTL" accept "$class" --transport roce --rate 10mbit --size 1M -n 3 \
 		--html "$RESULTS/accept-$class.html" ${MPLANE_ACCEPT_ARGS:-} \
-		>"$RESULTS/accept-$class.txt" 2>"$RESULTS/accept-$class.progress" || rc=1
+		>"$RESULTS/accept-$class.txt" 2> >(stamped >"$RESULTS/accept-$class.progress") || rc=1
+	wait $!
 	cat "$RESULTS/accept-$class.txt"
-	grep -v '^accept ' "$RESULTS/accept-$class.progress"
+	grep -v '^ *[0-9.]* s  accept ' "$RESULTS/accept-$class.progress"
 	echo "# accept $class took $(($(date +%s) - start)) s"
 done
 exit $rc

@@ -11,6 +11,7 @@
 #      exporter; guest-check.sh checks all of it and that promtool takes
 #      /metrics.
 # Kernels: the arguments, else MPLANE_KERNELS, else the matrix.
+# MPLANE_DEB_SMP: the guests' CPUs (default 2).
 #
 # The machine is a host of the kernel's own release.  For Debian 12's
 # kernels (6.1, 6.12, debug) its lower layer is this Debian 12 host's
@@ -104,13 +105,13 @@ boot_twice() {
 	mkfs.ext4 -q -F "$dir/disk.img" || fail "mkfs.ext4 failed"
 
 	MPLANE_TEST_DEBS=$pkgs MPLANE_TEST_CONFIG=$config MPLANE_TEST_HEADERS=$headers \
-		MPLANE_TEST_MACHINE_ROOT=$lower "$run" --quiet --timeout "$install_limit" --disk "$dir/disk.img" --out "$dir/install" "$k" -- \
+		MPLANE_TEST_MACHINE_ROOT=$lower "$run" --quiet --smp "${MPLANE_DEB_SMP:-2}" --timeout "$install_limit" --disk "$dir/disk.img" --out "$dir/install" "$k" -- \
 		bash "$MPLANE_ROOT/selftests/deb/guest-install.sh" >"$dir/install.ktap" 2>"$dir/install.err"
 	rc=$?
 	sed 's/^/# install: /' "$dir/install.ktap"
 	[ "$rc" -eq 0 ] || { tail -n 20 "$dir/install.err" | sed 's/^/# /'; fail "the first boot (install) failed ($rc)"; }
 
-	MPLANE_TEST_PROMTOOL=$promtool MPLANE_TEST_MACHINE_ROOT=$lower "$run" --quiet --timeout "$boot_limit" --disk "$dir/disk.img" --out "$dir/boot" \
+	MPLANE_TEST_PROMTOOL=$promtool MPLANE_TEST_MACHINE_ROOT=$lower "$run" --quiet --smp "${MPLANE_DEB_SMP:-2}" --timeout "$boot_limit" --disk "$dir/disk.img" --out "$dir/boot" \
 		--init "$MPLANE_ROOT/selftests/vm/machine-init.sh" "$k" -- true \
 		>"$dir/boot.ktap" 2>"$dir/boot.err"
 	rc=$?
