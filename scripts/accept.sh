@@ -39,8 +39,8 @@ for class in ${MPLANE_ACCEPT_CLASSES:-baseline isolation resiliency scale}; do
 	start=$(date +%s)
 	"$MPLANECTL" accept "$class" --transport roce --rate 10mbit --size 1M -n 3 \
 		--html "$RESULTS/accept-$class.html" ${MPLANE_ACCEPT_ARGS:-} \
-		>"$RESULTS/accept-$class.txt" 2> >(stamped >"$RESULTS/accept-$class.progress") || rc=1
-	wait $!
+		2>&1 >"$RESULTS/accept-$class.txt" | stamped >"$RESULTS/accept-$class.progress"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 	cat "$RESULTS/accept-$class.txt"
 	grep -v '^ *[0-9.]* s  accept ' "$RESULTS/accept-$class.progress"
 	echo "# accept $class took $(($(date +%s) - start)) s"
