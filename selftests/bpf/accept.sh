@@ -308,7 +308,7 @@ dom_value() {
 }
 
 test_html_report() {
-	local h=$TMPD/report.html j=$TMPD/run.json p f want shot
+	local h=$TMPD/report.html j=$TMPD/run.json p f want shot spacing
 	[ -s "$h" ] || fail "test_baseline_verdicts wrote no report"
 	browse_checks_console
 	browse "$h"
@@ -344,6 +344,15 @@ test_html_report() {
 	assert_eq "timelines with queues" "$(grep -Eo 'queue, bytes \(max [1-9][0-9]*\)' "$TMPD/dom.html" | wc -l | awk '{ print ($1 >= 2) }')" 1
 	assert_eq "ar's iterations on its timeline" \
 		"$("$MPLANECTL" -j telemetry report "$h.ar.mpcp" | jq '.step_times.count > 0')" true
+	# The sampler's interval follows the links: 4 full frames at 50mbit
+	# take under 1 ms, so each port is sampled each ms, and the capture
+	# says so (the median spacing of one port's samples).
+	assert_eq "sample interval at 50mbit" "$(jq '.settings.sample_interval_ms' "$j")" 1
+	spacing=$("$MPLANECTL" telemetry dump "$h.ar.mpcp" | jq -s '[.[] | select(.type == "port_sample")] |
+		group_by("\(.label) \(.ifindex)")[0] | [.[].ts_ns] |
+		[range(1; length) as $i | .[$i] - .[$i - 1]] | sort | .[length / 2 | floor] / 1e6')
+	log "one port's samples: median spacing $spacing ms"
+	assert_eq "samples about each ms" "$(awk -v s="$spacing" 'BEGIN { print (s >= 0.9 && s < 2) }')" 1
 	shot=$TMPD/report.png
 	screenshot "$h" "$shot"
 	mkdir -p "$MPLANE_BUILD/accept-selftest"

@@ -269,6 +269,10 @@ static void print_settings(const struct accept_settings *s)
 	mp_print_str(MP_PRINT_ANY, "transport", ", over %s\n",
 		     transport_names[s->transport]);
 	mp_print_str(MP_PRINT_ANY, "expect", "# expectations: %s\n", s->expect);
+	if (s->html)
+		mp_print_u64(MP_PRINT_ANY, "sample_interval_ms",
+			     "# telemetry: every switch port sampled each %" PRIu64 " ms\n",
+			     accept_sample_ms(s->rate.bps));
 	mp_print_close_object();
 }
 

@@ -120,16 +120,39 @@ static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 	return accept_exec(run, "bpf attach --fabric", NULL, attach);
 }
 
+/*
+ * The sampler's interval, in whole ms: the time a link of @bps takes to
+ * send SAMPLE_FRAMES full frames, at least 1 ms.  Finer than a few
+ * frames shows nothing more (a queue changes by a frame at a time), and
+ * costs the guest's CPU: at 1 ms on 10mbit links a TCG guest's rings
+ * dropped a fifth of the events, and the samples were most of them.
+ */
+#define SAMPLE_FRAMES		4
+#define SAMPLE_FRAME_BITS	(1514 * 8)
+
+unsigned int accept_sample_ms(uint64_t bps)
+{
+	uint64_t ms;
+
+	if (!bps)
+		return 1;
+	ms = (SAMPLE_FRAMES * SAMPLE_FRAME_BITS * 1000ULL + bps - 1) / bps;
+	return ms < 1 ? 1 : ms > 1000 ? 1000 : (unsigned int)ms;
+}
+
 int accept_policy_up(struct accept_run *run, enum mp_expect_policy p)
 {
 	const struct accept_settings *s = run->s;
-	/* With a report, every switch port is sampled each ms (queue, bytes
-	 * sent, CE marks) for its symmetry and its timeline. */
+	char interval[16];
+	/* With a report, every switch port is sampled (queue, bytes sent,
+	 * CE marks) for its symmetry and its timeline. */
 	const char *sample[] = {
-		"telemetry", "sample", "--fabric", s->prefix, "--interval", "1ms",
-		NULL,
+		"telemetry", "sample", "--fabric", s->prefix, "--interval",
+		interval, NULL,
 	};
 
+	snprintf(interval, sizeof(interval), "%ums",
+		 accept_sample_ms(s->rate.bps));
 	if (policy_fabric_up(run, p, s->prefix))
 		return -1;
 	return s->html && accept_exec(run, "telemetry sample", NULL, sample) ? -1 : 0;
