@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for tools/mplanectl/collective_roce_qp.c, the roce
- * transport's go-back-N: a requester and a responder joined by a
- * simulated wire that loses, reorders and duplicates packets and ACKs,
- * on a clock of its own.  Every message must arrive whole and in order,
- * across the 24-bit PSN wrap, through a full keep-ahead buffer (RNR) and
- * a peer whose ACKs stop for a while or come late; and messages that do
- * not fit the receives are refused.
+ * transport's selective repeat and go-back-N: a requester and a
+ * responder joined by a simulated wire that loses, reorders and
+ * duplicates packets and ACKs, on a clock of its own.  Every message must
+ * arrive whole and in order, across the 24-bit PSN wrap, through a full
+ * keep-ahead buffer (RNR) and a peer whose ACKs stop for a while or come
+ * late; a gap is resent alone, reordering is not resent at all; and
+ * messages that do not fit the receives are refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@ struct pkt {
 	struct roce_bth bth;
 	struct roce_buf *b;	/* data */
 	uint8_t syndrome;	/* an ACK's */
+	uint32_t nak_end;	/* a sequence NAK's */
 };
 
 /* One direction of the wire; what it holds arrives at the next step. */
@@ -47,7 +49,7 @@ struct sim {
 	struct roce_buf *free;
 	uint64_t now;
 	uint32_t rand;
-	unsigned int placed, kept, errors;
+	unsigned int placed, kept, held, errors;
 	const char *why;
 };
 
@@ -145,12 +147,16 @@ static void deliver_data(struct sim *s)
 	for (i = 0; i < s->ab.n; i++) {
 		struct pkt *k = &s->ab.q[i];
 
-		switch (roce_rq_data(&s->rq, &k->bth, &k->b, &s->st, &s->why)) {
+		switch (roce_rq_data(&s->rq, &k->bth, &k->b, &s->free, &s->st,
+				     &s->why)) {
 		case ROCE_RX_PLACED:
 			s->placed++;
 			break;
 		case ROCE_RX_KEPT:
 			s->kept++;
+			break;
+		case ROCE_RX_HELD:
+			s->held++;
 			break;
 		case ROCE_RX_ERROR:
 			s->errors++;
@@ -165,12 +171,12 @@ static void deliver_data(struct sim *s)
 
 static void send_acks(struct sim *s, bool all)
 {
-	uint32_t psn, msn;
+	uint32_t psn, nak_end, msn;
 	uint8_t syn;
 	struct pkt k;
 
-	while (roce_rq_ack(&s->rq, all, &syn, &psn, &msn, &s->st)) {
-		k = (struct pkt){ .bth.psn = psn, .syndrome = syn };
+	while (roce_rq_ack(&s->rq, all, &syn, &psn, &nak_end, &msn, &s->st)) {
+		k = (struct pkt){ .bth.psn = psn, .syndrome = syn, .nak_end = nak_end };
 		wire_put(s, &s->ba, &k);
 	}
 }
@@ -181,7 +187,7 @@ static void deliver_acks(struct sim *s)
 
 	for (i = 0; i < s->ba.n; i++)
 		roce_sq_ack(&s->sq, s->ba.q[i].syndrome, s->ba.q[i].bth.psn,
-			    s->now);
+			    s->ba.q[i].nak_end, s->now);
 	s->ba.n = 0;
 }
 
@@ -298,61 +304,265 @@ static void test_lossy(TEST_ARGS)
 	sim_free(&s);
 }
 
-/* Every packet past the first lost one is dropped, and told once. */
-static void test_one_nak_per_gap(TEST_ARGS)
+/* Ten packets of one message, sent, in k[] as the wire would carry them. */
+static void send_ten(struct sim *s, struct pkt *k, unsigned char *tx,
+		     unsigned char *rx)
 {
-	unsigned char *tx = pattern(10 * ROCE_MTU, 1), *rx = calloc(1, 10 * ROCE_MTU);
 	struct roce_tx_pkt p;
-	struct pkt k[10];
-	uint32_t psn, msn;
-	unsigned int i, naks = 0;
-	uint8_t syn;
-	struct sim s;
+	unsigned int i;
 
-	sim_init(&s, 0);
-	roce_sq_post(&s.sq, tx, 10 * ROCE_MTU);
-	roce_rq_post(&s.rq, rx, 10 * ROCE_MTU);
+	sim_init(s, 0);
+	roce_sq_post(&s->sq, tx, 10 * ROCE_MTU);
+	roce_rq_post(&s->rq, rx, 10 * ROCE_MTU);
 	for (i = 0; i < 10; i++) {
-		assert_true(roce_sq_next(&s.sq, DQPN, &p));
-		roce_sq_sent(&s.sq, p.bth.psn, 0, &s.st);
-		k[i] = (struct pkt){ .bth = p.bth, .b = buf_get(&s) };
+		assert_true(roce_sq_next(&s->sq, DQPN, &p));
+		roce_sq_sent(&s->sq, p.bth.psn, 0, &s->st);
+		k[i] = (struct pkt){ .bth = p.bth, .b = buf_get(s) };
 		k[i].b->off = 0;
 		k[i].b->len = p.len;
 		memcpy(k[i].b->raw, p.payload, p.len);
 	}
-	/* 3 is lost; 4..9 arrive out of order. */
-	for (i = 0; i < 10; i++) {
-		if (i == 3)
-			continue;
-		assert_int_equal(roce_rq_data(&s.rq, &k[i].bth, &k[i].b, &s.st,
-					      &s.why),
-				 i < 3 ? ROCE_RX_PLACED : ROCE_RX_DROPPED);
-		while (roce_rq_ack(&s.rq, false, &syn, &psn, &msn, &s.st))
-			if (syn == ROCE_AETH_NAK_SEQ) {
-				naks++;
-				assert_int_equal(psn, 3);
-				/* The NAK acks 0..2 and sends the requester back. */
-				assert_true(roce_sq_ack(&s.sq, syn, psn, 0));
-				assert_int_equal(s.sq.una, 3);
-				assert_int_equal(s.sq.nxt, 3);
-			}
+	assert_false(roce_sq_next(&s->sq, DQPN, &p));
+}
+
+/* Deliver k[i] (its buffer is the responder's or the free list's then). */
+static enum roce_rx deliver(struct sim *s, struct pkt *k)
+{
+	enum roce_rx rx = roce_rq_data(&s->rq, &k->bth, &k->b, &s->free,
+				       &s->st, &s->why);
+
+	buf_put(s, k->b);
+	k->b = NULL;
+	s->held += rx == ROCE_RX_HELD;
+	return rx;
+}
+
+/* The responder's ACKs and NAKs, each told to the requester; the NAKs'
+ * PSNs and ends in @naks (pairs), how many in the return. */
+static unsigned int answer(struct sim *s, uint32_t *naks, unsigned int max)
+{
+	uint32_t psn, nak_end, msn;
+	unsigned int n = 0;
+	uint8_t syn;
+
+	while (roce_rq_ack(&s->rq, false, &syn, &psn, &nak_end, &msn, &s->st)) {
+		if (syn == ROCE_AETH_NAK_SEQ && n < max) {
+			naks[2 * n] = psn;
+			naks[2 * n + 1] = nak_end;
+			n++;
+		}
+		roce_sq_ack(&s->sq, syn, psn, nak_end, 0);
 	}
-	assert_int_equal(naks, 1);
+	return n;
+}
+
+/* The requester's packets now: their PSNs in @psns, delivered. */
+static unsigned int resend(struct sim *s, struct pkt *k, uint32_t *psns,
+			   unsigned int max)
+{
+	struct roce_tx_pkt p;
+	unsigned int n = 0;
+
+	while (n < max && roce_sq_next(&s->sq, DQPN, &p)) {
+		roce_sq_sent(&s->sq, p.bth.psn, 0, &s->st);
+		psns[n++] = p.bth.psn;
+		k[p.bth.psn] = (struct pkt){ .bth = p.bth, .b = buf_get(s) };
+		k[p.bth.psn].b->off = 0;
+		k[p.bth.psn].b->len = p.len;
+		memcpy(k[p.bth.psn].b->raw, p.payload, p.len);
+		assert_int_equal(deliver(s, &k[p.bth.psn]), ROCE_RX_PLACED);
+	}
+	return n;
+}
+
+/*
+ * Packets @lost (a bitmask of 0..9) are lost, the others arrive in order:
+ * those past the gap are held, one NAK names the gap [first lost, first
+ * held past it), and the requester resends that gap alone.
+ */
+static void gap_resent_alone(unsigned int lost, uint32_t gap_from,
+			     uint32_t gap_end)
+{
+	unsigned char *tx = pattern(10 * ROCE_MTU, 1), *rx = calloc(1, 10 * ROCE_MTU);
+	uint32_t naks[8], psns[16];
+	unsigned int i, n, nnaks = 0;
+	struct pkt k[10];
+	struct sim s;
+
+	send_ten(&s, k, tx, rx);
+	for (i = 0; i < 10; i++) {
+		if (lost & 1U << i) {
+			buf_put(&s, k[i].b);
+			continue;
+		}
+		assert_int_equal(deliver(&s, &k[i]),
+				 i < gap_from ? ROCE_RX_PLACED : ROCE_RX_HELD);
+		nnaks += answer(&s, naks + 2 * nnaks, 4 - nnaks);
+	}
+	assert_int_equal(nnaks, 1);
+	assert_int_equal(naks[0], gap_from);
+	assert_int_equal(naks[1], gap_end);
 	assert_int_equal(s.st.naks, 1);
-	assert_int_equal(s.st.dropped, 6);
-	/* Go back: 3..9 again, counted as retransmits, and done. */
-	for (i = 3; i < 10; i++) {
+	assert_int_equal(s.st.dropped, 0);
+	/* The NAK acked what came before the gap; nxt stays past it. */
+	assert_int_equal(s.sq.una, gap_from);
+	assert_int_equal(s.sq.nxt, 10);
+	n = resend(&s, k, psns, 16);
+	assert_int_equal(n, gap_end - gap_from);
+	for (i = 0; i < n; i++)
+		assert_int_equal(psns[i], gap_from + i);
+	assert_int_equal(s.st.retransmits, n);
+	/* The last of the gap asked for an ACK: the rest of the gaps, if
+	 * any, are NAKed the same way, until all is acked. */
+	while ((nnaks = answer(&s, naks, 4)))
+		resend(&s, k, psns, 16);
+	assert_true(roce_rq_done(&s.rq));
+	assert_true(roce_sq_done(&s.sq));
+	assert_int_equal(s.sq.una, 10);
+	assert_memory_equal(tx, rx, 10 * ROCE_MTU);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+static void test_gap_resent_alone(TEST_ARGS)
+{
+	gap_resent_alone(1U << 3, 3, 4);
+	/* A burst: one NAK, the burst resent, nothing after it. */
+	gap_resent_alone(7U << 3, 3, 6);
+	/* Two gaps: the second is NAKed once the first is filled. */
+	gap_resent_alone(1U << 2 | 1U << 6, 2, 3);
+}
+
+/*
+ * A gap whose resend is lost too is NAKed again once a quarter of the
+ * window more is held past it, and resent again: no timeout, and the
+ * requester never goes back N.
+ */
+static void test_gap_nak_again(TEST_ARGS)
+{
+	size_t len = 200 * ROCE_MTU;
+	unsigned char *tx = pattern(len, 5), *rx = calloc(1, len);
+	unsigned int sent = 0, lost = 0;
+	uint32_t naks[8];
+	struct roce_tx_pkt p;
+	struct pkt k;
+	struct sim s;
+
+	sim_init(&s, 0);
+	roce_sq_post(&s.sq, tx, len);
+	roce_rq_post(&s.rq, rx, len);
+	while (roce_sq_next(&s.sq, DQPN, &p)) {
+		roce_sq_sent(&s.sq, p.bth.psn, 0, &s.st);
+		sent++;
+		/* PSN 3 is lost, and so is its first resend. */
+		if (p.bth.psn == 3 && lost < 2) {
+			lost++;
+			continue;
+		}
+		k = (struct pkt){ .bth = p.bth, .b = buf_get(&s) };
+		k.b->off = 0;
+		k.b->len = p.len;
+		memcpy(k.b->raw, p.payload, p.len);
+		deliver(&s, &k);
+		if (answer(&s, naks, 4))
+			assert_int_equal(naks[0], 3);
+	}
+	assert_int_equal(lost, 2);
+	assert_int_equal(s.st.naks, 2);
+	assert_int_equal(s.st.timeouts, 0);
+	assert_int_equal(s.st.retransmits, 2);
+	assert_int_equal(sent, 202);
+	answer(&s, naks, 4);
+	assert_true(roce_rq_done(&s.rq));
+	assert_true(roce_sq_done(&s.sq));
+	assert_memory_equal(tx, rx, len);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+/* Two packets swapped on the way: the gap fills by itself, and nothing
+ * is NAKed or sent again. */
+static void test_reorder_not_resent(TEST_ARGS)
+{
+	unsigned char *tx = pattern(10 * ROCE_MTU, 2), *rx = calloc(1, 10 * ROCE_MTU);
+	unsigned int order[10] = { 0, 1, 3, 4, 2, 5, 6, 7, 8, 9 };
+	uint32_t naks[8];
+	struct pkt k[10];
+	unsigned int i;
+	struct sim s;
+
+	send_ten(&s, k, tx, rx);
+	for (i = 0; i < 10; i++) {
+		deliver(&s, &k[order[i]]);
+		assert_int_equal(answer(&s, naks, 4), 0);
+	}
+	/* 3 and 4 waited for 2: fewer than a gap is NAKed for. */
+	assert_int_equal(s.held, 2);
+	assert_int_equal(s.st.naks, 0);
+	assert_int_equal(s.st.retransmits, 0);
+	assert_int_equal(s.st.dropped, 0);
+	assert_true(roce_rq_done(&s.rq));
+	assert_true(roce_sq_done(&s.sq));
+	assert_memory_equal(tx, rx, 10 * ROCE_MTU);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+/* A NAK that names no gap's end (the responder held nothing past it),
+ * or one for a gap the requester has not sent past: go back N. */
+static void test_nak_without_end_goes_back(TEST_ARGS)
+{
+	unsigned char *tx = pattern(10 * ROCE_MTU, 3), *rx = calloc(1, 10 * ROCE_MTU);
+	struct roce_tx_pkt p;
+	struct pkt k[10];
+	unsigned int i;
+	struct sim s;
+
+	send_ten(&s, k, tx, rx);
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_NAK_SEQ, 4, 4, 0));
+	assert_int_equal(s.sq.una, 4);
+	for (i = 4; i < 10; i++) {
 		assert_true(roce_sq_next(&s.sq, DQPN, &p));
 		assert_int_equal(p.bth.psn, i);
-		roce_sq_sent(&s.sq, p.bth.psn, 0, &s.st);
-		assert_int_equal(roce_rq_data(&s.rq, &k[i].bth, &k[i].b, &s.st,
-					      &s.why), ROCE_RX_PLACED);
 	}
-	assert_int_equal(s.st.retransmits, 7);
-	assert_true(roce_rq_done(&s.rq));
-	assert_memory_equal(tx, rx, 10 * ROCE_MTU);
+	/* An end past what was ever sent is no gap of ours. */
+	assert_false(roce_sq_ack(&s.sq, ROCE_AETH_NAK_SEQ, 4, 12, 0));
+	assert_true(roce_sq_next(&s.sq, DQPN, &p));
+	assert_int_equal(p.bth.psn, 4);
 	for (i = 0; i < 10; i++)
-		free(k[i].b);
+		buf_put(&s, k[i].b);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+/* Packets past a gap are held once: a second copy, or one beyond the
+ * window, is dropped and counted, and leaves the held one alone. */
+static void test_held_once(TEST_ARGS)
+{
+	unsigned char *tx = pattern(10 * ROCE_MTU, 4), *rx = calloc(1, 10 * ROCE_MTU);
+	struct roce_buf *b = calloc(1, sizeof(*b));
+	struct roce_bth far = { .opcode = ROCE_OP_SEND_MIDDLE, .psn = ROCE_WINDOW };
+	struct pkt k[10], copy;
+	unsigned int i;
+	struct sim s;
+
+	send_ten(&s, k, tx, rx);
+	copy = k[5];
+	copy.b = buf_get(&s);
+	*copy.b = *k[5].b;
+	assert_int_equal(deliver(&s, &k[5]), ROCE_RX_HELD);
+	assert_int_equal(deliver(&s, &copy), ROCE_RX_DROPPED);
+	assert_int_equal(roce_rq_data(&s.rq, &far, &b, &s.free, &s.st, &s.why),
+			 ROCE_RX_DROPPED);
+	assert_int_equal(s.rq.nheld, 1);
+	assert_int_equal(s.st.dropped, 2);
+	free(b);
+	for (i = 0; i < 10; i++)
+		buf_put(&s, k[i].b);
 	free(tx);
 	free(rx);
 	sim_free(&s);
@@ -472,16 +682,16 @@ static void test_spurious_timeout(TEST_ARGS)
 	struct sim s;
 
 	timed_out(&s, tx);
-	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 4, ROCE_RTO_INIT));
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 4, 4, ROCE_RTO_INIT));
 	assert_int_equal(s.sq.window, ROCE_WINDOW);
 	assert_false(roce_sq_next(&s.sq, DQPN, &p));
-	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 9, ROCE_RTO_INIT));
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 9, 9, ROCE_RTO_INIT));
 	assert_true(roce_sq_done(&s.sq));
 	assert_int_equal(s.st.retransmits, 1);
 	sim_free(&s);
 
 	timed_out(&s, tx);
-	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 0, ROCE_RTO_INIT));
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 0, 0, ROCE_RTO_INIT));
 	assert_true(roce_sq_next(&s.sq, DQPN, &p));
 	assert_int_equal(p.bth.psn, 1);
 	sim_free(&s);
@@ -522,7 +732,7 @@ static void test_opcode_order(TEST_ARGS)
 	sim_init(&s, 0);
 	roce_rq_post(&s.rq, rx, sizeof(rx));
 	b->len = ROCE_MTU;
-	assert_int_equal(roce_rq_data(&s.rq, &h, &b, &s.st, &s.why),
+	assert_int_equal(roce_rq_data(&s.rq, &h, &b, &s.free, &s.st, &s.why),
 			 ROCE_RX_ERROR);
 	assert_string_equal(s.why,
 			    "a message's middle or end came without its first packet");
@@ -541,10 +751,10 @@ static void test_bogus_acks(TEST_ARGS)
 	roce_sq_post(&s.sq, tx, sizeof(tx));
 	assert_true(roce_sq_next(&s.sq, DQPN, &p));
 	roce_sq_sent(&s.sq, p.bth.psn, 0, &s.st);
-	assert_false(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 104, 0));
-	assert_false(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 98, 0));
+	assert_false(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 104, 104, 0));
+	assert_false(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 98, 98, 0));
 	assert_int_equal(s.sq.una, 100);
-	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 100, 0));
+	assert_true(roce_sq_ack(&s.sq, ROCE_AETH_ACK, 100, 100, 0));
 	assert_int_equal(s.sq.una, 101);
 	sim_free(&s);
 }
@@ -556,7 +766,11 @@ int main(void)
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_psn_wrap),
 		cmocka_unit_test(test_lossy),
-		cmocka_unit_test(test_one_nak_per_gap),
+		cmocka_unit_test(test_gap_resent_alone),
+		cmocka_unit_test(test_gap_nak_again),
+		cmocka_unit_test(test_reorder_not_resent),
+		cmocka_unit_test(test_nak_without_end_goes_back),
+		cmocka_unit_test(test_held_once),
 		cmocka_unit_test(test_keep_ahead),
 		cmocka_unit_test(test_rnr),
 		cmocka_unit_test(test_timeout),

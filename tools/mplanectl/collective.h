@@ -33,7 +33,8 @@ struct coll_transport_stats {
 	uint64_t retransmits;			/* packets sent again */
 	uint64_t timeouts;			/* retransmission timer fired */
 	uint64_t naks;				/* sequence errors told */
-	uint64_t dropped;			/* out of order, duplicate, bad */
+	uint64_t held;				/* came past a gap, kept */
+	uint64_t dropped;			/* duplicate, refused, bad */
 };
 
 struct coll_comm;

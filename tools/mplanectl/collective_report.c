@@ -120,6 +120,7 @@ static void stats(const struct coll_job *job,
 	mp_print_u64(MP_PRINT_ANY, "retransmits", ";\n#   %" PRIu64 " retransmits", st->retransmits);
 	mp_print_u64(MP_PRINT_ANY, "timeouts", ", %" PRIu64 " timeouts", st->timeouts);
 	mp_print_u64(MP_PRINT_ANY, "naks", ", %" PRIu64 " NAKs", st->naks);
+	mp_print_u64(MP_PRINT_ANY, "held", ", %" PRIu64 " held past a gap", st->held);
 	mp_print_u64(MP_PRINT_ANY, "dropped", ", %" PRIu64 " dropped\n", st->dropped);
 	mp_print_close_object();
 }

@@ -29,6 +29,7 @@ static void sync_stats(struct roce *r)
 	s->retransmits = r->st.retransmits;
 	s->timeouts = r->st.timeouts;
 	s->naks = r->st.naks;
+	s->held = r->st.held;
 	s->dropped = r->st.dropped;
 }
 

@@ -2,8 +2,10 @@
 /*
  * The roce transport of 'mplanectl collective': RoCEv2 framing over UDP
  * to port 4791, one reliable-connected QP per ordered pair of ranks, with
- * go-back-N retransmission.  Documentation/collective.md, "roce
- * transport", has the design; the files are:
+ * selective repeat (the responder holds what comes past a gap, and the
+ * requester resends the gap alone), going back N after a timeout.
+ * Documentation/collective.md, "roce transport", has the design; the
+ * files are:
  *
  *	collective_roce.h	what they share: wire format, QP state
  *	collective_roce_wire.c	headers built and parsed
@@ -31,6 +33,14 @@
 #define ROCE_ACK_EVERY		64
 /* Packets a responder holds for receives not posted yet, per QP. */
 #define ROCE_AHEAD_MAX		4096
+/* Packets held past a gap before the responder NAKs it: fewer are taken
+ * for reordering, whose gap fills by itself (TCP's three duplicate
+ * ACKs).  A held packet that asks for an ACK has it NAKed at once. */
+#define ROCE_REORDER_PKTS	3
+/* A gap NAKed that stays open while this many more are held past it is
+ * NAKed again: its resend was lost too (a quarter of the window is well
+ * past any reordering, and a resend's round trip behind a full queue). */
+#define ROCE_RENAK_PKTS		(ROCE_WINDOW / 4)
 
 /* The retransmission timer (ns): floor, before any RTT sample, ceiling. */
 #define ROCE_RTO_MIN		(5 * 1000000ULL)
@@ -92,6 +102,9 @@ static inline uint64_t roce_get64(const unsigned char *b)
  */
 #define ROCE_BTH_LEN		12
 #define ROCE_AETH_LEN		4
+/* After a sequence NAK's AETH: the first PSN the responder holds past
+ * the gap, the gap's end (ours, not IB's: selective repeat). */
+#define ROCE_NAK_END_LEN	4
 #define ROCE_DETH_LEN		8
 #define ROCE_ICRC_LEN		4
 #define ROCE_HDR_MAX		(ROCE_BTH_LEN + ROCE_DETH_LEN)
@@ -145,11 +158,13 @@ void roce_aeth_put(unsigned char *b, uint8_t syndrome, uint32_t msn);
 void roce_aeth_get(const unsigned char *b, uint8_t *syndrome, uint32_t *msn);
 void roce_deth_put(unsigned char *b, uint32_t src_qpn);
 
-/* A received packet; a responder can keep it for a later receive. */
+/* A received packet; a responder can keep it for a later receive, or
+ * hold it past a gap. */
 struct roce_buf {
 	struct roce_buf *next;
 	uint16_t off, len;	/* of the payload in raw[] */
 	uint8_t opcode;
+	bool ackreq;		/* of a held packet */
 	unsigned char raw[ROCE_RAW_MAX];
 };
 
@@ -179,7 +194,7 @@ static inline bool roce_msgq_empty(const struct roce_msgq *q)
 /* What a responder owes its requester, sent when tx next runs. */
 enum roce_ctl {
 	ROCE_CTL_NONE,
-	ROCE_CTL_NAK,		/* sequence error: go back to epsn */
+	ROCE_CTL_NAK,		/* sequence error: resend the gap at epsn */
 	ROCE_CTL_RNR,		/* no room: wait, then go back to epsn */
 };
 
@@ -190,6 +205,8 @@ struct roce_sq {
 	uint32_t nxt;		/* the next PSN to send */
 	uint32_t max;		/* one past the highest PSN ever sent */
 	uint32_t end;		/* one past the last PSN posted */
+	uint32_t rtx_nxt;	/* a gap the responder NAKed, to resend */
+	uint32_t rtx_end;	/* before nxt: empty when equal */
 	unsigned int cur;	/* the message that holds nxt */
 	uint32_t window;	/* packets it may have in flight: 1 after a
 				 * timeout, until an ACK moves */
@@ -210,24 +227,29 @@ struct roce_rq {
 	uint32_t epsn;		/* the PSN expected next */
 	uint32_t msn;		/* messages completed, for the AETH */
 	bool in_msg;		/* a FIRST came; MIDDLE or LAST next */
-	bool nak_sent;		/* for the gap at epsn */
+	bool nak_sent;		/* for the gap at epsn ... */
+	unsigned int nak_held;	/* ... when nheld was this */
 	bool rnr;		/* refused a packet for lack of room */
 	bool ack_now;		/* an ACK is due as soon as tx runs */
 	enum roce_ctl ctl;
 	unsigned int unacked;	/* in-order packets since the last ACK */
 	struct roce_buf *ahead, *ahead_tail;	/* kept, in PSN order */
 	unsigned int nahead;
+	/* Packets past epsn, by PSN modulo the window, for their turn. */
+	struct roce_buf *held[ROCE_WINDOW];
+	unsigned int nheld;
 };
 
 /* What the two halves count; the transport adds them to comm->stats. */
 struct roce_qp_stats {
-	uint64_t retransmits, timeouts, naks, dropped;
+	uint64_t retransmits, timeouts, naks, held, dropped;
 };
 
 /* What a responder made of a data packet. */
 enum roce_rx {
 	ROCE_RX_PLACED,		/* into a posted receive */
 	ROCE_RX_KEPT,		/* kept for a receive to come: buf taken */
+	ROCE_RX_HELD,		/* past a gap, for its turn: buf taken */
 	ROCE_RX_DROPPED,	/* a duplicate, out of order, or no room */
 	ROCE_RX_ERROR,		/* the peer's messages do not fit ours */
 };
@@ -247,9 +269,13 @@ bool roce_sq_next(struct roce_sq *sq, uint32_t dqpn, struct roce_tx_pkt *p);
 void roce_sq_sent(struct roce_sq *sq, uint32_t psn, uint64_t now,
 		  struct roce_qp_stats *st);
 void roce_sq_unsend(struct roce_sq *sq, uint32_t psn);
-/* An ACK or NAK arrived: true when it moved una. */
+/*
+ * An ACK or NAK of @psn arrived: true when it moved una.  @nak_end is a
+ * sequence NAK's gap end (the first PSN the responder holds past it), or
+ * @psn when it holds none: the requester then goes back N.
+ */
 bool roce_sq_ack(struct roce_sq *sq, uint8_t syndrome, uint32_t psn,
-		 uint64_t now);
+		 uint32_t nak_end, uint64_t now);
 /* The timer at @now: true when it fired. */
 bool roce_sq_timer(struct roce_sq *sq, uint64_t now,
 		   struct roce_qp_stats *st);
@@ -266,12 +292,14 @@ static inline uint32_t roce_sq_inflight(const struct roce_sq *sq)
 void roce_rq_init(struct roce_rq *rq, uint32_t epsn);
 int roce_rq_post(struct roce_rq *rq, void *buf, size_t len);
 /*
- * A data packet with its BTH @h, its payload in *@b.  ROCE_RX_KEPT takes
- * the buffer (*@b becomes NULL).  ROCE_RX_ERROR sets @why.
+ * A data packet with its BTH @h, its payload in *@b.  ROCE_RX_KEPT and
+ * ROCE_RX_HELD take the buffer (*@b becomes NULL); the held packets that
+ * it lets through and that are placed go on *@free.  ROCE_RX_ERROR sets
+ * @why.
  */
 enum roce_rx roce_rq_data(struct roce_rq *rq, const struct roce_bth *h,
-			  struct roce_buf **b, struct roce_qp_stats *st,
-			  const char **why);
+			  struct roce_buf **b, struct roce_buf **free,
+			  struct roce_qp_stats *st, const char **why);
 /*
  * Place what was kept into receives just posted; the buffers it used go
  * on *@free.  0, or -1 with @why set.
@@ -284,10 +312,12 @@ static inline bool roce_rq_done(const struct roce_rq *rq)
 }
 /*
  * The ACK or NAK to send now (@all: also an ACK that is merely pending):
- * true with its syndrome and PSN, and the responder counts it sent.
+ * true with its syndrome, PSN and, for a sequence NAK, the gap's end
+ * (@psn itself otherwise), and the responder counts it sent.
  */
 bool roce_rq_ack(struct roce_rq *rq, bool all, uint8_t *syndrome,
-		 uint32_t *psn, uint32_t *msn, struct roce_qp_stats *st);
+		 uint32_t *psn, uint32_t *nak_end, uint32_t *msn,
+		 struct roce_qp_stats *st);
 void roce_rq_free(struct roce_rq *rq);
 
 /*

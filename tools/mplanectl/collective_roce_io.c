@@ -128,9 +128,9 @@ static void tx_unsend(struct roce *r, unsigned int from)
 /*
  * Send the batch.  A datagram the stack drops on the way out (ENOBUFS: a
  * full qdisc, a tc dropper) or cannot route is lost as on a wire, and
- * go-back-N resends it; but when sendmmsg() stopped at it, the error is
- * not told, and the next call sends it again.  A full send buffer stops
- * the batch until the socket has room.
+ * the QP resends it (its gap NAKed, or its timer); but when sendmmsg()
+ * stopped at it, the error is not told, and the next call sends it
+ * again.  A full send buffer stops the batch until the socket has room.
  */
 static void tx_flush(struct roce *r, uint64_t now)
 {
@@ -217,19 +217,23 @@ static unsigned char *tx_slot(struct roce *r, unsigned int peer, size_t hlen,
 	return io->txhdr[io->ntx++];
 }
 
+/* An ACK or NAK; a sequence NAK also names where its gap ends. */
 static void tx_ack(struct roce *r, unsigned int peer, uint8_t syndrome,
-		   uint32_t psn, uint32_t msn)
+		   uint32_t psn, uint32_t nak_end, uint32_t msn)
 {
 	struct roce_bth bth = {
 		.opcode = ROCE_OP_ACK,
 		.dqpn = roce_qpn(peer, r->c->rank),
 		.psn = psn,
 	};
-	unsigned char *b = tx_slot(r, peer, ROCE_BTH_LEN + ROCE_AETH_LEN,
-				   NULL, 0, 0);
+	bool nak_seq = ROCE_AETH_KIND(syndrome) == ROCE_AETH_NAK_SEQ;
+	unsigned char *b = tx_slot(r, peer, ROCE_BTH_LEN + ROCE_AETH_LEN +
+				   (nak_seq ? ROCE_NAK_END_LEN : 0), NULL, 0, 0);
 
 	roce_bth_put(b, &bth);
 	roce_aeth_put(b + ROCE_BTH_LEN, syndrome, msn);
+	if (nak_seq)
+		roce_put32(b + ROCE_BTH_LEN + ROCE_AETH_LEN, nak_end & ROCE_PSN_MASK);
 	r->io.slot[r->io.ntx - 1].syndrome = syndrome;
 }
 
@@ -263,15 +267,15 @@ static void tx_cm(struct roce *r, unsigned int peer, uint8_t type,
 /* ACKs and NAKs first: they open windows.  @all: pending ones too. */
 static void tx_acks(struct roce *r, bool all, uint64_t now)
 {
-	uint32_t psn, msn;
+	uint32_t psn, nak_end, msn;
 	uint8_t syndrome;
 	unsigned int i;
 
 	for (i = 0; i < r->c->nranks && tx_room(r, now); i++)
 		if (i != r->c->rank && r->peer[i].heard &&
-		    roce_rq_ack(&r->peer[i].rq, all, &syndrome, &psn, &msn,
-				&r->st))
-			tx_ack(r, i, syndrome, psn, msn);
+		    roce_rq_ack(&r->peer[i].rq, all, &syndrome, &psn, &nak_end,
+				&msn, &r->st))
+			tx_ack(r, i, syndrome, psn, nak_end, msn);
 }
 
 static void tx_cms(struct roce *r, uint64_t now)
@@ -438,7 +442,7 @@ static int rx_peer(const struct roce *r, const struct roce_bth *bth,
 static void rx_ack(struct roce *r, unsigned int peer, const struct roce_bth *bth,
 		   const struct roce_buf *b, size_t len, uint64_t now)
 {
-	uint32_t msn;
+	uint32_t msn, nak_end = bth->psn;
 	uint8_t syndrome;
 
 	if (len < ROCE_BTH_LEN + ROCE_AETH_LEN + ROCE_ICRC_LEN) {
@@ -446,7 +450,12 @@ static void rx_ack(struct roce *r, unsigned int peer, const struct roce_bth *bth
 		return;
 	}
 	roce_aeth_get(b->raw + ROCE_BTH_LEN, &syndrome, &msn);
-	if (roce_sq_ack(&r->peer[peer].sq, syndrome, bth->psn, now))
+	/* A NAK without its gap's end asks to go back N. */
+	if (ROCE_AETH_KIND(syndrome) == ROCE_AETH_NAK_SEQ &&
+	    len >= ROCE_BTH_LEN + ROCE_AETH_LEN + ROCE_NAK_END_LEN + ROCE_ICRC_LEN)
+		nak_end = roce_get32(b->raw + ROCE_BTH_LEN + ROCE_AETH_LEN) &
+			  ROCE_PSN_MASK;
+	if (roce_sq_ack(&r->peer[peer].sq, syndrome, bth->psn, nak_end, now))
 		r->progress_ns = now;
 }
 
@@ -463,9 +472,10 @@ static void rx_data(struct roce *r, unsigned int peer, unsigned int i,
 	b->off = ROCE_BTH_LEN;
 	b->len = len - ROCE_BTH_LEN - bth->pad - ROCE_ICRC_LEN;
 	r->c->stats.rx_bytes += b->len;
-	switch (roce_rq_data(&r->peer[peer].rq, bth, &r->io.rxbuf[i], &r->st,
-			     &why)) {
+	switch (roce_rq_data(&r->peer[peer].rq, bth, &r->io.rxbuf[i], &r->free,
+			     &r->st, &why)) {
 	case ROCE_RX_KEPT:
+	case ROCE_RX_HELD:
 		r->io.rxbuf[i] = roce_buf_get(r);
 		/* fall through */
 	case ROCE_RX_PLACED:

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A QP of the roce transport, without sockets: the requester sends a
- * window of packets and goes back to the oldest unacked one on a NAK or
- * a timeout (go-back-N); the responder takes packets in PSN order only,
- * places them into the posted receives (or keeps them for receives to
- * come), and says how far it got with cumulative ACKs.
+ * window of packets; the responder places them in PSN order into the
+ * posted receives (or keeps them for receives to come), holds those that
+ * come past a gap, and says how far it got with cumulative ACKs and, for
+ * a gap, a NAK that names where it ends.  The requester resends that gap
+ * alone (selective repeat, as RNICs do that run over lossy, adaptively
+ * routed fabrics: a reordered packet costs no window) and, after a
+ * timeout, goes back to the oldest unacked packet (go-back-N).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +18,11 @@
 /* Bytes of one exchange's messages to or from one peer: with the window,
  * PSN arithmetic in the 24-bit circle stays unambiguous. */
 #define ROCE_QUEUE_PKTS		(1U << 22)
+
+/* A held packet's slot is its PSN modulo the window. */
+_Static_assert((ROCE_WINDOW & (ROCE_WINDOW - 1)) == 0,
+	       "ROCE_WINDOW must be a power of two");
+#define HELD_SLOT(psn)		((psn) & (ROCE_WINDOW - 1))
 
 int roce_msgq_push(struct roce_msgq *q, void *buf, size_t len)
 {
@@ -61,6 +69,7 @@ void roce_sq_init(struct roce_sq *sq, uint32_t isn)
 	sq->q = q;
 	sq->q.head = sq->q.tail = 0;
 	sq->una = sq->nxt = sq->max = sq->end = isn & ROCE_PSN_MASK;
+	sq->rtx_nxt = sq->rtx_end = sq->una;
 	sq->window = ROCE_WINDOW;
 	sq->rto_ns = ROCE_RTO_INIT;
 }
@@ -105,35 +114,73 @@ static uint8_t send_opcode(uint32_t k, uint32_t npkts)
 	return k == npkts - 1 ? ROCE_OP_SEND_LAST : ROCE_OP_SEND_MIDDLE;
 }
 
-bool roce_sq_next(struct roce_sq *sq, uint32_t dqpn, struct roce_tx_pkt *p)
+/* Packet @psn of message @m, and whether it ends the message. */
+static bool sq_packet(const struct roce_msg *m, uint32_t psn, uint32_t dqpn,
+		      struct roce_tx_pkt *p)
 {
-	int32_t window = sq->paused ? 0 : sq->window;
-	const struct roce_msg *m;
-	uint32_t k;
-	size_t off;
+	uint32_t k = roce_psn_diff(psn, m->psn);
+	size_t off = (size_t)k * ROCE_MTU;
 
-	if (sq->nxt == sq->end || roce_psn_diff(sq->nxt, sq->una) >= window)
-		return false;
-	m = &sq->q.m[sq->cur];
-	k = roce_psn_diff(sq->nxt, m->psn);
-	off = (size_t)k * ROCE_MTU;
 	p->payload = m->buf + off;
 	p->len = m->len - off < ROCE_MTU ? m->len - off : ROCE_MTU;
 	p->bth = (struct roce_bth){
 		.opcode = send_opcode(k, m->npkts),
 		.pad = -p->len & 3,
 		.dqpn = dqpn,
-		.psn = sq->nxt,
-		/* A message's end, every ROCE_ACK_EVERY PSNs, and what fills
-		 * the window: the requester never waits for a late ACK. */
-		.ackreq = k == m->npkts - 1 ||
-			  roce_psn_diff(sq->nxt, sq->una) + 1 >= window ||
-			  (sq->nxt & (ROCE_ACK_EVERY - 1)) == ROCE_ACK_EVERY - 1,
+		.psn = psn,
+		.ackreq = k == m->npkts - 1,
 	};
-	sq->nxt = roce_psn_add(sq->nxt, 1);
-	if (k == m->npkts - 1)
-		sq->cur++;
+	return k == m->npkts - 1;
+}
+
+/*
+ * The next packet of the gap the responder NAKed, if one is left: out of
+ * the window's count, as it is inside it.  Its last asks for an ACK, so
+ * that what the responder held is acked as soon as the gap fills.
+ */
+static bool sq_next_rtx(struct roce_sq *sq, uint32_t dqpn,
+			struct roce_tx_pkt *p)
+{
+	unsigned int i = sq->q.head;
+
+	if (roce_psn_diff(sq->rtx_nxt, sq->una) < 0)
+		sq->rtx_nxt = sq->una;
+	if (roce_psn_diff(sq->rtx_nxt, sq->rtx_end) >= 0)
+		return false;
+	while (i < sq->q.tail &&
+	       roce_psn_diff(sq->rtx_nxt, msg_end(&sq->q.m[i])) >= 0)
+		i++;
+	if (i == sq->q.tail)
+		return false;
+	sq_packet(&sq->q.m[i], sq->rtx_nxt, dqpn, p);
+	sq->rtx_nxt = roce_psn_add(sq->rtx_nxt, 1);
+	if (sq->rtx_nxt == sq->rtx_end)
+		p->bth.ackreq = true;
 	return true;
+}
+
+bool roce_sq_next(struct roce_sq *sq, uint32_t dqpn, struct roce_tx_pkt *p)
+{
+	int32_t window = sq->paused ? 0 : sq->window;
+
+	if (!sq->paused && sq_next_rtx(sq, dqpn, p))
+		return true;
+	if (sq->nxt == sq->end || roce_psn_diff(sq->nxt, sq->una) >= window)
+		return false;
+	if (sq_packet(&sq->q.m[sq->cur], sq->nxt, dqpn, p))
+		sq->cur++;
+	/* A message's end, every ROCE_ACK_EVERY PSNs, and what fills the
+	 * window: the requester never waits for a late ACK. */
+	p->bth.ackreq |= roce_psn_diff(sq->nxt, sq->una) + 1 >= window ||
+			 (sq->nxt & (ROCE_ACK_EVERY - 1)) == ROCE_ACK_EVERY - 1;
+	sq->nxt = roce_psn_add(sq->nxt, 1);
+	return true;
+}
+
+/* Forget the gap to resend: the requester goes back N instead. */
+static void sq_rtx_clear(struct roce_sq *sq)
+{
+	sq->rtx_nxt = sq->rtx_end = sq->una;
 }
 
 void roce_sq_sent(struct roce_sq *sq, uint32_t psn, uint64_t now,
@@ -157,6 +204,13 @@ void roce_sq_sent(struct roce_sq *sq, uint32_t psn, uint64_t now,
 
 void roce_sq_unsend(struct roce_sq *sq, uint32_t psn)
 {
+	/* A packet of the gap: the gap's own resend takes it again. */
+	if (roce_psn_diff(psn, sq->rtx_end) < 0 &&
+	    roce_psn_diff(psn, sq->una) >= 0) {
+		if (roce_psn_diff(psn, sq->rtx_nxt) < 0)
+			sq->rtx_nxt = psn;
+		return;
+	}
 	if (roce_psn_diff(psn, sq->nxt) < 0) {
 		sq->nxt = psn;
 		sq_seek(sq);
@@ -223,13 +277,33 @@ static void sq_advance(struct roce_sq *sq, uint32_t acked, uint64_t now)
 		sq->q.head++;
 	if (roce_psn_diff(sq->nxt, acked) < 0)
 		sq->nxt = acked;
+	if (roce_psn_diff(sq->rtx_end, acked) < 0)
+		sq_rtx_clear(sq);
 	if (sq->frto)
 		sq_frto(sq, probe, acked);
 	sq_seek(sq);
 }
 
+/*
+ * A sequence NAK for the gap [@from, @end): resend it alone when the
+ * requester has sent past it, else (it is already going back, or the
+ * responder holds nothing past the gap) go back N from @from.
+ */
+static void sq_nak_seq(struct roce_sq *sq, uint32_t from, uint32_t end)
+{
+	if (roce_psn_diff(end, from) > 0 && roce_psn_diff(end, sq->max) <= 0 &&
+	    roce_psn_diff(sq->nxt, end) >= 0) {
+		sq->rtx_nxt = from;
+		sq->rtx_end = end;
+		return;
+	}
+	sq->nxt = from;
+	sq_rtx_clear(sq);
+	sq_seek(sq);
+}
+
 bool roce_sq_ack(struct roce_sq *sq, uint8_t syndrome, uint32_t psn,
-		 uint64_t now)
+		 uint32_t nak_end, uint64_t now)
 {
 	uint8_t kind = ROCE_AETH_KIND(syndrome);
 	uint32_t acked;
@@ -249,10 +323,15 @@ bool roce_sq_ack(struct roce_sq *sq, uint8_t syndrome, uint32_t psn,
 	moved = acked != sq->una;
 	if (moved)
 		sq_advance(sq, acked, now);
-	if (kind == ROCE_AETH_NAK_SEQ || kind == ROCE_AETH_RNR) {
+	if (kind == ROCE_AETH_NAK_SEQ) {
+		sq_nak_seq(sq, acked, nak_end);
+	} else if (kind == ROCE_AETH_RNR) {
 		/* Go back N: all from the PSN the responder wants again. */
 		sq->nxt = acked;
+		sq_rtx_clear(sq);
 		sq_seek(sq);
+	}
+	if (kind != ROCE_AETH_KIND_ACK) {
 		sq->timing = false;
 		sq->frto = false;
 	}
@@ -283,6 +362,7 @@ bool roce_sq_timer(struct roce_sq *sq, uint64_t now,
 	sq->frto = !sq->paused;
 	sq->frto_max = sq->max;
 	sq->nxt = sq->una;
+	sq_rtx_clear(sq);
 	sq_seek(sq);
 	sq->paused = false;
 	sq->window = 1;
@@ -391,24 +471,106 @@ static enum roce_rx rq_in_order(struct roce_rq *rq, const struct roce_bth *h,
 	return rx;
 }
 
-enum roce_rx roce_rq_data(struct roce_rq *rq, const struct roce_bth *h,
-			  struct roce_buf **b, struct roce_qp_stats *st,
-			  const char **why)
+/* The gap at epsn is NAKed when enough is held past it, or what is held
+ * asks for an ACK (a message's end, which nothing may follow); and again
+ * when ROCE_RENAK_PKTS more are held and it is still open. */
+static void rq_gap(struct roce_rq *rq, bool ackreq)
 {
-	int32_t d = roce_psn_diff(h->psn, rq->epsn);
-
-	if (!d)
-		return rq_in_order(rq, h, b, st, why);
-	st->dropped++;
-	if (d < 0) {
-		/* A duplicate: our ACK was lost or late; say it again. */
-		rq->ack_now = true;
-	} else if (!rq->nak_sent && !rq->rnr) {
-		/* The first packet past a gap: one NAK per gap. */
+	if (rq->rnr || !rq->nheld)
+		return;
+	if (rq->nak_sent ? rq->nheld - rq->nak_held >= ROCE_RENAK_PKTS :
+	    ackreq || rq->nheld >= ROCE_REORDER_PKTS) {
 		rq->nak_sent = true;
+		rq->nak_held = rq->nheld;
 		rq->ctl = ROCE_CTL_NAK;
 	}
-	return ROCE_RX_DROPPED;
+}
+
+/* A packet past epsn, held for its turn; a second copy, one beyond the
+ * window, or any while receives are refused (RNR) is dropped. */
+static enum roce_rx rq_hold(struct roce_rq *rq, const struct roce_bth *h,
+			    struct roce_buf **b, struct roce_qp_stats *st)
+{
+	struct roce_buf **slot = &rq->held[HELD_SLOT(h->psn)];
+
+	if (rq->rnr || *slot ||
+	    roce_psn_diff(h->psn, rq->epsn) >= ROCE_WINDOW) {
+		st->dropped++;
+		return ROCE_RX_DROPPED;
+	}
+	(*b)->opcode = h->opcode;
+	(*b)->ackreq = h->ackreq;
+	*slot = *b;
+	*b = NULL;
+	rq->nheld++;
+	st->held++;
+	rq_gap(rq, h->ackreq);
+	return ROCE_RX_HELD;
+}
+
+static void buf_free(struct roce_buf **free, struct roce_buf *b)
+{
+	b->next = *free;
+	*free = b;
+}
+
+/*
+ * The held packets whose turn has come, in order, as if they came now;
+ * those placed (or refused: the requester sends them again) go on
+ * @free.  A gap left after them is NAKed at once: what is held past it
+ * has waited already.
+ */
+static int rq_unhold(struct roce_rq *rq, struct roce_buf **free,
+		     struct roce_qp_stats *st, const char **why)
+{
+	struct roce_buf **slot, *p;
+	struct roce_bth h;
+
+	while (rq->nheld && *(slot = &rq->held[HELD_SLOT(rq->epsn)])) {
+		p = *slot;
+		*slot = NULL;
+		rq->nheld--;
+		h = (struct roce_bth){
+			.opcode = p->opcode, .ackreq = p->ackreq, .psn = rq->epsn,
+		};
+		switch (rq_in_order(rq, &h, &p, st, why)) {
+		case ROCE_RX_ERROR:
+			buf_free(free, p);
+			return -1;
+		case ROCE_RX_DROPPED:
+			buf_free(free, p);
+			return 0;
+		case ROCE_RX_PLACED:
+			buf_free(free, p);
+			break;
+		default:
+			break;
+		}
+	}
+	rq_gap(rq, true);
+	return 0;
+}
+
+enum roce_rx roce_rq_data(struct roce_rq *rq, const struct roce_bth *h,
+			  struct roce_buf **b, struct roce_buf **free,
+			  struct roce_qp_stats *st, const char **why)
+{
+	int32_t d = roce_psn_diff(h->psn, rq->epsn);
+	enum roce_rx rx;
+
+	if (d > 0)
+		return rq_hold(rq, h, b, st);
+	if (d < 0) {
+		/* A duplicate: our ACK was lost or late; say it again. */
+		st->dropped++;
+		rq->ack_now = true;
+		return ROCE_RX_DROPPED;
+	}
+	rx = rq_in_order(rq, h, b, st, why);
+	if ((rx == ROCE_RX_PLACED || rx == ROCE_RX_KEPT) &&
+	    rq_unhold(rq, free, st, why))
+		return ROCE_RX_ERROR;
+	return rx;
 }
 
 int roce_rq_drain(struct roce_rq *rq, struct roce_buf **free,
@@ -438,13 +600,30 @@ int roce_rq_drain(struct roce_rq *rq, struct roce_buf **free,
 	return 0;
 }
 
-bool roce_rq_ack(struct roce_rq *rq, bool all, uint8_t *syndrome,
-		 uint32_t *psn, uint32_t *msn, struct roce_qp_stats *st)
+/* The gap at epsn ends at the first PSN held past it (epsn: none). */
+static uint32_t rq_gap_end(const struct roce_rq *rq)
 {
+	uint32_t psn = rq->epsn;
+	unsigned int i;
+
+	for (i = 1; rq->nheld && i < ROCE_WINDOW; i++) {
+		psn = roce_psn_add(rq->epsn, i);
+		if (rq->held[HELD_SLOT(psn)])
+			return psn;
+	}
+	return rq->epsn;
+}
+
+bool roce_rq_ack(struct roce_rq *rq, bool all, uint8_t *syndrome,
+		 uint32_t *psn, uint32_t *nak_end, uint32_t *msn,
+		 struct roce_qp_stats *st)
+{
+	*nak_end = rq->epsn;
 	switch (rq->ctl) {
 	case ROCE_CTL_NAK:
 		*syndrome = ROCE_AETH_NAK_SEQ;
 		*psn = rq->epsn;
+		*nak_end = rq_gap_end(rq);
 		st->naks++;
 		break;
 	case ROCE_CTL_RNR:
@@ -467,6 +646,7 @@ bool roce_rq_ack(struct roce_rq *rq, bool all, uint8_t *syndrome,
 void roce_rq_free(struct roce_rq *rq)
 {
 	struct roce_buf *b;
+	unsigned int i;
 
 	while ((b = rq->ahead)) {
 		rq->ahead = b->next;
@@ -474,4 +654,9 @@ void roce_rq_free(struct roce_rq *rq)
 	}
 	rq->ahead_tail = NULL;
 	rq->nahead = 0;
+	for (i = 0; i < ROCE_WINDOW; i++) {
+		free(rq->held[i]);
+		rq->held[i] = NULL;
+	}
+	rq->nheld = 0;
 }

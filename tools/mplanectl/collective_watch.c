@@ -400,6 +400,7 @@ static int gather(const struct watch *w, struct coll_size_result *res,
 		st->retransmits += s->retransmits;
 		st->timeouts += s->timeouts;
 		st->naks += s->naks;
+		st->held += s->held;
 		st->dropped += s->dropped;
 	}
 	return 0;
