@@ -303,7 +303,13 @@ static void mplane_count_tx(struct mplane_dev *mp, struct mplane_plane *plane,
 	dev_sw_netstats_tx_add(mp->dev, 1, len);
 }
 
-static void mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
+/*
+ * Send @skb on the plane the policy chooses.  Returns true when that
+ * plane's rail refused it (its queue was full): the one drop the sender
+ * can act on, as it would on a NIC's own queue.  Other drops (no plane,
+ * a malformed packet) are counted and not told.
+ */
+static bool mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 {
 	u8 policy = READ_ONCE(mp->policy);
 	struct mplane_plane *plane;
@@ -341,10 +347,10 @@ static void mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 			mplane_dre_add(plane, c.now, len);
 			if (mplane_output(plane, skb)) {
 				dev_core_stats_tx_dropped_inc(mp->dev);
-				return;
+				return true;
 			}
 			mplane_count_tx(mp, plane, len, c.fresh);
-			return;
+			return false;
 		}
 		if (plane)
 			mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_DROP_NO_ROUTE, 1);
@@ -354,35 +360,40 @@ static void mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 drop:
 	dev_core_stats_tx_dropped_inc(mp->dev);
 	kfree_skb(skb);
+	return false;
 }
 
 /*
  * A GSO super-packet either goes out whole on one plane (the rail or
  * its driver segments it), or is segmented here so that each segment
  * gets its own choice: more spreading, at the cost of segmenting in
- * software and of reordering within the super-packet.
+ * software and of reordering within the super-packet.  Returns how many
+ * segments a rail refused.
  */
-static void mplane_send_gso(struct mplane_dev *mp, struct sk_buff *skb)
+static unsigned int mplane_send_gso(struct mplane_dev *mp, struct sk_buff *skb)
 {
 	struct sk_buff *segs, *next;
+	unsigned int refused = 0;
 
 	segs = skb_gso_segment(skb, 0);
 	if (IS_ERR_OR_NULL(segs)) {
 		dev_core_stats_tx_dropped_inc(mp->dev);
 		kfree_skb(skb);
-		return;
+		return 0;
 	}
 	consume_skb(skb);
 	skb_list_walk_safe(segs, segs, next) {
 		skb_mark_not_on_list(segs);
-		mplane_send(mp, segs);
+		refused += mplane_send(mp, segs);
 	}
+	return refused;
 }
 
 netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct mplane_dev *mp = netdev_priv(dev);
 	u8 depth = __this_cpu_read(mplane_xmit_depth);
+	netdev_tx_t rc;
 
 	if (unlikely(depth >= MPLANE_XMIT_DEPTH_MAX)) {
 		net_warn_ratelimited("%s: transmit nested %u deep, dropped: does a rail lead back into an mplane device?\n",
@@ -392,10 +403,18 @@ netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev)
 		return NETDEV_TX_OK;
 	}
 	__this_cpu_write(mplane_xmit_depth, depth + 1);
+	/*
+	 * A rail's full queue is told to the sender, as a device's own
+	 * queue would tell it (mp0 has none): a UDP socket with IP_RECVERR
+	 * gets ENOBUFS and sends again, TCP keeps the packet and eases off
+	 * (CWR).  Otherwise the packet would be lost as if on the wire, and
+	 * cost a retransmission a round trip later.  Of a super-packet that
+	 * went out in segments, some may have left: congestion, not a drop.
+	 */
 	if (skb_is_gso(skb) && READ_ONCE(mp->gso_mode) == MPLANE_GSO_SEGMENT)
-		mplane_send_gso(mp, skb);
+		rc = mplane_send_gso(mp, skb) ? NET_XMIT_CN : NETDEV_TX_OK;
 	else
-		mplane_send(mp, skb);
+		rc = mplane_send(mp, skb) ? NET_XMIT_DROP : NETDEV_TX_OK;
 	__this_cpu_write(mplane_xmit_depth, depth);
-	return NETDEV_TX_OK;
+	return rc;
 }

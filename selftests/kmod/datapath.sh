@@ -198,6 +198,60 @@ test_no_route_plane_not_used() {
 	done
 }
 
+# send_udp NS ADDR N:RECVERR...: from one process in NS (an exec is
+# seconds on the debug kernel), for each N:RECVERR, N datagrams from a UDP
+# socket with IP_RECVERR set to RECVERR; prints each send's outcome
+# ("sent" or the errno's name), the groups apart by " | ".
+send_udp() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" python3 -c '
+import errno, socket, sys
+groups = []
+for g in sys.argv[2:]:
+    n, recverr = (int(x) for x in g.split(":"))
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IP, 11, recverr)  # IP_RECVERR
+    out = []
+    for _ in range(n):
+        try:
+            s.sendto(b"x" * 64, (sys.argv[1], 9))
+            out.append("sent")
+        except OSError as e:
+            out.append(errno.errorcode[e.errno])
+    groups.append(" ".join(out))
+print(" | ".join(groups))' "$@"
+}
+
+# A rail whose queue refuses a packet (here a filter that drops all at
+# its egress, as a full qdisc would) is told back to the sender, as a
+# device's own full queue tells it: a UDP socket with IP_RECVERR gets
+# ENOBUFS (and sends again, as the roce engine does), one without it is
+# not told (UDP counts SndbufErrors), and mp0 counts each drop once.
+# Once the rail takes packets again, they are sent.
+test_full_rail_queue_told() {
+	local dropped
+	mp_pair 1
+	# Only these datagrams through ha's mp0: none of its own IPv6.
+	ip netns exec "$ha" sysctl -qw net.ipv6.conf.mp0.disable_ipv6=1
+	mp_pair_carries 1
+	# Resolved: a packet waiting for ARP (which the filter would drop)
+	# is queued, and its sender told nothing.
+	ip -n "$ha" neigh replace $MP_B4 lladdr 02:00:00:00:0b:00 dev a0 nud permanent
+	tc -n "$ha" qdisc add dev a0 clsact
+	tc -n "$ha" filter add dev a0 egress pref 1 matchall action drop
+	dropped=$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_dropped)
+	assert_eq "with IP_RECVERR, and without" "$(send_udp "$ha" $MP_B4 3:1 2:0)" \
+		"ENOBUFS ENOBUFS ENOBUFS | sent sent"
+	assert_eq "mp0's tx_dropped" \
+		"$(ip netns exec "$ha" cat /sys/class/net/mp0/statistics/tx_dropped)" $((dropped + 5))
+	assert_ge "plane 0's drop_xmit" "$(mp_pstat "$ha" 0 drop_xmit)" 5
+	tc -n "$ha" filter del dev a0 egress pref 1
+	# One: hb has no socket on the port, and its ICMP would fail the
+	# next send with ECONNREFUSED.
+	assert_eq "the rail again" "$(send_udp "$ha" $MP_B4 1:1)" "sent"
+}
+
 MPPKT=$MPLANE_BUILD/mppkt
 
 # mp0's transmit drops packets whose IPv4 header does not hold together
@@ -378,6 +432,6 @@ QUICK_TESTS="test_malformed_ipv4_dropped test_mirrored_clone_not_written
 ktap_run test_ping_v4_v6 test_rr_is_even test_hash_keeps_flows \
 	test_spray_prefers_emptier_plane test_flowlet_sticks_and_moves \
 	test_ethtool_stats test_policy_change_under_traffic_loses_nothing \
-	test_no_route_plane_not_used test_malformed_ipv4_dropped \
+	test_no_route_plane_not_used test_full_rail_queue_told test_malformed_ipv4_dropped \
 	test_mirrored_clone_not_written test_rail_ipv6_address_stays_on_rail \
 	test_redirect_loop_is_cut test_gso_whole_and_segment test_tcp_over_tbf_stack
