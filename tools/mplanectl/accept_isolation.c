@@ -92,7 +92,8 @@ static int background_start(struct accept_run *run, const char *prefix,
 	char size[24];
 	const char *args[] = {
 		"collective", "run", "--prefix", prefix, "--hosts", hosts,
-		"--op", s->background ? "incast" : "alltoall", "-e", size,
+		"--op", s->background ? "incast" : "alltoall", "-b", size,
+		"-e", size,
 		"--duration", "3600", "--no-marks",
 		"--transport", s->transport ? "roce" : "tcp",
 		s->transport ? NULL : "--port", BACKGROUND_PORT, NULL,
