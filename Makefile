@@ -170,9 +170,9 @@ DEMO_KERNEL	?= 6.1
 # in .build/accept/.  The guest's CPU has no cmpxchg16b: QEMU 7.2's TCG
 # left garbage flags after SLUB's per-CPU one and the guest died of a
 # double fault in 2 of 2 runs (Documentation/benchmarks.md, 2026-12-06);
-# without it, 2 of 2 ran all four classes, in 25 and 35 minutes (the second's
-# scale class took 16 minutes, its mp0 policies' 16-rank allreduces
-# 100-153 s each), so the guest has 45.
+# without it, every run since has gone through all four classes: 25-36
+# minutes at 1 MiB, and 14 at 512 KiB (818 s with its build) once mp0
+# told its senders of its rails' full queues; the guest has 45.
 ACCEPT_KERNEL	?= 6.12
 accept: deps-test
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(ACCEPT_KERNEL) kmod
