@@ -6,7 +6,7 @@
 # on stdout and in RESULTS/accept-CLASS.txt, and its report in .html,
 # each policy's telemetry beside it (.html.POLICY.mpcp).  The sizes fit
 # a 2-vCPU TCG guest: 10 Mbit/s links, collectives of 512 KiB (1 MiB
-# took the four classes 25-35 minutes, over issue 17's 20), over roce
+# took the four classes 25-36 minutes, over issue 17's 20), over roce
 # so that the DCQCN policies run too.  The progress (.progress) has each
 # line's time since the class began.
 # MPLANE_ACCEPT_ARGS adds options to every class (--rate 20mbit, say);

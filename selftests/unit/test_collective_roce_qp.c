@@ -325,6 +325,19 @@ static void send_ten(struct sim *s, struct pkt *k, unsigned char *tx,
 	assert_false(roce_sq_next(&s->sq, DQPN, &p));
 }
 
+/* What send_ten() left: the packets not delivered, the buffers, the QP. */
+static void ten_free(struct sim *s, struct pkt *k, unsigned char *tx,
+		     unsigned char *rx)
+{
+	unsigned int i;
+
+	for (i = 0; i < 10; i++)
+		buf_put(s, k[i].b);
+	free(tx);
+	free(rx);
+	sim_free(s);
+}
+
 /* Deliver k[i] (its buffer is the responder's or the free list's then). */
 static enum roce_rx deliver(struct sim *s, struct pkt *k)
 {
@@ -420,9 +433,7 @@ static void gap_resent_alone(unsigned int lost, uint32_t gap_from,
 	assert_true(roce_sq_done(&s.sq));
 	assert_int_equal(s.sq.una, 10);
 	assert_memory_equal(tx, rx, 10 * ROCE_MTU);
-	free(tx);
-	free(rx);
-	sim_free(&s);
+	ten_free(&s, k, tx, rx);
 }
 
 static void test_gap_resent_alone(TEST_ARGS)
@@ -506,9 +517,7 @@ static void test_reorder_not_resent(TEST_ARGS)
 	assert_true(roce_rq_done(&s.rq));
 	assert_true(roce_sq_done(&s.sq));
 	assert_memory_equal(tx, rx, 10 * ROCE_MTU);
-	free(tx);
-	free(rx);
-	sim_free(&s);
+	ten_free(&s, k, tx, rx);
 }
 
 /* A NAK that names no gap's end (the responder held nothing past it),
@@ -532,11 +541,7 @@ static void test_nak_without_end_goes_back(TEST_ARGS)
 	assert_false(roce_sq_ack(&s.sq, ROCE_AETH_NAK_SEQ, 4, 12, 0));
 	assert_true(roce_sq_next(&s.sq, DQPN, &p));
 	assert_int_equal(p.bth.psn, 4);
-	for (i = 0; i < 10; i++)
-		buf_put(&s, k[i].b);
-	free(tx);
-	free(rx);
-	sim_free(&s);
+	ten_free(&s, k, tx, rx);
 }
 
 /* Packets past a gap are held once: a second copy, or one beyond the
@@ -547,7 +552,6 @@ static void test_held_once(TEST_ARGS)
 	struct roce_buf *b = calloc(1, sizeof(*b));
 	struct roce_bth far = { .opcode = ROCE_OP_SEND_MIDDLE, .psn = ROCE_WINDOW };
 	struct pkt k[10], copy;
-	unsigned int i;
 	struct sim s;
 
 	send_ten(&s, k, tx, rx);
@@ -561,11 +565,7 @@ static void test_held_once(TEST_ARGS)
 	assert_int_equal(s.rq.nheld, 1);
 	assert_int_equal(s.st.dropped, 2);
 	free(b);
-	for (i = 0; i < 10; i++)
-		buf_put(&s, k[i].b);
-	free(tx);
-	free(rx);
-	sim_free(&s);
+	ten_free(&s, k, tx, rx);
 }
 
 /* A receive posted late: what came first waits, acked, and is placed. */

@@ -250,7 +250,8 @@ enum roce_rx {
 	ROCE_RX_PLACED,		/* into a posted receive */
 	ROCE_RX_KEPT,		/* kept for a receive to come: buf taken */
 	ROCE_RX_HELD,		/* past a gap, for its turn: buf taken */
-	ROCE_RX_DROPPED,	/* a duplicate, out of order, or no room */
+	ROCE_RX_DROPPED,	/* a duplicate, a second copy of one held,
+				 * beyond the window, or no room */
 	ROCE_RX_ERROR,		/* the peer's messages do not fit ours */
 };
 

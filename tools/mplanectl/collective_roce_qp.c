@@ -96,13 +96,20 @@ int roce_sq_post(struct roce_sq *sq, const void *buf, size_t len)
 	return 0;
 }
 
+/* The message that holds @psn (tail when none does). */
+static unsigned int sq_msg_of(const struct roce_sq *sq, uint32_t psn)
+{
+	unsigned int i = sq->q.head;
+
+	while (i < sq->q.tail && roce_psn_diff(psn, msg_end(&sq->q.m[i])) >= 0)
+		i++;
+	return i;
+}
+
 /* cur: the message that holds nxt (tail once all is sent). */
 static void sq_seek(struct roce_sq *sq)
 {
-	sq->cur = sq->q.head;
-	while (sq->cur < sq->q.tail &&
-	       roce_psn_diff(sq->nxt, msg_end(&sq->q.m[sq->cur])) >= 0)
-		sq->cur++;
+	sq->cur = sq_msg_of(sq, sq->nxt);
 }
 
 static uint8_t send_opcode(uint32_t k, uint32_t npkts)
@@ -141,15 +148,13 @@ static bool sq_packet(const struct roce_msg *m, uint32_t psn, uint32_t dqpn,
 static bool sq_next_rtx(struct roce_sq *sq, uint32_t dqpn,
 			struct roce_tx_pkt *p)
 {
-	unsigned int i = sq->q.head;
+	unsigned int i;
 
 	if (roce_psn_diff(sq->rtx_nxt, sq->una) < 0)
 		sq->rtx_nxt = sq->una;
 	if (roce_psn_diff(sq->rtx_nxt, sq->rtx_end) >= 0)
 		return false;
-	while (i < sq->q.tail &&
-	       roce_psn_diff(sq->rtx_nxt, msg_end(&sq->q.m[i])) >= 0)
-		i++;
+	i = sq_msg_of(sq, sq->rtx_nxt);
 	if (i == sq->q.tail)
 		return false;
 	sq_packet(&sq->q.m[i], sq->rtx_nxt, dqpn, p);
@@ -586,8 +591,7 @@ int roce_rq_drain(struct roce_rq *rq, struct roce_buf **free,
 			rq->ahead_tail = NULL;
 		rq->nahead--;
 		err = rq_place(rq, b->opcode, b->raw + b->off, b->len, why);
-		b->next = *free;
-		*free = b;
+		buf_free(free, b);
 		if (err)
 			return -1;
 	}
@@ -603,14 +607,11 @@ int roce_rq_drain(struct roce_rq *rq, struct roce_buf **free,
 /* The gap at epsn ends at the first PSN held past it (epsn: none). */
 static uint32_t rq_gap_end(const struct roce_rq *rq)
 {
-	uint32_t psn = rq->epsn;
 	unsigned int i;
 
-	for (i = 1; rq->nheld && i < ROCE_WINDOW; i++) {
-		psn = roce_psn_add(rq->epsn, i);
-		if (rq->held[HELD_SLOT(psn)])
-			return psn;
-	}
+	for (i = 1; rq->nheld && i < ROCE_WINDOW; i++)
+		if (rq->held[HELD_SLOT(rq->epsn + i)])
+			return roce_psn_add(rq->epsn, i);
 	return rq->epsn;
 }
 
