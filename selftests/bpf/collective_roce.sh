@@ -15,10 +15,12 @@ source "$(dirname "$0")/../lib/lib.sh"
 MPLANECTL=$MPLANE_BUILD/mplanectl
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/mplane-croce.XXXXXX")
 FAB=cr$$
+SLOW_FAB=${FAB}w	# test_window's, at 10mbit
 OPS="allreduce allgather reduce_scatter broadcast alltoall permutation incast"
 
 fabric_cleanup() {
 	"$MPLANECTL" fabric down --prefix "$FAB" >/dev/null 2>&1 || true
+	"$MPLANECTL" fabric down --prefix "$SLOW_FAB" >/dev/null 2>&1 || true
 }
 trap '_lib_exit; fabric_cleanup; rm -rf "$TMPD"' EXIT
 
@@ -210,6 +212,32 @@ test_same_hosts_ports() {
 	assert_eq "the first job verified" "${J[verified]}" true
 }
 
+# The window: the fabric's bandwidth-delay product by default, which is
+# past the most (256) on this unshaped fabric and 11 packets on two
+# planes of 10mbit (two frames of 1086 bytes and ACKs of 66 on each of
+# four links, and 1 ms for the hosts); --window sets it, over roce only.
+test_window() {
+	local rc=0
+	need_fabric
+	job win-auto --op allreduce --hosts 2 -b 64K -e 64K -n 1 -w 0
+	assert_eq "this fabric's window" "$(jq .window_pkts "$TMPD/win-auto.json")" 256
+	job win-4 --op alltoall --hosts 4 -b 64K -e 256K -f 4 -n 2 -w 1 --window 4
+	check_job win-4
+	assert_eq "--window 4" "$(jq .window_pkts "$TMPD/win-4.json")" 4
+	"$MPLANECTL" collective run --prefix "$FAB" --op allreduce --window 4 \
+		>/dev/null 2>"$TMPD/win-tcp.err" || rc=$?
+	assert_eq "--window over tcp: exit" "$rc" 2
+	grep -q "window is the roce transport's" "$TMPD/win-tcp.err" ||
+		fail "--window over tcp: $(cat "$TMPD/win-tcp.err")"
+	"$MPLANECTL" fabric up -q --prefix "$SLOW_FAB" --planes 2 --hosts 4 \
+		--rate 10mbit >/dev/null || fail "a fabric at 10mbit"
+	"$MPLANECTL" -j collective run --prefix "$SLOW_FAB" --transport roce \
+		--op allreduce --hosts 2 -b 8K -e 8K -n 1 -w 0 >"$TMPD/win-10.json" \
+		2>"$TMPD/win-10.err" || fail "at 10mbit: $(cat "$TMPD/win-10.err")"
+	assert_eq "the window at 10mbit, 2 planes" "$(jq .window_pkts "$TMPD/win-10.json")" 11
+	"$MPLANECTL" fabric down --prefix "$SLOW_FAB" >/dev/null
+}
+
 ktap_run test_ops_4_ranks test_ops_8_ranks test_small_sndbuf test_loss_1pct \
 	test_hostacct_counts test_ipv6 test_link_down_named \
-	test_same_hosts_ports
+	test_same_hosts_ports test_window

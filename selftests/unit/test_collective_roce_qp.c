@@ -650,6 +650,59 @@ static void test_timeout(TEST_ARGS)
 	sim_free(&s);
 }
 
+/*
+ * A window of 8 (the path's BDP): 8 packets out at a time, every second
+ * asking for an ACK so that it slides, and 8 again after a timeout's
+ * window of one, not the default 256.
+ */
+static void test_window_cap(TEST_ARGS)
+{
+	unsigned char *tx = pattern(100 * ROCE_MTU, 6);
+	unsigned char *rx = calloc(1, 100 * ROCE_MTU);
+	unsigned int sent = 0, ackreqs = 0;
+	struct roce_tx_pkt p;
+	struct sim s;
+
+	sim_init(&s, 0);
+	roce_sq_set_window(&s.sq, 8);
+	assert_int_equal(s.sq.ack_every, 2);
+	roce_sq_post(&s.sq, tx, 100 * ROCE_MTU);
+	roce_rq_post(&s.rq, rx, 100 * ROCE_MTU);
+	while (roce_sq_next(&s.sq, DQPN, &p)) {
+		ackreqs += p.bth.ackreq;
+		roce_sq_sent(&s.sq, p.bth.psn, 0, &s.st);
+		sent++;
+	}
+	assert_int_equal(sent, 8);
+	assert_int_equal(ackreqs, 4);
+	assert_int_equal(roce_sq_inflight(&s.sq), 8);
+	/* None of them arrived: one probe, then 8 again once it is acked. */
+	s.now = ROCE_RTO_INIT;
+	assert_true(roce_sq_timer(&s.sq, s.now, &s.st));
+	assert_int_equal(s.sq.window, 1);
+	sim_step(&s);
+	assert_int_equal(s.sq.una, 1);
+	assert_int_equal(s.sq.window, 8);
+	/* The rest, lossy, still within 8 and all of it placed. */
+	s.ab = (struct wire){ .loss = 30, .reorder = 20 };
+	while (!roce_sq_done(&s.sq) && s.now < 100 * ROCE_RTO_INIT) {
+		sim_step(&s);
+		assert_true(roce_sq_inflight(&s.sq) <= 8);
+	}
+	assert_true(roce_sq_done(&s.sq));
+	assert_memory_equal(tx, rx, 100 * ROCE_MTU);
+	/* Out of range: the nearest window there is. */
+	roce_sq_set_window(&s.sq, 0);
+	assert_int_equal(s.sq.window_max, 1);
+	assert_int_equal(s.sq.ack_every, 1);
+	roce_sq_set_window(&s.sq, 100000);
+	assert_int_equal(s.sq.window_max, ROCE_WINDOW);
+	assert_int_equal(s.sq.ack_every, ROCE_ACK_EVERY);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
 /* Send 10 packets, let the timer fire and send the probe (PSN 0). */
 static void timed_out(struct sim *s, unsigned char *tx)
 {
@@ -774,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_keep_ahead),
 		cmocka_unit_test(test_rnr),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_window_cap),
 		cmocka_unit_test(test_spurious_timeout),
 		cmocka_unit_test(test_size_mismatch),
 		cmocka_unit_test(test_opcode_order),

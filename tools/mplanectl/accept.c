@@ -77,6 +77,9 @@ static const struct mp_opt accept_opts[] = {
 	{ "transport", 't', MP_OPT_CHOICE, AT(transport), "NAME",
 	  "the collectives' transport, the same for every policy: tcp, or roce (RoCEv2 framing over UDP), which the policies with DCQCN need, as it paces RoCE QPs",
 	  .choices = transport_names, .def = "tcp" },
+	{ "window", 0, MP_OPT_UINT, AT(window), "PKTS",
+	  "roce: packets each QP may have in flight, as 'collective run --window': the path's bandwidth-delay product keeps the switches' queues short",
+	  .min = 1, .max = 256, .def = "the engine's" },
 	{ "background", 0, MP_OPT_CHOICE, AT(background), "OP",
 	  "isolation: the background job on the odd hosts, of --size over and over",
 	  .choices = background_names, .def = "alltoall" },
@@ -266,8 +269,12 @@ static void print_settings(const struct accept_settings *s)
 	mp_print_u64(MP_PRINT_JSON, "rate_bps", NULL, s->rate.bps);
 	mp_print_u64(MP_PRINT_ANY, "size", "; collectives of %" PRIu64 " bytes", s->size);
 	mp_print_u64(MP_PRINT_ANY, "iters", ", %" PRIu64 " iterations", s->iters);
-	mp_print_str(MP_PRINT_ANY, "transport", ", over %s\n",
+	mp_print_str(MP_PRINT_ANY, "transport", ", over %s",
 		     transport_names[s->transport]);
+	if (s->window)
+		mp_print_u64(MP_PRINT_ANY, "window_pkts",
+			     ", %" PRIu64 " packets in flight a QP", s->window);
+	mp_print_text("\n");
 	mp_print_str(MP_PRINT_ANY, "expect", "# expectations: %s\n", s->expect);
 	if (s->html)
 		mp_print_u64(MP_PRINT_ANY, "sample_interval_ms",
@@ -432,6 +439,8 @@ static int settings_check(const struct accept_settings *s)
 		return mp_usage_err("bad --leaves %llu: more than --hosts %llu",
 				    (unsigned long long)s->leaves,
 				    (unsigned long long)s->hosts);
+	if (s->window && !s->transport)
+		return mp_usage_err("--window is the roce transport's: give --transport roce");
 	if (s->hosts < 4 || s->hosts % 2)
 		return mp_usage_err("bad --hosts %llu: want an even number, 4 or more (a permutation pairs rank r with r + n/2; isolation halves the hosts)",
 				    (unsigned long long)s->hosts);

@@ -37,6 +37,7 @@ struct accept_settings {
 	uint64_t size;			/* bytes of each collective */
 	uint64_t iters;
 	int transport;			/* 0 tcp, 1 roce */
+	uint64_t window;		/* roce: packets in flight a QP; 0: the engine's */
 	int background;			/* isolation: 0 alltoall, 1 incast */
 	bool torch;			/* isolation: the PyTorch victim too */
 	uint64_t timeout_ns;		/* of each step */

@@ -16,7 +16,7 @@ struct json_object *accept_collective(struct accept_run *run, const char *op,
 				      const char *hosts, const char *port)
 {
 	const struct accept_settings *s = run->s;
-	char size[24], iters[24], timeout[24];
+	char size[24], iters[24], timeout[24], window[24];
 	const char *args[32] = {
 		"collective", "run", "--prefix", s->prefix, "--op", op,
 		"-b", size, "-e", size, "-n", iters, "-w", "1",
@@ -33,6 +33,12 @@ struct json_object *accept_collective(struct accept_run *run, const char *op,
 	snprintf(timeout, sizeof(timeout), "%llu",
 		 (unsigned long long)(s->timeout_ns / 1000000000ULL < COLL_STALL_S ?
 				      s->timeout_ns / 1000000000ULL : COLL_STALL_S));
+	if (s->window) {
+		snprintf(window, sizeof(window), "%llu",
+			 (unsigned long long)s->window);
+		args[n++] = "--window";
+		args[n++] = window;
+	}
 	if (hosts) {
 		args[n++] = "--hosts";
 		args[n++] = hosts;

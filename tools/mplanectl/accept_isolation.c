@@ -89,17 +89,25 @@ static int background_start(struct accept_run *run, const char *prefix,
 			    const char *hosts, struct accept_job *job)
 {
 	const struct accept_settings *s = run->s;
-	char size[24];
-	const char *args[] = {
+	char size[24], window[24];
+	const char *args[24] = {
 		"collective", "run", "--prefix", prefix, "--hosts", hosts,
 		"--op", s->background ? "incast" : "alltoall", "-b", size,
 		"-e", size,
 		"--duration", "3600", "--no-marks",
 		"--transport", s->transport ? "roce" : "tcp",
-		s->transport ? NULL : "--port", BACKGROUND_PORT, NULL,
 	};
+	unsigned int n = 17;
 
 	snprintf(size, sizeof(size), "%llu", (unsigned long long)s->size);
+	snprintf(window, sizeof(window), "%llu", (unsigned long long)s->window);
+	if (!s->transport) {
+		args[n++] = "--port";
+		args[n++] = BACKGROUND_PORT;
+	} else if (s->window) {
+		args[n++] = "--window";
+		args[n++] = window;
+	}
 	if (accept_start(run, "the background job", args, job))
 		return -1;
 	/* Its ranks connect and start to load the fabric. */

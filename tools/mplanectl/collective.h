@@ -91,6 +91,8 @@ struct coll_comm {
 	/* Bytes the rank's socket may have below it, in the rails' qdiscs;
 	 * 0: the transport's own default (roce only). */
 	uint64_t sndbuf;
+	/* Packets a roce QP may have in flight; 0: the transport's most. */
+	unsigned int window;
 	const struct coll_transport *t;
 	void *priv;			/* the transport's state */
 	struct coll_transport_stats stats;

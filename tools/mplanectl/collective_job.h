@@ -35,6 +35,7 @@ struct coll_job {
 	uint64_t duration_ns;		/* 0: @iters timed iterations */
 	uint64_t timeout_ns;
 	uint64_t sndbuf;		/* bytes; 0: the transport's default */
+	uint64_t window;		/* roce: packets in flight a QP; 0: default */
 	int mark_fd;			/* the user-event program; -1: none */
 	uint64_t id;
 	pid_t parent;

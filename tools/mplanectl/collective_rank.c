@@ -165,6 +165,7 @@ static int rank_start(struct rank_ctx *x, const struct coll_job *job,
 	x->c.addrlen = job->addrlen;
 	x->c.timeout_ns = job->timeout_ns;
 	x->c.sndbuf = job->sndbuf;
+	x->c.window = job->window;
 	x->c.job = job->id;
 	x->c.t = job->t;
 	err = coll_bufs_alloc(&x->bufs, job->op, rank, job->nranks,

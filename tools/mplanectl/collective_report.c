@@ -29,6 +29,11 @@ static void header(const struct coll_job *job)
 	mp_print_close_array();
 	mp_print_str(MP_PRINT_ANY, "transport", "), transport %s",
 		     job->t->name);
+	if (job->t == &coll_roce_transport)
+		mp_print_u64(MP_PRINT_ANY, "window_pkts", " (a window of %" PRIu64 ")",
+			     job->window);
+	else
+		mp_print_null(MP_PRINT_JSON, "window_pkts", NULL);
 	mp_print_str(MP_PRINT_ANY, "fabric", ", fabric %s\n", job->prefix);
 	mp_print_str(MP_PRINT_ANY, "type", "#   type %s", "float");
 	mp_print_str(MP_PRINT_ANY, "redop", ", redop %s",

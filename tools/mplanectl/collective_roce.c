@@ -289,6 +289,8 @@ static int roce_random(struct roce *r)
 	for (i = 0; i < n; i++) {
 		r->peer[i].isn = v[i] & ROCE_PSN_MASK;
 		roce_sq_init(&r->peer[i].sq, r->peer[i].isn);
+		if (r->c->window)
+			roce_sq_set_window(&r->peer[i].sq, r->c->window);
 	}
 	free(v);
 	return 0;

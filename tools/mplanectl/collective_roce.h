@@ -26,10 +26,12 @@
 
 /* The path MTU: payload bytes of a packet (IB MTU 1024: fits 1500). */
 #define ROCE_MTU		1024
-/* Packets a requester has in flight on one QP, unacked. */
+/* Packets a requester may have in flight on one QP, unacked: the most,
+ * and the default where the job does not set less (roce_sq_set_window). */
 #define ROCE_WINDOW		256
-/* Every so many PSNs, and at each message's end, a packet asks for an
- * ACK; a responder also acks after this many packets without one. */
+/* Every so many PSNs (a quarter of a smaller window), and at each
+ * message's end, a packet asks for an ACK; a responder also acks after
+ * this many packets without one. */
 #define ROCE_ACK_EVERY		64
 /* Packets a responder holds for receives not posted yet, per QP. */
 #define ROCE_AHEAD_MAX		4096
@@ -210,6 +212,8 @@ struct roce_sq {
 	unsigned int cur;	/* the message that holds nxt */
 	uint32_t window;	/* packets it may have in flight: 1 after a
 				 * timeout, until an ACK moves */
+	uint32_t window_max;	/* ... and the rest of the time */
+	uint32_t ack_every;	/* a power of two, at most ROCE_ACK_EVERY */
 	bool frto;		/* a timeout's probe is out, and ... */
 	uint32_t frto_max;	/* ... this was max when the timer fired */
 	bool paused;		/* an RNR NAK came: nothing until the
@@ -263,6 +267,10 @@ struct roce_tx_pkt {
 };
 
 void roce_sq_init(struct roce_sq *sq, uint32_t isn);
+/* At most @pkts (1 to ROCE_WINDOW) in flight, from now on: a window the
+ * size of what the path holds keeps the fabric's queues short (IRN's
+ * BDP-based flow control), where a larger one only fills them. */
+void roce_sq_set_window(struct roce_sq *sq, uint32_t pkts);
 int roce_sq_post(struct roce_sq *sq, const void *buf, size_t len);
 /* The next packet, if the window allows one: true, and nxt moves on. */
 bool roce_sq_next(struct roce_sq *sq, uint32_t dqpn, struct roce_tx_pkt *p);

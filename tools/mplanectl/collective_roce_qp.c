@@ -70,8 +70,25 @@ void roce_sq_init(struct roce_sq *sq, uint32_t isn)
 	sq->q.head = sq->q.tail = 0;
 	sq->una = sq->nxt = sq->max = sq->end = isn & ROCE_PSN_MASK;
 	sq->rtx_nxt = sq->rtx_end = sq->una;
-	sq->window = ROCE_WINDOW;
 	sq->rto_ns = ROCE_RTO_INIT;
+	roce_sq_set_window(sq, ROCE_WINDOW);
+}
+
+void roce_sq_set_window(struct roce_sq *sq, uint32_t pkts)
+{
+	uint32_t every = 1;
+
+	pkts = pkts < 1 ? 1 : pkts > ROCE_WINDOW ? ROCE_WINDOW : pkts;
+	/* ACKs often enough that the window slides rather than stops: a
+	 * quarter of it, as a power of two so that PSNs that wrap keep the
+	 * spacing. */
+	while (every * 2 <= pkts / 4 && every * 2 <= ROCE_ACK_EVERY)
+		every *= 2;
+	sq->window_max = pkts;
+	sq->ack_every = every;
+	/* A timeout's window of one lasts until an ACK moves. */
+	if (sq->window != 1)
+		sq->window = pkts;
 }
 
 int roce_sq_post(struct roce_sq *sq, const void *buf, size_t len)
@@ -177,7 +194,7 @@ bool roce_sq_next(struct roce_sq *sq, uint32_t dqpn, struct roce_tx_pkt *p)
 	/* A message's end, every ROCE_ACK_EVERY PSNs, and what fills the
 	 * window: the requester never waits for a late ACK. */
 	p->bth.ackreq |= roce_psn_diff(sq->nxt, sq->una) + 1 >= window ||
-			 (sq->nxt & (ROCE_ACK_EVERY - 1)) == ROCE_ACK_EVERY - 1;
+			 (sq->nxt & (sq->ack_every - 1)) == sq->ack_every - 1;
 	sq->nxt = roce_psn_add(sq->nxt, 1);
 	return true;
 }
@@ -276,7 +293,7 @@ static void sq_advance(struct roce_sq *sq, uint32_t acked, uint64_t now)
 	}
 	/* Progress: a timeout's backoff and window are over. */
 	sq->rto_ns = sq_base_rto(sq);
-	sq->window = ROCE_WINDOW;
+	sq->window = sq->window_max;
 	while (!roce_msgq_empty(&sq->q) &&
 	       roce_psn_diff(msg_end(&sq->q.m[sq->q.head]), acked) <= 0)
 		sq->q.head++;
@@ -345,7 +362,7 @@ bool roce_sq_ack(struct roce_sq *sq, uint8_t syndrome, uint32_t psn,
 	 * packets: the whole window. */
 	sq->paused = kind == ROCE_AETH_RNR;
 	if (kind == ROCE_AETH_NAK_SEQ)
-		sq->window = ROCE_WINDOW;
+		sq->window = sq->window_max;
 	if (sq->una == sq->max && !sq->paused)
 		sq->deadline_ns = 0;
 	else if (moved || kind != ROCE_AETH_KIND_ACK)

@@ -24,9 +24,19 @@
 #include "mplanectl.h"
 #include "fabric.h"
 #include "collective_job.h"
+#include "collective_roce.h"
 
 #define MAX_BYTES	(1ULL << 30)
 #define MAX_TIMEOUT_NS	(3600 * 1000000000ULL)
+/* The roce transport's frames on the wire (Ethernet, IPv4, UDP, BTH,
+ * payload, ICRC), a data packet's and an ACK's, and the links of the
+ * fabric's longest path; the hosts' own time to answer (a TCG guest's
+ * ping took about 1 ms across an idle fabric); the least window. */
+#define COLL_WIRE_FRAME		(14 + 20 + 8 + ROCE_BTH_LEN + ROCE_MTU + ROCE_ICRC_LEN)
+#define COLL_WIRE_ACK		(14 + 20 + 8 + ROCE_BTH_LEN + ROCE_AETH_LEN + ROCE_NAK_END_LEN + ROCE_ICRC_LEN)
+#define COLL_PATH_LINKS		4ULL
+#define COLL_WINDOW_HOST_US	1000ULL
+#define COLL_WINDOW_MIN		4ULL
 
 static const char *const transport_names[] = { "tcp", "roce", NULL };
 static const char *const family_names[] = { "4", "6", NULL };
@@ -50,6 +60,7 @@ struct run_settings {
 	uint64_t port;
 	int family;
 	uint64_t sndbuf;
+	uint64_t window;
 };
 
 static int hosts_bad(const char *opt, const char *arg, const char *why)
@@ -134,6 +145,10 @@ static const struct mp_opt run_opts[] = {
 	  "roce: each rank's socket send buffer, as the kernel counts it (about 2.3K for a 1K packet): what it may have sent that still waits in its host, in mp0's pacing fq. DCQCN in mp0 stamps each packet with its QP's rate as it passes, so a rate cut acts once what was stamped before it has left: a short queue makes it act at once, as an RNIC has no host queue behind its rate limiter",
 	  .min = COLL_SNDBUF_MIN, .max = COLL_SNDBUF_MAX,
 	  .def = "20 ms at the host links' rate, at least 16K, on a fabric built with --cc dcqcn; else 4M" },
+	{ "window", 0, MP_OPT_UINT, AT(window), "PKTS",
+	  "roce: packets a QP may have sent and not had acked. What the path holds (its bandwidth-delay product) keeps the fabric's queues short, as IRN's BDP-based flow control does for RNICs on lossy fabrics; more only waits in the queues and, where flows meet, overflows them",
+	  .min = 1, .max = ROCE_WINDOW,
+	  .def = "the fabric's: its host links' bandwidth times its longest path's round trip, 11 at 10mbit on two planes" },
 	{ "family", 0, MP_OPT_CHOICE, AT(family), "4|6",
 	  "IPv4 or IPv6: the hosts' mp0 addresses, or their plane-0 rails' where they have no mp0",
 	  .choices = family_names, .def = "4" },
@@ -211,6 +226,8 @@ static int settings_check(const struct run_settings *s,
 		return mp_usage_err("bad --duration: want more than 0 seconds");
 	if (mp_opt_given(&run_cmd, res, "sndbuf") && !s->transport)
 		return mp_usage_err("--sndbuf is the roce transport's: TCP keeps its own queue below the socket short (TCP small queues)");
+	if (mp_opt_given(&run_cmd, res, "window") && !s->transport)
+		return mp_usage_err("--window is the roce transport's: TCP's congestion window sets its own");
 	if (s->duration_ns && mp_opt_given(&run_cmd, res, "iters"))
 		return mp_usage_err("-n/--iters and --duration exclude each other: a timed run's iterations are what fits");
 	return MP_EXIT_OK;
@@ -323,6 +340,36 @@ static uint64_t auto_sndbuf(const struct mp_fabric *f)
 	       b > COLL_SNDBUF_MAX ? COLL_SNDBUF_MAX : b;
 }
 
+/*
+ * The roce transport's window where --window does not say: what a host's
+ * links (every plane's) send in one round trip of the fabric's longest
+ * path, host to leaf to spine to leaf to host, with nothing queued: a
+ * full frame on each of its links, an ACK back on each, the links' own
+ * delay both ways, and what the hosts take to answer
+ * (COLL_WINDOW_HOST_US).  IRN's BDP-based flow control: more than this
+ * only waits in the switches' queues, and where flows meet it is what
+ * they drop.  At 10mbit on two planes it is 11 packets: a permutation
+ * over them went from 0.42 of the bisection to 0.68-0.74, alltoall from
+ * 0.31 to 0.72-0.74 (Documentation/benchmarks.md, 2026-12-07).
+ */
+static unsigned int auto_window(const struct mp_fabric *f)
+{
+	uint64_t rate = f->host_rate_bps ? f->host_rate_bps : f->rate_bps;
+	uint64_t planes = f->planes ? f->planes : 1;
+	uint64_t frame_ns, ack_ns, rtt_ns, pkts;
+
+	if (!rate)
+		return ROCE_WINDOW;
+	frame_ns = COLL_WIRE_FRAME * 8ULL * 1000000000ULL / rate;
+	ack_ns = COLL_WIRE_ACK * 8ULL * 1000000000ULL / rate;
+	rtt_ns = COLL_PATH_LINKS * (frame_ns + ack_ns + 2000ULL * f->delay_us) +
+		 COLL_WINDOW_HOST_US * 1000ULL;
+	pkts = (planes * rate / 8 * rtt_ns / 1000000000ULL +
+		COLL_WIRE_FRAME - 1) / COLL_WIRE_FRAME;
+	return pkts < COLL_WINDOW_MIN ? COLL_WINDOW_MIN :
+	       pkts > ROCE_WINDOW ? ROCE_WINDOW : (unsigned int)pkts;
+}
+
 /* The job from the settings and the fabric: MP_EXIT_OK, or the status. */
 static int job_plan(struct coll_job *job, const struct run_settings *s)
 {
@@ -358,6 +405,7 @@ static int job_plan(struct coll_job *job, const struct run_settings *s)
 	job->duration_ns = s->duration_ns;
 	job->timeout_ns = s->timeout_ns;
 	job->sndbuf = s->sndbuf ? s->sndbuf : auto_sndbuf(&f);
+	job->window = s->window ? s->window : auto_window(&f);
 	job->parent = getpid();
 	/* The pid in the low half: what the timeline's events carry. */
 	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
