@@ -10,13 +10,18 @@
  *   dcqcn      the same switches; mp0 spreads by hash over the planes
  *              and runs DCQCN: plain DCQCN on ECMP, the NIC's baseline
  *   ar         switches route adaptively (flowlets); hosts as ecmp
- *   ar+plb     and mp0 balances the planes by flowlets, with a gap of
- *              a full queue's delay (FLOWLET_GAP_US, the fabric's
- *              default buffer): a flow moves to another plane only when
- *              its packets cannot overtake those still queued on the
- *              old one, as RoCE's go-back-N (and TCP) want; mp0's own
- *              default, 100 us, is for links a thousand times faster
- *   ar+plb+cc  and DCQCN in mp0
+ *   ar+plb     and mp0 balances the planes: over roce per packet
+ *              (spray), as the roce transport places what comes out of
+ *              order and resends only what is lost, as a SuperNIC
+ *              does; over tcp by flowlets, with a gap of a full
+ *              queue's delay (FLOWLET_GAP_US, the fabric's default
+ *              buffer): a flow moves to another plane only when its
+ *              packets cannot overtake those still queued on the old
+ *              one, as TCP wants; mp0's own default, 100 us, is for
+ *              links a thousand times faster.  A QP that never
+ *              pauses is one flowlet, on one plane: by flowlets, a
+ *              permutation over roce had half the bisection at most
+ *   ar+plb+cc  and DCQCN in mp0 (roce only)
  *   bond       switches as ecmp; hosts bond their rails, without mp0
  *              (fabric up --host-bond: balance-xor by layer3+4, miimon
  *              100), the static LAG of a host's NICs
@@ -89,9 +94,9 @@ static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 		args[n++] = "--host-multipath";
 	} else {
 		args[n++] = "--mp0";
-		if (p == MP_EXPECT_DCQCN) {
+		if (p == MP_EXPECT_DCQCN || s->transport) {
 			args[n++] = "--policy";
-			args[n++] = "hash";
+			args[n++] = p == MP_EXPECT_DCQCN ? "hash" : "spray";
 		}
 		if (uses_cc(p)) {
 			args[n++] = "--cc";
@@ -102,7 +107,7 @@ static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 	accept_progress(run, "building the fabric");
 	if (accept_exec(run, "fabric up", NULL, args))
 		return -1;
-	if (p == MP_EXPECT_AR_PLB || p == MP_EXPECT_AR_PLB_CC) {
+	if (!s->transport && p == MP_EXPECT_AR_PLB) {
 		unsigned int h;
 		char ns[48];
 		const char *gap[] = {
