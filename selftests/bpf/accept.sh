@@ -155,6 +155,10 @@ test_errors() {
 		"mplanectl: accept: $TMPD/bad.conf:1: baseline has no figure 'victim_step_ratio' (its figures: permutation_goodput, allreduce_busbw or alltoall_busbw)"
 	assert_eq "odd hosts" "$(usage accept baseline --hosts 5)" \
 		"mplanectl: accept: bad --hosts 5: want an even number, 4 or more (a permutation pairs rank r with r + n/2; isolation halves the hosts)"
+	assert_eq "a window over tcp" "$(usage accept baseline --window 8)" \
+		"mplanectl: accept: --window is the roce transport's: give --transport roce"
+	assert_eq "a window past the most" "$(usage accept baseline --transport roce --window 257)" \
+		"mplanectl: accept: bad --window '257': want an integer from 1 to 256"
 	# The shipped expectations parse with every class's figures (bond
 	# needs the bonding driver, which this kernel lacks: nothing runs).
 	if [ ! -e /sys/module/bonding ]; then

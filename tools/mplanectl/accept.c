@@ -21,6 +21,7 @@
 #include "mp_run.h"
 #include "accept.h"
 #include "fabric.h"
+#include "collective_roce.h"
 
 #ifndef MPLANE_ACCEPT_EXPECT
 #define MPLANE_ACCEPT_EXPECT	"/usr/share/mplane/expect.conf"
@@ -79,7 +80,8 @@ static const struct mp_opt accept_opts[] = {
 	  .choices = transport_names, .def = "tcp" },
 	{ "window", 0, MP_OPT_UINT, AT(window), "PKTS",
 	  "roce: packets each QP may have in flight, as 'collective run --window': the path's bandwidth-delay product keeps the switches' queues short",
-	  .min = 1, .max = 256, .def = "the engine's" },
+	  .min = 1, .max = ROCE_WINDOW,
+	  .def = "collective run's: the fabric's bandwidth-delay product" },
 	{ "background", 0, MP_OPT_CHOICE, AT(background), "OP",
 	  "isolation: the background job on the odd hosts, of --size over and over",
 	  .choices = background_names, .def = "alltoall" },
