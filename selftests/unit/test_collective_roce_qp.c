@@ -446,6 +446,70 @@ static void test_gap_resent_alone(TEST_ARGS)
 }
 
 /*
+ * Reordering the responder has seen is not taken for loss again: a first
+ * gap 12 deep is NAKed at 3 held (as a loss, for all it knows), after
+ * which a gap is NAKed only once half that many, 6, are held past it.
+ * mp0 spraying over planes of unlike delays reorders so.
+ */
+static void test_reorder_half_deepest_gap(TEST_ARGS)
+{
+	size_t len = 40 * ROCE_MTU;
+	unsigned char *tx = pattern(len, 7), *rx = calloc(1, len);
+	uint32_t naks[8], psns[4];
+	unsigned int i, nnaks = 0;
+	struct roce_tx_pkt p;
+	struct pkt k[40], late;
+	struct sim s;
+
+	sim_init(&s, 0);
+	roce_sq_post(&s.sq, tx, len);
+	roce_rq_post(&s.rq, rx, len);
+	for (i = 0; i < 40; i++) {
+		assert_true(roce_sq_next(&s.sq, DQPN, &p));
+		roce_sq_sent(&s.sq, p.bth.psn, 0, &s.st);
+		k[i] = (struct pkt){ .bth = p.bth, .b = buf_get(&s) };
+		k[i].b->off = 0;
+		k[i].b->len = p.len;
+		memcpy(k[i].b->raw, p.payload, p.len);
+	}
+	/* 10 is late by 11 packets: NAKed at 13, resent, then 10 itself
+	 * comes as a duplicate. */
+	for (i = 0; i < 22; i++) {
+		if (i == 10)
+			continue;
+		deliver(&s, &k[i]);
+		nnaks += answer(&s, naks, 4);
+		if (i == 12)
+			assert_int_equal(nnaks, 0);
+	}
+	assert_int_equal(nnaks, 1);
+	assert_int_equal(s.rq.span, 12);
+	late = k[10];
+	assert_int_equal(resend(&s, k, psns, 1), 1);
+	assert_int_equal(deliver(&s, &late), ROCE_RX_DROPPED);
+	/* 22 is late by 5: nothing NAKed, nothing resent. */
+	for (i = 23; i < 28; i++) {
+		assert_int_equal(deliver(&s, &k[i]), ROCE_RX_HELD);
+		assert_int_equal(answer(&s, naks, 4), 0);
+	}
+	assert_int_equal(deliver(&s, &k[22]), ROCE_RX_PLACED);
+	/* 28 lost: NAKed once 6 are held past it. */
+	buf_put(&s, k[28].b);
+	for (i = 29; i < 35; i++) {
+		deliver(&s, &k[i]);
+		assert_int_equal(answer(&s, naks, 4), i == 34);
+	}
+	assert_int_equal(naks[0], 28);
+	assert_int_equal(s.st.naks, 2);
+	assert_int_equal(s.st.retransmits, 1);
+	for (i = 35; i < 40; i++)
+		buf_put(&s, k[i].b);
+	free(tx);
+	free(rx);
+	sim_free(&s);
+}
+
+/*
  * A gap whose resend is lost too is NAKed again once a quarter of the
  * window more is held past it, and resent again: no timeout, and the
  * requester never goes back N.
@@ -821,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_lossy),
 		cmocka_unit_test(test_gap_resent_alone),
 		cmocka_unit_test(test_gap_nak_again),
+		cmocka_unit_test(test_reorder_half_deepest_gap),
 		cmocka_unit_test(test_reorder_not_resent),
 		cmocka_unit_test(test_nak_without_end_goes_back),
 		cmocka_unit_test(test_held_once),

@@ -37,8 +37,12 @@
 #define ROCE_AHEAD_MAX		4096
 /* Packets held past a gap before the responder NAKs it: fewer are taken
  * for reordering, whose gap fills by itself (TCP's three duplicate
- * ACKs).  A held packet that asks for an ACK has it NAKed at once. */
+ * ACKs); at least, as packets sprayed over planes of unlike delays come
+ * out of order by up to half a window (rq_reorder_pkts: half the deepest
+ * gap seen), and at most.
+ * A held packet that ends a message has it NAKed at once. */
 #define ROCE_REORDER_PKTS	3
+#define ROCE_REORDER_MAX	32
 /* A gap NAKed that stays open while this many more are held past it is
  * NAKed again: its resend was lost too (a quarter of the window is well
  * past any reordering, and a resend's round trip behind a full queue). */
@@ -233,6 +237,11 @@ struct roce_rq {
 	bool in_msg;		/* a FIRST came; MIDDLE or LAST next */
 	bool nak_sent;		/* for the gap at epsn ... */
 	unsigned int nak_held;	/* ... when nheld was this */
+	unsigned int span;	/* the farthest past epsn a packet has come:
+				 * a gap's depth, up to the requester's
+				 * window */
+	bool end_held;		/* a message's last packet is held ... */
+	uint32_t end_psn;	/* ... this one, or one before it */
 	bool rnr;		/* refused a packet for lack of room */
 	bool ack_now;		/* an ACK is due as soon as tx runs */
 	enum roce_ctl ctl;
