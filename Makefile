@@ -171,8 +171,9 @@ DEMO_KERNEL	?= 6.1
 # left garbage flags after SLUB's per-CPU one and the guest died of a
 # double fault in 2 of 2 runs (Documentation/benchmarks.md, 2026-12-06);
 # without it, every run since has gone through all four classes: 25-36
-# minutes at 1 MiB, and 14 at 512 KiB (818 s with its build) once mp0
-# told its senders of its rails' full queues; the guest has 45.
+# minutes at 1 MiB, 14 at 512 KiB once mp0 told its senders of its
+# rails' full queues, and 7.5 (441 s with its build, 2026-12-07) with
+# roce windows of the fabric's BDP and mp0 spraying; the guest has 45.
 ACCEPT_KERNEL	?= 6.12
 accept: deps-test
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(ACCEPT_KERNEL) kmod

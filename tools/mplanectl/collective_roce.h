@@ -36,11 +36,11 @@
 /* Packets a responder holds for receives not posted yet, per QP. */
 #define ROCE_AHEAD_MAX		4096
 /* Packets held past a gap before the responder NAKs it: fewer are taken
- * for reordering, whose gap fills by itself (TCP's three duplicate
- * ACKs); at least, as packets sprayed over planes of unlike delays come
- * out of order by up to half a window (rq_reorder_pkts: half the deepest
- * gap seen), and at most.
- * A held packet that ends a message has it NAKed at once. */
+ * for reordering, whose gap fills by itself.  Half the deepest gap seen
+ * (rq_reorder_pkts), as packets sprayed over planes of unlike delays
+ * come out of order by up to half a window; no fewer than TCP's three
+ * duplicate ACKs, no more than ROCE_REORDER_MAX.  A held packet that
+ * ends a message has its gap NAKed at once. */
 #define ROCE_REORDER_PKTS	3
 #define ROCE_REORDER_MAX	32
 /* A gap NAKed that stays open while this many more are held past it is
@@ -240,8 +240,8 @@ struct roce_rq {
 	unsigned int span;	/* the farthest past epsn a packet has come:
 				 * a gap's depth, up to the requester's
 				 * window */
-	bool end_held;		/* a message's last packet is held ... */
-	uint32_t end_psn;	/* ... this one, or one before it */
+	bool end_held;		/* a message's last packet is held: */
+	uint32_t end_psn;	/* the farthest such, once held */
 	bool rnr;		/* refused a packet for lack of room */
 	bool ack_now;		/* an ACK is due as soon as tx runs */
 	enum roce_ctl ctl;

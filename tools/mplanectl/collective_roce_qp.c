@@ -495,10 +495,10 @@ static enum roce_rx rq_in_order(struct roce_rq *rq, const struct roce_bth *h,
 
 /*
  * What is taken for reordering: half the deepest gap seen yet, which a
- * loss makes the requester's window.
- * mp0 spraying a QP over a plane with a link down and one without took
- * the 3 that a single path needs for loss 1695 times in a permutation of
- * 512 KiB at a window of 11; 6 held, 24 times, and 8, never.
+ * loss makes the requester's window.  mp0 spraying a QP over a plane
+ * with a link down and one without reorders so deep that 3, enough on
+ * one path, resent 1696 packets the responder had (Documentation/
+ * collective.md has the run).
  */
 static unsigned int rq_reorder_pkts(const struct roce_rq *rq)
 {

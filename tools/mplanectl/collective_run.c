@@ -348,9 +348,8 @@ static uint64_t auto_sndbuf(const struct mp_fabric *f)
  * delay both ways, and what the hosts take to answer
  * (COLL_WINDOW_HOST_US).  IRN's BDP-based flow control: more than this
  * only waits in the switches' queues, and where flows meet it is what
- * they drop.  At 10mbit on two planes it is 11 packets: a permutation
- * over them went from 0.42 of the bisection to 0.68-0.74, alltoall from
- * 0.31 to 0.72-0.74 (Documentation/benchmarks.md, 2026-12-07).
+ * they drop.  At 10mbit on two planes it is 11 packets (Documentation/
+ * collective.md has the figures by window).
  */
 static unsigned int auto_window(const struct mp_fabric *f)
 {
