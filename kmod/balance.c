@@ -8,6 +8,7 @@
 #ifdef __KERNEL__
 #include <linux/bitops.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #endif
 
 #include "balance.h"
@@ -89,6 +90,41 @@ u32 mplane_load_score(u64 queued_bytes, u64 rate_bytes, u32 capacity,
 	/* Scale up first so that small loads on fast planes stay distinct. */
 	score = bytes >= (1ULL << 50) ? MPLANE_LOAD_MAX :
 		div_u64(bytes << 10, capacity);
+	if (score > MPLANE_LOAD_MAX)
+		score = MPLANE_LOAD_MAX;
+	return (u32)score + (congested ? MPLANE_LOAD_CONGESTED : 0);
+}
+
+/* A packet of @len bytes in virtual time: < 2^48, as @len < 2^32. */
+u64 mplane_spray_cost(unsigned int len, u32 capacity)
+{
+	return div_u64((u64)len << MPLANE_SPRAY_SHIFT, capacity ?: 1);
+}
+
+/*
+ * The least virtual time a plane may have: @most the most, @slowest the
+ * least capacity.
+ */
+u64 mplane_spray_floor(u64 most, u32 slowest)
+{
+	u64 credit = mplane_spray_cost(MPLANE_SPRAY_CREDIT, slowest);
+
+	return most > credit ? most - credit : 0;
+}
+
+/*
+ * A plane's load under spray: how far it is ahead of the plane furthest
+ * behind (@behind, in virtual time) and its rail's queue, in the units
+ * of mplane_load_score(), so a plane whose rail backs up loses too.
+ */
+u32 mplane_spray_load(u64 behind, u64 queued_bytes, u32 capacity,
+		      bool congested)
+{
+	u64 score = queued_bytes >= (1ULL << 40) ? MPLANE_LOAD_MAX :
+		    div_u64(queued_bytes << 10, capacity ?: 1);
+
+	score += min_t(u64, behind >> (MPLANE_SPRAY_SHIFT - 10),
+		       MPLANE_LOAD_MAX);
 	if (score > MPLANE_LOAD_MAX)
 		score = MPLANE_LOAD_MAX;
 	return (u32)score + (congested ? MPLANE_LOAD_CONGESTED : 0);

@@ -101,6 +101,7 @@ struct mplane_plane {
 	u64 dre_stamp;
 	u64 cong_score;
 	u64 cong_stamp;
+	u64 spray_vtime;	/* mplane_spray_cost(): what spray gave it */
 	u64 refused_until;	/* the rail dropped a packet: avoid till then */
 	u64 queued_bytes;	/* the rail's queue, as last read */
 	u64 queued_stamp;

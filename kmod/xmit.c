@@ -114,6 +114,68 @@ u32 mplane_plane_load_queued(struct mplane_plane *plane, u64 *queued)
 	return mplane_plane_load_of(plane, ktime_get_ns(), *queued);
 }
 
+struct mplane_choice {
+	u64 spray_floor;	/* spray: the least virtual time a plane has */
+	u32 eligible;	/* planes for new choices */
+	u32 carry;	/* planes that may keep a running flowlet */
+	u64 now;
+	u64 *slot;	/* the flow's flowlet slot (flowlet policy only) */
+	u32 hash;	/* the flow's hash (hash and flowlet policies) */
+	bool fresh;	/* a new choice, not a flowlet that carries on */
+};
+
+/*
+ * Spray's loads: each plane's virtual time, raised to the floor, over
+ * the least of them.  The floor is the credit at the slowest plane's
+ * rate: a time, so that a plane may fall behind by as many of a faster
+ * plane's packets as its weight asks.
+ */
+static void mplane_spray_loads(struct mplane_dev *mp, struct mplane_choice *c,
+			       u32 *load)
+{
+	struct mplane_plane *plane[MPLANE_MAX_PLANES] = {};
+	u64 vtime[MPLANE_MAX_PLANES] = {}, most = 0, least = U64_MAX;
+	u32 slowest = U32_MAX;
+	int i;
+
+	for (i = 0; i < MPLANE_MAX_PLANES; i++) {
+		if (!(c->eligible & BIT(i)))
+			continue;
+		plane[i] = rcu_dereference_bh(mp->planes[i]);
+		if (!plane[i])
+			continue;
+		vtime[i] = READ_ONCE(plane[i]->spray_vtime);
+		most = max(most, vtime[i]);
+		slowest = min(slowest, READ_ONCE(plane[i]->capacity));
+	}
+	c->spray_floor = mplane_spray_floor(most, slowest);
+	for (i = 0; i < MPLANE_MAX_PLANES; i++) {
+		if (!plane[i])
+			continue;
+		vtime[i] = max(vtime[i], c->spray_floor);
+		least = min(least, vtime[i]);
+	}
+	for (i = 0; i < MPLANE_MAX_PLANES; i++) {
+		if (!(c->eligible & BIT(i)))
+			continue;
+		load[i] = plane[i] ?
+			  mplane_spray_load(vtime[i] - least,
+					    mplane_plane_queued(plane[i], c->now),
+					    READ_ONCE(plane[i]->capacity),
+					    READ_ONCE(plane[i]->congested)) :
+			  MPLANE_LOAD_MAX;
+	}
+}
+
+/* @plane took @len bytes by spray: on from the floor, if behind it. */
+static void mplane_spray_charge(struct mplane_plane *plane, u64 floor,
+				unsigned int len)
+{
+	WRITE_ONCE(plane->spray_vtime,
+		   max(READ_ONCE(plane->spray_vtime), floor) +
+		   mplane_spray_cost(len, READ_ONCE(plane->capacity)));
+}
+
 static void mplane_plane_loads(struct mplane_dev *mp, u32 eligible,
 			       u64 now, u32 *load)
 {
@@ -155,15 +217,6 @@ static u32 mplane_live(struct mplane_dev *mp, u32 mask, u64 now)
 	return mask & ~refusing ?: mask;
 }
 
-struct mplane_choice {
-	u32 eligible;	/* planes for new choices */
-	u32 carry;	/* planes that may keep a running flowlet */
-	u64 now;
-	u64 *slot;	/* the flow's flowlet slot (flowlet policy only) */
-	u32 hash;	/* the flow's hash (hash and flowlet policies) */
-	bool fresh;	/* a new choice, not a flowlet that carries on */
-};
-
 static int mplane_choose(struct mplane_dev *mp, struct mplane_choice *c,
 			 u8 policy)
 {
@@ -190,7 +243,9 @@ static int mplane_choose(struct mplane_dev *mp, struct mplane_choice *c,
 	 */
 	in.ticket = this_cpu_inc_return(*mp->rr_ticket);
 	in.rnd = in.ticket;
-	if (policy == MPLANE_POLICY_SPRAY || policy == MPLANE_POLICY_FLOWLET)
+	if (policy == MPLANE_POLICY_SPRAY)
+		mplane_spray_loads(mp, c, load);
+	else if (policy == MPLANE_POLICY_FLOWLET)
 		mplane_plane_loads(mp, c->eligible, c->now, load);
 	plane = mplane_pick(policy, &in);
 	if (plane < 0)
@@ -345,6 +400,8 @@ static bool mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 			if (c.slot)
 				WRITE_ONCE(*c.slot, mplane_flowlet_pack(c.now, idx));
 			mplane_dre_add(plane, c.now, len);
+			if (policy == MPLANE_POLICY_SPRAY)
+				mplane_spray_charge(plane, c.spray_floor, len);
 			if (mplane_output(plane, skb)) {
 				dev_core_stats_tx_dropped_inc(mp->dev);
 				return true;

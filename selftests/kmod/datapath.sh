@@ -124,6 +124,25 @@ test_spray_prefers_emptier_plane() {
 	fail "the sender never offered twice the slow plane's rate in 3 trials"
 }
 
+# Spray gives each plane bytes in proportion to its capacity (its weight
+# here), however far apart the packets are: 5 ms apart, the DRE (a
+# 131 us half-life) has forgotten each packet before the next, and a
+# spray by it took turns, 50/50.  Counted where they arrive.
+test_spray_follows_weights() {
+	local count=400 t0 t1
+	quick && count=200
+	mp_pair 2
+	"$MPLANECTL" -n "$ha" link set mp0 policy spray
+	"$MPLANECTL" -n "$ha" link plane a0 weight 10
+	"$MPLANECTL" -n "$ha" link plane a1 weight 30
+	send "$ha" $MP_B4 $count 200 --size 1000
+	t0=$(rx_of 0) t1=$(rx_of 1)
+	log "spray over weights 10 and 30: plane0 $t0, plane1 $t1 of $count"
+	assert_eq "delivered over both planes" $((t0 + t1)) $count
+	assert_ge "plane 0 (a quarter)" "$t0" $((count / 4 - count / 40))
+	assert_le "plane 0 (a quarter)" "$t0" $((count / 4 + count / 40))
+}
+
 test_flowlet_sticks_and_moves() {
 	local t0 t1 i used=0 bursts=8
 	quick && bursts=3
@@ -430,7 +449,8 @@ QUICK_TESTS="test_malformed_ipv4_dropped test_mirrored_clone_not_written
 	test_gso_whole_and_segment"
 
 ktap_run test_ping_v4_v6 test_rr_is_even test_hash_keeps_flows \
-	test_spray_prefers_emptier_plane test_flowlet_sticks_and_moves \
+	test_spray_prefers_emptier_plane test_spray_follows_weights \
+	test_flowlet_sticks_and_moves \
 	test_ethtool_stats test_policy_change_under_traffic_loses_nothing \
 	test_no_route_plane_not_used test_full_rail_queue_told test_malformed_ipv4_dropped \
 	test_mirrored_clone_not_written test_rail_ipv6_address_stays_on_rail \

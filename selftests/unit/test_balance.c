@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -20,6 +21,127 @@ static struct mplane_pick_in pick_in(u32 eligible, const u32 *load)
 		.load = load ? load : no_load,
 	};
 	return in;
+}
+
+/*
+ * Spray as xmit.c runs it, with no queues: @n packets of @len bytes over
+ * planes of @cap, each raised to its floor and charged as it is picked.
+ * Returns how many went to each plane in @hits.
+ */
+static void spray_run(const u32 *cap, u32 eligible, u64 *vtime,
+		      unsigned int n, unsigned int len, unsigned int *hits)
+{
+	u32 load[MPLANE_MAX_PLANES] = {};
+	struct mplane_pick_in in = pick_in(eligible, load);
+	u64 most, least, floor;
+	unsigned int i;
+	u32 slowest;
+	int p, k;
+
+	for (i = 0; i < n; i++) {
+		most = 0;
+		least = ~0ULL;
+		slowest = ~0U;
+		for (k = 0; k < MPLANE_MAX_PLANES; k++) {
+			if (!(eligible & (1U << k)))
+				continue;
+			if (vtime[k] > most)
+				most = vtime[k];
+			if (cap[k] < slowest)
+				slowest = cap[k];
+		}
+		floor = mplane_spray_floor(most, slowest);
+		for (k = 0; k < MPLANE_MAX_PLANES; k++) {
+			if (!(eligible & (1U << k)))
+				continue;
+			if (vtime[k] < floor)
+				vtime[k] = floor;
+			if (vtime[k] < least)
+				least = vtime[k];
+		}
+		for (k = 0; k < MPLANE_MAX_PLANES; k++)
+			if (eligible & (1U << k))
+				load[k] = mplane_spray_load(vtime[k] - least, 0,
+							    cap[k], false);
+		in.ticket = in.rnd = i;
+		p = mplane_pick(MPLANE_POLICY_SPRAY, &in);
+		assert_true(p >= 0);
+		vtime[p] += mplane_spray_cost(len, cap[p]);
+		hits[p]++;
+	}
+}
+
+/*
+ * Spray gives planes bytes in proportion to their capacities whatever
+ * the time between packets (there is none here: the DRE would take
+ * turns once it had forgotten each packet), and counts bytes, not
+ * packets.
+ */
+static void test_spray_follows_capacity(void **state)
+{
+	u32 cap[MPLANE_MAX_PLANES] = { 10, 30, 20 };
+	u64 vtime[MPLANE_MAX_PLANES] = {};
+	unsigned int hits[MPLANE_MAX_PLANES] = {};
+
+	(void)state;
+	spray_run(cap, 0x3, vtime, 400, 1000, hits);
+	assert_in_range(hits[0], 99, 101);
+	assert_in_range(hits[1], 299, 301);
+	/* Three planes from the start. */
+	memset(hits, 0, sizeof(hits));
+	memset(vtime, 0, sizeof(vtime));
+	spray_run(cap, 0x7, vtime, 600, 1500, hits);
+	assert_in_range(hits[0], 99, 101);
+	assert_in_range(hits[1], 299, 301);
+	assert_in_range(hits[2], 199, 201);
+	/* One big packet is worth four of a quarter its size. */
+	memset(hits, 0, sizeof(hits));
+	memset(vtime, 0, sizeof(vtime));
+	cap[1] = 10;
+	spray_run(cap, 0x3, vtime, 1, 4000, hits);
+	spray_run(cap, 0x3, vtime, 4, 1000, hits);
+	assert_int_equal(hits[0], 1);
+	assert_int_equal(hits[1], 4);
+	/* Weights 1 and 8: the fast plane falls 8 packets behind, past
+	 * the credit in its own bytes, but not in the slow plane's time. */
+	memset(hits, 0, sizeof(hits));
+	memset(vtime, 0, sizeof(vtime));
+	cap[0] = 1;
+	cap[1] = 8;
+	spray_run(cap, 0x3, vtime, 900, 1500, hits);
+	assert_in_range(hits[0], 99, 101);
+}
+
+/*
+ * A plane out of use for a while comes back with no more than the
+ * credit: it is not given everything until it has caught up.
+ */
+static void test_spray_credit_bounds_catch_up(void **state)
+{
+	u32 cap[MPLANE_MAX_PLANES] = { 10, 10 };
+	u64 vtime[MPLANE_MAX_PLANES] = {};
+	unsigned int hits[MPLANE_MAX_PLANES] = {}, burst = 0, i;
+
+	(void)state;
+	/* Plane 1 is away for 1000 packets; plane 0 runs far ahead. */
+	spray_run(cap, 0x1, vtime, 1000, 1000, hits);
+	memset(hits, 0, sizeof(hits));
+	spray_run(cap, 0x3, vtime, 1, 1000, hits);
+	for (i = 0; i < 100 && hits[0] == 0; i++)
+		spray_run(cap, 0x3, vtime, 1, 1000, hits);
+	burst = hits[1];
+	/* The credit is 4 packets of 1000 bytes, and one to tip it over. */
+	assert_int_equal(MPLANE_SPRAY_CREDIT, 4096);
+	assert_in_range(burst, 4, 6);
+	memset(hits, 0, sizeof(hits));
+	spray_run(cap, 0x3, vtime, 200, 1000, hits);
+	assert_in_range(hits[0], 99, 101);
+	/* No more behind than there is: from 0, the floor is 0. */
+	assert_int_equal(mplane_spray_floor(1000, 10), 0);
+	assert_int_equal(mplane_spray_floor(1ULL << 40, 10),
+			 (1ULL << 40) - mplane_spray_cost(MPLANE_SPRAY_CREDIT, 10));
+	/* A capacity of 0 is taken as 1, not divided by. */
+	assert_int_equal(mplane_spray_cost(3, 0), 3ULL << MPLANE_SPRAY_SHIFT);
 }
 
 static void test_no_eligible_plane(void **state)
@@ -262,6 +384,8 @@ int main(void)
 		cmocka_unit_test(test_decay_long_halflife),
 		cmocka_unit_test(test_decay_shift_matches_decay),
 		cmocka_unit_test(test_flowlet_stamped_in_the_future),
+		cmocka_unit_test(test_spray_follows_capacity),
+		cmocka_unit_test(test_spray_credit_bounds_catch_up),
 	};
 
 	return cmocka_run_group_tests_name("balance", tests, NULL, NULL);
