@@ -95,10 +95,32 @@ u32 mplane_load_score(u64 queued_bytes, u64 rate_bytes, u32 capacity,
 	return (u32)score + (congested ? MPLANE_LOAD_CONGESTED : 0);
 }
 
-/* A packet of @len bytes in virtual time: < 2^48, as @len < 2^32. */
-u64 mplane_spray_cost(unsigned int len, u32 capacity)
+/* @share, @sprayed packets after it was last set. */
+u32 mplane_mark_share_now(u32 share, u64 sprayed)
 {
-	return div_u64((u64)len << MPLANE_SPRAY_SHIFT, capacity ?: 1);
+	return (u32)mplane_decay_shift(min_t(u32, share, MPLANE_MARK_ONE),
+				       sprayed, MPLANE_MARK_SHIFT);
+}
+
+/* @share after a CNP, @sprayed packets after it was last set. */
+u32 mplane_mark_share_add(u32 share, u64 sprayed)
+{
+	share = mplane_mark_share_now(share, sprayed) +
+		(MPLANE_MARK_ONE >> MPLANE_MARK_SHIFT);
+	return min_t(u32, share, MPLANE_MARK_ONE);
+}
+
+/*
+ * A packet of @len bytes in virtual time: < 2^48, as @len < 2^32, and at
+ * most MPLANE_MARK_WEIGHT + 1 times that with every packet marked.
+ */
+u64 mplane_spray_cost(unsigned int len, u32 capacity, u32 mark_share)
+{
+	u64 cost = div_u64((u64)len << MPLANE_SPRAY_SHIFT, capacity ?: 1);
+
+	mark_share = min_t(u32, mark_share, MPLANE_MARK_ONE);
+	return cost + mul_u64_u64_shr(cost, (u64)mark_share * MPLANE_MARK_WEIGHT,
+				      16);
 }
 
 /*
@@ -107,7 +129,7 @@ u64 mplane_spray_cost(unsigned int len, u32 capacity)
  */
 u64 mplane_spray_floor(u64 most, u32 slowest)
 {
-	u64 credit = mplane_spray_cost(MPLANE_SPRAY_CREDIT, slowest);
+	u64 credit = mplane_spray_cost(MPLANE_SPRAY_CREDIT, slowest, 0);
 
 	return most > credit ? most - credit : 0;
 }

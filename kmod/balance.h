@@ -38,7 +38,8 @@ u32 mplane_load_score(u64 queued_bytes, u64 rate_bytes, u32 capacity,
 
 /*
  * Spray's virtual time: what each plane has been given, in bytes over
- * its capacity (2^13 a microsecond of its line rate), so that a packet
+ * its capacity (2^13 a microsecond of its line rate) and weighed up by
+ * its marks (below), so that a packet
  * goes to the plane furthest behind and planes get bytes in proportion
  * to their capacities.  The DRE cannot do that when packets are further
  * apart than its half-life: it has forgotten the last one, every plane
@@ -51,7 +52,24 @@ u32 mplane_load_score(u64 queued_bytes, u64 rate_bytes, u32 capacity,
 #define MPLANE_SPRAY_SHIFT	16
 #define MPLANE_SPRAY_CREDIT	4096
 
-u64 mplane_spray_cost(unsigned int len, u32 capacity);
+/*
+ * How much of what spray sent lately drew a CNP (DCQCN's notice of a CE
+ * mark on the way) on a plane, in parts of MPLANE_MARK_ONE: each CNP adds
+ * 2^-MPLANE_MARK_SHIFT, and the share halves with every 2^MPLANE_MARK_SHIFT
+ * packets the device sprays on any plane, so that a plane given little
+ * for its marks is not held to them once they stop.  Spray weighs a
+ * plane's bytes up by MPLANE_MARK_WEIGHT times the share: a plane whose
+ * queues mark what it carries is taken for a slower one until they no
+ * longer do.  A link down behind a leaf halves what a plane delivers,
+ * and no host link shows it; the marks do.
+ */
+#define MPLANE_MARK_ONE		BIT(16)
+#define MPLANE_MARK_SHIFT	4
+#define MPLANE_MARK_WEIGHT	128
+
+u32 mplane_mark_share_now(u32 share, u64 sprayed);
+u32 mplane_mark_share_add(u32 share, u64 sprayed);
+u64 mplane_spray_cost(unsigned int len, u32 capacity, u32 mark_share);
 u64 mplane_spray_floor(u64 most, u32 slowest);
 u32 mplane_spray_load(u64 behind, u64 queued_bytes, u32 capacity,
 		      bool congested);

@@ -386,8 +386,12 @@ static void mplane_cc_cnp(struct mplane_plane *plane, struct mplane_qp_table *t,
 				  qp->rate.rc_kbps, old, MPLANE_RATE_CUT);
 	}
 	spin_unlock(&set->lock);
-	/* The plane's score hears of it too, in PLB's own loop. */
+	/*
+	 * The plane's score hears of it too, in PLB's own loop, and spray
+	 * weighs the plane by it (balance.h).
+	 */
 	mplane_congestion_event(plane, now);
+	mplane_plane_mark(plane);
 }
 
 /*

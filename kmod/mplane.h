@@ -102,6 +102,8 @@ struct mplane_plane {
 	u64 cong_score;
 	u64 cong_stamp;
 	u64 spray_vtime;	/* mplane_spray_cost(): what spray gave it */
+	u32 mark_share;		/* mplane_mark_share_add(), ... */
+	u64 mark_sprayed;	/* ... when mplane_dev.sprayed was this */
 	u64 refused_until;	/* the rail dropped a packet: avoid till then */
 	u64 queued_bytes;	/* the rail's queue, as last read */
 	u64 queued_stamp;
@@ -148,6 +150,7 @@ struct mplane_dev {
 	u64 cong_threshold;	/* in MPLANE_CONG_UNITs */
 	u64 *flowlets;		/* MPLANE_FLOWLET_SLOTS packed slots */
 	u32 __percpu *rr_ticket;
+	u64 sprayed;		/* packets spray sent: the marks' clock */
 	struct mplane_peers __rcu *peers;
 	struct mplane_cc_params __rcu *cc;	/* NULL: congestion control off */
 	struct mplane_qp_table __rcu *qps;
@@ -238,6 +241,7 @@ bool mplane_is_mplane_dev(const struct net_device *dev);
 netdev_tx_t mplane_xmit(struct sk_buff *skb, struct net_device *dev);
 int mplane_xmit_on_plane(struct mplane_plane *plane, struct sk_buff *skb);
 u32 mplane_plane_load_now(struct mplane_plane *plane);
+void mplane_plane_mark(struct mplane_plane *plane);
 u32 mplane_plane_load_queued(struct mplane_plane *plane, u64 *queued);
 
 /* udp_out.c */

@@ -167,13 +167,33 @@ static void mplane_spray_loads(struct mplane_dev *mp, struct mplane_choice *c,
 	}
 }
 
+/*
+ * A CNP came back for a packet of @plane's.  Without a lock, as the
+ * estimates above: a lost update under contention is one CNP fewer.
+ */
+void mplane_plane_mark(struct mplane_plane *plane)
+{
+	u64 sprayed = READ_ONCE(plane->mp->sprayed);
+
+	WRITE_ONCE(plane->mark_share,
+		   mplane_mark_share_add(READ_ONCE(plane->mark_share),
+					 sprayed - READ_ONCE(plane->mark_sprayed)));
+	WRITE_ONCE(plane->mark_sprayed, sprayed);
+}
+
 /* @plane took @len bytes by spray: on from the floor, if behind it. */
-static void mplane_spray_charge(struct mplane_plane *plane, u64 floor,
+static void mplane_spray_charge(struct mplane_dev *mp,
+				struct mplane_plane *plane, u64 floor,
 				unsigned int len)
 {
+	u64 sprayed = READ_ONCE(mp->sprayed);
+	u32 marks = mplane_mark_share_now(READ_ONCE(plane->mark_share),
+					  sprayed - READ_ONCE(plane->mark_sprayed));
+
 	WRITE_ONCE(plane->spray_vtime,
 		   max(READ_ONCE(plane->spray_vtime), floor) +
-		   mplane_spray_cost(len, READ_ONCE(plane->capacity)));
+		   mplane_spray_cost(len, READ_ONCE(plane->capacity), marks));
+	WRITE_ONCE(mp->sprayed, sprayed + 1);
 }
 
 static void mplane_plane_loads(struct mplane_dev *mp, u32 eligible,
@@ -401,7 +421,7 @@ static bool mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 				WRITE_ONCE(*c.slot, mplane_flowlet_pack(c.now, idx));
 			mplane_dre_add(plane, c.now, len);
 			if (policy == MPLANE_POLICY_SPRAY)
-				mplane_spray_charge(plane, c.spray_floor, len);
+				mplane_spray_charge(mp, plane, c.spray_floor, len);
 			if (mplane_output(plane, skb)) {
 				dev_core_stats_tx_dropped_inc(mp->dev);
 				return true;

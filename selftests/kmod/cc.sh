@@ -412,7 +412,38 @@ test_table_lifecycle_under_traffic() {
 # KASAN guest under TCG takes a second for each.
 QUICK_TESTS="test_table_lifecycle_under_traffic"
 
+# Spray weighs a plane by the CNPs that come back on it (balance.h): with
+# a CNP for about every fifth packet of ha's stream, all of them in on
+# plane 0, plane 0 carries a small part of the stream; once they stop,
+# its share comes back to half.  The CNPs leave hb on plane 0 alone (b1
+# down by admin there), and the QP's rate floor is well above the
+# stream's, so that the cuts they make pace nothing.
+test_cnps_steer_spray() {
+	local n=600 t0 t1 marked back
+	mp_pair 2
+	cc "$ha" policy spray cc dcqcn rate-min 20000
+	"$MPLANECTL" -n "$hb" link plane b1 admin down || fail "b1 admin down"
+	recv_4791
+	roce "$ha" $MP_B4 0x44 $n 300 --size 200 &
+	sleep 0.2
+	"$MPLANECTL" -n "$hb" traffic send $MP_A4 --cnp 0x44 --count 90 --rate 60 \
+		>/dev/null || fail "traffic send --cnp"
+	wait %%
+	t0=$(mp_pstat "$hb" 0 rx_packets) t1=$(mp_pstat "$hb" 1 rx_packets)
+	marked=$(mp_pstat "$ha" 0 cnp)
+	log "with CNPs on plane 0 ($marked): plane0 $t0, plane1 $t1 of $n"
+	assert_eq "CNPs in on plane 0" "$marked" 90
+	assert_eq "delivered over both planes" $((t0 + t1)) $n
+	assert_le "plane 0's part" "$t0" $((n / 5))
+	assert_ge "plane 0 still used" "$t0" 1
+	roce "$ha" $MP_B4 0x44 $n 300 --size 200
+	back=$(($(mp_pstat "$hb" 0 rx_packets) - t0))
+	log "without: plane0 $back of $n"
+	assert_ge "plane 0's part again" "$back" $((n * 2 / 5))
+	stop_recv
+}
+
 ktap_run test_settings_ranges test_cnp_one_per_interval_per_qp test_cnp_icrc \
 	test_rate_cut_then_recovery_in_order test_bad_input_counted \
 	test_edt_pacing_holds_rate test_qp_table_bounded \
-	test_table_lifecycle_under_traffic
+	test_table_lifecycle_under_traffic test_cnps_steer_spray

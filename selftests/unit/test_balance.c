@@ -66,7 +66,7 @@ static void spray_run(const u32 *cap, u32 eligible, u64 *vtime,
 		in.ticket = in.rnd = i;
 		p = mplane_pick(MPLANE_POLICY_SPRAY, &in);
 		assert_true(p >= 0);
-		vtime[p] += mplane_spray_cost(len, cap[p]);
+		vtime[p] += mplane_spray_cost(len, cap[p], 0);
 		hits[p]++;
 	}
 }
@@ -139,9 +139,69 @@ static void test_spray_credit_bounds_catch_up(void **state)
 	/* No more behind than there is: from 0, the floor is 0. */
 	assert_int_equal(mplane_spray_floor(1000, 10), 0);
 	assert_int_equal(mplane_spray_floor(1ULL << 40, 10),
-			 (1ULL << 40) - mplane_spray_cost(MPLANE_SPRAY_CREDIT, 10));
+			 (1ULL << 40) - mplane_spray_cost(MPLANE_SPRAY_CREDIT, 10, 0));
 	/* A capacity of 0 is taken as 1, not divided by. */
-	assert_int_equal(mplane_spray_cost(3, 0), 3ULL << MPLANE_SPRAY_SHIFT);
+	assert_int_equal(mplane_spray_cost(3, 0, 0), 3ULL << MPLANE_SPRAY_SHIFT);
+}
+
+/*
+ * The mark share: a CNP adds 1/16, and it halves with every 16 packets
+ * sprayed; a CNP every tenth packet holds it between a tenth and a
+ * quarter, none for a while brings it to 0, and a flood to no more than
+ * one.  A plane at 1/128 costs twice its bytes, and 129 times at one.
+ */
+static void test_mark_share_weighs_spray(void **state)
+{
+	u32 share = 0, cost = mplane_spray_cost(1000, 10, 0);
+	unsigned int i;
+
+	(void)state;
+	share = mplane_mark_share_add(share, 0);
+	assert_int_equal(share, MPLANE_MARK_ONE / 16);
+	assert_int_equal(mplane_mark_share_now(share, 16), MPLANE_MARK_ONE / 32);
+	for (i = 0; i < 200; i++)
+		share = mplane_mark_share_add(share, 10);
+	assert_in_range(share, MPLANE_MARK_ONE / 6, MPLANE_MARK_ONE / 4);
+	assert_in_range(mplane_mark_share_now(share, 9), MPLANE_MARK_ONE / 10,
+			MPLANE_MARK_ONE / 6);
+	assert_int_equal(mplane_mark_share_now(share, 400), 0);
+	for (i = 0; i < 400; i++)
+		share = mplane_mark_share_add(share, 1);
+	assert_int_equal(share, MPLANE_MARK_ONE);
+	assert_int_equal(mplane_mark_share_now(~0U, 0), MPLANE_MARK_ONE);
+	assert_int_equal(MPLANE_MARK_WEIGHT, 128);
+	assert_int_equal(mplane_spray_cost(1000, 10, MPLANE_MARK_ONE / 128),
+			 2 * cost);
+	assert_int_equal(mplane_spray_cost(1000, 10, ~0U), 129ULL * cost);
+}
+
+/*
+ * Two planes alike but for their marks: the marked one at a share s
+ * gets 1 / (2 + 128 s) of the bytes, a third at s = 1/128.
+ */
+static void test_marked_plane_gets_less(void **state)
+{
+	u32 cap[MPLANE_MAX_PLANES] = { 10, 10 };
+	u64 vtime[MPLANE_MAX_PLANES] = {};
+	u32 load[MPLANE_MAX_PLANES];
+	struct mplane_pick_in in = pick_in(0x3, load);
+	unsigned int hits[MPLANE_MAX_PLANES] = {}, i;
+	u32 share[MPLANE_MAX_PLANES] = { MPLANE_MARK_ONE / 128, 0 };
+	u64 least;
+	int p;
+
+	(void)state;
+	for (i = 0; i < 300; i++) {
+		least = vtime[0] < vtime[1] ? vtime[0] : vtime[1];
+		load[0] = mplane_spray_load(vtime[0] - least, 0, cap[0], false);
+		load[1] = mplane_spray_load(vtime[1] - least, 0, cap[1], false);
+		in.ticket = in.rnd = i;
+		p = mplane_pick(MPLANE_POLICY_SPRAY, &in);
+		vtime[p] += mplane_spray_cost(1000, cap[p], share[p]);
+		hits[p]++;
+	}
+	assert_in_range(hits[0], 99, 101);
+	assert_in_range(hits[1], 199, 201);
 }
 
 static void test_no_eligible_plane(void **state)
@@ -386,6 +446,8 @@ int main(void)
 		cmocka_unit_test(test_flowlet_stamped_in_the_future),
 		cmocka_unit_test(test_spray_follows_capacity),
 		cmocka_unit_test(test_spray_credit_bounds_catch_up),
+		cmocka_unit_test(test_mark_share_weighs_spray),
+		cmocka_unit_test(test_marked_plane_gets_less),
 	};
 
 	return cmocka_run_group_tests_name("balance", tests, NULL, NULL);
