@@ -353,6 +353,9 @@ test_html_report() {
 	# take under 1 ms, so each port is sampled each ms, and the capture
 	# says so (the median spacing of one port's samples).
 	assert_eq "sample interval at 50mbit" "$(jq '.settings.sample_interval_ms' "$j")" 1
+	# The switches mark from 2.4 ms of the links' rate to 7.2 ms.
+	assert_eq "ECN thresholds at 50mbit" \
+		"$(jq -r '"\(.settings.kmin_bytes) \(.settings.kmax_bytes)"' "$j")" "15000 45000"
 	spacing=$("$MPLANECTL" telemetry dump "$h.ar.mpcp" | jq -s '[.[] | select(.type == "port_sample")] |
 		group_by("\(.label) \(.ifindex)")[0] | [.[].ts_ns] |
 		[range(1; length) as $i | .[$i] - .[$i - 1]] | sort | .[length / 2 | floor] / 1e6')

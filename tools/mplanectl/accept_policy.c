@@ -67,12 +67,31 @@ const char *accept_policy_cannot(const struct accept_run *run,
 	return NULL;
 }
 
+/*
+ * The switches' ECN thresholds: RED from ACCEPT_KMIN_US of the link's
+ * rate to three times that, no lower than two full frames.  bpf attach's
+ * defaults (20 KiB and 200 KiB) are 1.6 and 16 ms at 100mbit, but 16
+ * and 160 ms at the 10mbit of make accept, where a port holds 28 KB
+ * (22 ms): little was marked short of loss, so neither DCQCN nor spray's
+ * weights (Documentation/plb.md) heard of a queue.  At 10mbit: 3028 and
+ * 9084 bytes.
+ */
+#define ACCEPT_KMIN_US		2400
+#define ACCEPT_KMIN_MIN		(2 * 1514)
+
+uint64_t accept_kmin_bytes(uint64_t bps)
+{
+	uint64_t bytes = bps / 8 * ACCEPT_KMIN_US / 1000000;
+
+	return bytes < ACCEPT_KMIN_MIN ? ACCEPT_KMIN_MIN : bytes;
+}
+
 /* The fabric of policy @p as @prefix, with its loops. */
 static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 			    const char *prefix)
 {
 	const struct accept_settings *s = run->s;
-	char hosts[16], planes[16], leaves[16], spines[16];
+	char hosts[16], planes[16], leaves[16], spines[16], kmin[24], kmax[24];
 	const char *args[32] = {
 		"fabric", "up", "--force", "--quiet", "--prefix", prefix,
 		"--hosts", hosts, "--planes", planes, "--leaves", leaves,
@@ -80,7 +99,7 @@ static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 	};
 	const char *attach[] = {
 		"bpf", "attach", "--fabric", prefix, "--policy",
-		switch_policy(p), NULL,
+		switch_policy(p), "--kmin", kmin, "--kmax", kmax, NULL,
 	};
 	unsigned int n = 16;
 
@@ -88,6 +107,10 @@ static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 	snprintf(planes, sizeof(planes), "%llu", (unsigned long long)s->planes);
 	snprintf(leaves, sizeof(leaves), "%llu", (unsigned long long)s->leaves);
 	snprintf(spines, sizeof(spines), "%llu", (unsigned long long)s->spines);
+	snprintf(kmin, sizeof(kmin), "%llu",
+		 (unsigned long long)accept_kmin_bytes(s->rate.bps));
+	snprintf(kmax, sizeof(kmax), "%llu",
+		 (unsigned long long)(3 * accept_kmin_bytes(s->rate.bps)));
 	if (p == MP_EXPECT_BOND) {
 		args[n++] = "--host-bond";
 	} else if (!accept_policy_mp0(p)) {
