@@ -376,6 +376,7 @@ struct roce_cm {
 /* Write @m after the BTH and DETH; read one: 0, or -1 if not ours. */
 void roce_cm_put(unsigned char *b, const struct roce_cm *m);
 int roce_cm_get(const unsigned char *b, size_t len, struct roce_cm *m);
+bool roce_cm_error_stale(const unsigned char *b, size_t len);
 
 /* All that a rank knows of one peer. */
 struct roce_peer {

@@ -39,6 +39,24 @@ int roce_cm_get(const unsigned char *b, size_t len, struct roce_cm *m)
 	return m->type >= ROCE_CM_REQ && m->type <= ROCE_CM_DREP ? 0 : -1;
 }
 
+/*
+ * Whether an ICMP port unreachable for the datagram @b (its UDP payload,
+ * @len bytes of it) is old news: a REQ goes out only until its peer
+ * answers, so a REQ's error says that the peer had not bound yet, not
+ * that it went away, and it may come back after the peer's REP, the two
+ * on different planes.
+ */
+bool roce_cm_error_stale(const unsigned char *b, size_t len)
+{
+	struct roce_cm m;
+
+	if (len < ROCE_BTH_LEN + ROCE_DETH_LEN)
+		return false;
+	return !roce_cm_get(b + ROCE_BTH_LEN + ROCE_DETH_LEN,
+			    len - ROCE_BTH_LEN - ROCE_DETH_LEN, &m) &&
+	       m.type == ROCE_CM_REQ;
+}
+
 /* Its first REQ or REP: from now on its data is ours to take. */
 static int cm_hear(struct roce_peer *p, const struct roce_cm *m)
 {

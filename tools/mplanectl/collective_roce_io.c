@@ -362,6 +362,7 @@ void roce_rx_errqueue(struct roce *r)
 	struct cmsghdr *cm;
 	struct msghdr h;
 	struct iovec iov;
+	ssize_t len;
 	int rank;
 
 	for (;;) {
@@ -371,8 +372,11 @@ void roce_rx_errqueue(struct roce *r)
 			.msg_iov = &iov, .msg_iovlen = 1,
 			.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
 		};
-		if (recvmsg(r->fd, &h, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+		len = recvmsg(r->fd, &h, MSG_ERRQUEUE | MSG_DONTWAIT);
+		if (len < 0)
 			return;
+		if (roce_cm_error_stale(data, (size_t)len))
+			continue;
 		for (cm = CMSG_FIRSTHDR(&h); cm; cm = CMSG_NXTHDR(&h, cm)) {
 			if (!(cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) &&
 			    !(cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_RECVERR))
