@@ -172,8 +172,8 @@ DEMO_KERNEL	?= 6.1
 # double fault in 2 of 2 runs (Documentation/benchmarks.md, 2026-12-06);
 # without it, every run since has gone through all four classes: 25-36
 # minutes at 1 MiB, 14 at 512 KiB once mp0 told its senders of its
-# rails' full queues, and 7.5 (441 s with its build, 2026-12-07) with
-# roce windows of the fabric's BDP and mp0 spraying; the guest has 45.
+# rails' full queues, and 7.5-8.5 (441-507 s with its build, 2026-12-07)
+# with roce windows of the fabric's BDP and mp0 spraying; the guest has 45.
 ACCEPT_KERNEL	?= 6.12
 accept: deps-test
 	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(ACCEPT_KERNEL) kmod
