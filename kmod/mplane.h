@@ -150,7 +150,6 @@ struct mplane_dev {
 	u64 cong_threshold;	/* in MPLANE_CONG_UNITs */
 	u64 *flowlets;		/* MPLANE_FLOWLET_SLOTS packed slots */
 	u32 __percpu *rr_ticket;
-	u64 sprayed;		/* packets spray sent: the marks' clock */
 	struct mplane_peers __rcu *peers;
 	struct mplane_cc_params __rcu *cc;	/* NULL: congestion control off */
 	struct mplane_qp_table __rcu *qps;
@@ -158,6 +157,14 @@ struct mplane_dev {
 	atomic64_t cc_evictions;
 	atomic64_t cc_cnp_unknown;
 	atomic64_t cc_bad_bth;
+	/*
+	 * Packets spray sent, the marks' clock: every CPU that sprays
+	 * writes it, so it has a cache line of its own, apart from what
+	 * every packet reads above.
+	 */
+	struct {
+		u64 count;
+	} ____cacheline_aligned_in_smp sprayed;
 
 	/* slow-path */
 	struct net_device *dev;

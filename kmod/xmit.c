@@ -173,7 +173,7 @@ static void mplane_spray_loads(struct mplane_dev *mp, struct mplane_choice *c,
  */
 void mplane_plane_mark(struct mplane_plane *plane)
 {
-	u64 sprayed = READ_ONCE(plane->mp->sprayed);
+	u64 sprayed = READ_ONCE(plane->mp->sprayed.count);
 
 	WRITE_ONCE(plane->mark_share,
 		   mplane_mark_share_add(READ_ONCE(plane->mark_share),
@@ -186,14 +186,14 @@ static void mplane_spray_charge(struct mplane_dev *mp,
 				struct mplane_plane *plane, u64 floor,
 				unsigned int len)
 {
-	u64 sprayed = READ_ONCE(mp->sprayed);
+	u64 sprayed = READ_ONCE(mp->sprayed.count);
 	u32 marks = mplane_mark_share_now(READ_ONCE(plane->mark_share),
 					  sprayed - READ_ONCE(plane->mark_sprayed));
 
 	WRITE_ONCE(plane->spray_vtime,
 		   max(READ_ONCE(plane->spray_vtime), floor) +
 		   mplane_spray_cost(len, READ_ONCE(plane->capacity), marks));
-	WRITE_ONCE(mp->sprayed, sprayed + 1);
+	WRITE_ONCE(mp->sprayed.count, sprayed + 1);
 }
 
 static void mplane_plane_loads(struct mplane_dev *mp, u32 eligible,
