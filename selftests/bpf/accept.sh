@@ -275,9 +275,14 @@ test_resiliency_small() {
 	assert_eq "recovered" "$(jq -c '[.policies[0].steps[1:][].recovered]' "$j")" "[true,true]"
 	# What the stream lost is what was on the failed link while its flows
 	# were dark: at most its 5000 packets a second over the worst flow's
-	# gap, which the stream's own gap never exceeds.
+	# gap, which the stream's own gap never exceeds.  Every packet sent,
+	# or tried and refused (no route), is received or lost; what the
+	# sender gave up after a stall of its own (slipped: on a host as busy
+	# as make check's) never went out, and the schedule moved on.
 	jq -e 'all(.policies[0].steps[1:][]; .max_flow_gap_us >= .max_gap_us and
-		.lost <= 5000 * .max_flow_gap_us / 1e6 + 50 and .received + .lost == 15000)' \
+		.lost <= 5000 * .max_flow_gap_us / 1e6 + 50 and
+		.received + .lost == .sent + .send_errors and
+		(.sent + .send_errors + .slipped - 15000 | fabs) <= 2)' \
 		"$j" >/dev/null || fail "the stream: $(jq -c '.policies[0].steps' "$j")"
 	# Each gap figure is the step's gaps beyond their spacing: a flow's
 	# 8 / 5000 a second, the stream's 1 / 5000.

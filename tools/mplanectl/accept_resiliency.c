@@ -167,7 +167,7 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 		"--size", "200", NULL,
 	};
 	struct accept_job rx = { .keep_stdout = true };
-	struct json_object *step;
+	struct json_object *step, *sent = NULL;
 	double span, flow_gap_us, stream_gap_us, stream_beyond_ms, rate, spacing_us;
 	bool recovered;
 	unsigned int f;
@@ -193,15 +193,18 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 		usleep(50000);
 	for (f = 0; f < fc->n && !err; f++)
 		err = accept_exec(run, "fabric fault", NULL, fc->argv[f]);
-	err = err || accept_exec(run, "traffic send", NULL, send);
+	err = err || accept_exec(run, "traffic send", &sent, send);
 	if (undo)
 		err |= accept_exec(run, "fabric fault (undo)", NULL, undo);
 	if (err) {
+		json_object_put(sent);
 		accept_stop(run, &rx);
 		return -1;
 	}
-	if (accept_wait(run, &rx))
+	if (accept_wait(run, &rx)) {
+		json_object_put(sent);
 		return -1;
+	}
 	/* Each gap beyond its own spacing: the flow's, and the stream's. */
 	flow_gap_us = worst_flow_gap_us(rx.out);
 	stream_gap_us = accept_json_num(rx.out, "max_gap_us", 0, NULL);
@@ -231,9 +234,22 @@ static int stream_across(struct accept_run *run, struct accept_result *res,
 		accept_json_num(rx.out, "received", 0, NULL)));
 	json_object_object_add(step, "lost", json_object_new_double(
 		accept_json_num(rx.out, "lost", 0, NULL)));
+	/*
+	 * What the sender sent, could not send (no route: the receiver
+	 * counts it lost), and gave up after a stall longer than its burst
+	 * (it did not get the CPU): a packet given up is neither received
+	 * nor lost.
+	 */
+	json_object_object_add(step, "sent", json_object_new_double(
+		accept_json_num(sent, "sent", 0, NULL)));
+	json_object_object_add(step, "send_errors", json_object_new_double(
+		accept_json_num(sent, "errors", 0, NULL)));
+	json_object_object_add(step, "slipped", json_object_new_double(
+		accept_json_num(sent, "slipped", 0, NULL)));
 	json_object_object_add(step, "recovered", json_object_new_boolean(recovered));
 	json_object_array_add(res->steps, step);
 	json_object_put(rx.out);
+	json_object_put(sent);
 	return 0;
 }
 
