@@ -39,15 +39,15 @@ u32 mplane_load_score(u64 queued_bytes, u64 rate_bytes, u32 capacity,
 /*
  * Spray's virtual time: what each plane has been given, in bytes over
  * its capacity (2^13 a microsecond of its line rate) and weighed up by
- * its marks (below), so that a packet
- * goes to the plane furthest behind and planes get bytes in proportion
- * to their capacities.  The DRE cannot do that when packets are further
- * apart than its half-life: it has forgotten the last one, every plane
- * scores 0 and the tie-break takes turns.  No plane is further behind
- * the one furthest ahead than the slowest plane takes to send
- * MPLANE_SPRAY_CREDIT bytes: one back from being out of use takes back
- * its share, not a burst of everything, and one whose rail backs up is
- * given no more than that while it drains.
+ * its marks (below), so that a packet goes to the plane furthest behind
+ * and planes get bytes in proportion to their capacities.  The DRE
+ * cannot do that when packets are further apart than its half-life: it
+ * has forgotten the last one, every plane scores 0 and the tie-break
+ * takes turns.  No plane is further behind the one furthest ahead than
+ * the slowest plane takes to send MPLANE_SPRAY_CREDIT bytes: one back
+ * from being out of use takes back its share, not a burst of everything,
+ * and one whose rail backs up is given no more than that while it
+ * drains.
  */
 #define MPLANE_SPRAY_SHIFT	16
 #define MPLANE_SPRAY_CREDIT	4096
