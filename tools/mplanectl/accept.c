@@ -280,7 +280,7 @@ static void print_settings(const struct accept_settings *s)
 	mp_print_u64(MP_PRINT_ANY, "kmin_bytes",
 		     "# switches: ECN marks from %" PRIu64, accept_kmin_bytes(s->rate.bps));
 	mp_print_u64(MP_PRINT_ANY, "kmax_bytes", " to %" PRIu64 " bytes queued\n",
-		     3 * accept_kmin_bytes(s->rate.bps));
+		     accept_kmax_bytes(s->rate.bps));
 	mp_print_str(MP_PRINT_ANY, "expect", "# expectations: %s\n", s->expect);
 	if (s->html)
 		mp_print_u64(MP_PRINT_ANY, "sample_interval_ms",

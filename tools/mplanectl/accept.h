@@ -145,7 +145,9 @@ void accept_capture_stop(struct accept_run *run, struct accept_result *res,
 
 /* The switches' sampler interval for links of @bps, in ms. */
 unsigned int accept_sample_ms(uint64_t bps);
+/* The switches' ECN thresholds for links of @bps, in bytes queued. */
 uint64_t accept_kmin_bytes(uint64_t bps);
+uint64_t accept_kmax_bytes(uint64_t bps);
 /* The fabric of a policy, built with its loops: 0, or -1 (reported).
  * accept_policy_down() removes the fabric whatever state it is in. */
 int accept_policy_up(struct accept_run *run, enum mp_expect_policy policy);

@@ -86,6 +86,11 @@ uint64_t accept_kmin_bytes(uint64_t bps)
 	return bytes < ACCEPT_KMIN_MIN ? ACCEPT_KMIN_MIN : bytes;
 }
 
+uint64_t accept_kmax_bytes(uint64_t bps)
+{
+	return 3 * accept_kmin_bytes(bps);
+}
+
 /* The fabric of policy @p as @prefix, with its loops. */
 static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 			    const char *prefix)
@@ -110,7 +115,7 @@ static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 	snprintf(kmin, sizeof(kmin), "%llu",
 		 (unsigned long long)accept_kmin_bytes(s->rate.bps));
 	snprintf(kmax, sizeof(kmax), "%llu",
-		 (unsigned long long)(3 * accept_kmin_bytes(s->rate.bps)));
+		 (unsigned long long)accept_kmax_bytes(s->rate.bps));
 	if (p == MP_EXPECT_BOND) {
 		args[n++] = "--host-bond";
 	} else if (!accept_policy_mp0(p)) {
