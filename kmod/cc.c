@@ -7,6 +7,8 @@
  * CNP interval.  As the reaction point, a CNP cuts the rate of the QP it
  * names (dcqcn.c holds the equations), and each limited QP's packets get
  * a departure time (EDT, skb->tstamp) that an fq qdisc on the rail keeps.
+ * Under notify, only the CNPs go both ways: they are counted per QP and
+ * weigh the planes, and no rate is cut.
  *
  * QPs live in one table per device: sets of MPLANE_QP_WAYS entries with a
  * lock each, found by a keyed hash of (peer, QPN, role).  The table never
@@ -284,10 +286,12 @@ static bool mplane_roce_of(struct mplane_dev *mp, struct sk_buff *skb,
 /*
  * Reaction point, on transmit: account the bytes of a RoCEv2 packet to
  * its QP, let DCQCN's timers and byte counter raise a limited rate, and
- * give the packet its departure time.  Under rcu_read_lock_bh().
+ * give the packet its departure time.  Under notify, the QP is only
+ * known, for the CNPs that name it.  Under rcu_read_lock_bh().
  */
 void mplane_cc_xmit(struct mplane_dev *mp, struct sk_buff *skb, u64 now)
 {
+	const struct mplane_cc_params *cc;
 	struct mplane_dcqcn_params p;
 	struct mplane_qp_table *t;
 	struct mplane_qp_set *set;
@@ -300,15 +304,20 @@ void mplane_cc_xmit(struct mplane_dev *mp, struct sk_buff *skb, u64 now)
 	if (!mplane_roce_of(mp, skb, &r) || r.opcode == MPLANE_BTH_OPCODE_CNP)
 		return;
 	t = rcu_dereference_bh(mp->qps);
-	if (!t || !mplane_cc_params_get(mp, &p))
+	cc = mplane_cc_params_get(mp, &p);
+	if (!t || !cc)
 		return;
 	qp = mplane_qp_get(mp, t, &set, &r.addrs.daddr, r.dqpn, MPLANE_QP_RP,
 			   true, now);
+	qp->tx_bytes += skb->len;
+	if (!cc->rate_control) {
+		spin_unlock(&set->lock);
+		return;
+	}
 	if (!qp->rate.rc_kbps)
 		mplane_dcqcn_init(&qp->rate, &p, now);
 	old = qp->rate.rc_kbps;
 	changed = mplane_dcqcn_sent(&qp->rate, &p, skb->len, now);
-	qp->tx_bytes += skb->len;
 	if (mplane_dcqcn_limited(&qp->rate, &p)) {
 		at = max(now, qp->next_tx_ns);
 		qp->next_tx_ns = at + mplane_dcqcn_tx_ns(&qp->rate, skb->len);
@@ -361,8 +370,12 @@ static void mplane_cc_notify(struct mplane_plane *plane,
 		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_CNP_SENT, 1);
 }
 
-/* Reaction point: a CNP came in on @plane for the QP mp0 sends to. */
+/*
+ * Reaction point: a CNP came in on @plane for the QP mp0 sends to.  It
+ * cuts the QP's rate under DCQCN, and weighs the plane under both.
+ */
 static void mplane_cc_cnp(struct mplane_plane *plane, struct mplane_qp_table *t,
+			  const struct mplane_cc_params *cc,
 			  const struct mplane_dcqcn_params *p,
 			  const struct mplane_roce *r, u64 now)
 {
@@ -379,7 +392,7 @@ static void mplane_cc_cnp(struct mplane_plane *plane, struct mplane_qp_table *t,
 	}
 	qp->cnp_rx++;
 	old = qp->rate.rc_kbps;
-	if (mplane_dcqcn_cnp(&qp->rate, p, now)) {
+	if (cc->rate_control && mplane_dcqcn_cnp(&qp->rate, p, now)) {
 		qp->cuts++;
 		mplane_pstat_add(plane, IFLA_MPLANE_PSTAT_RATE_CUTS, 1);
 		trace_rate_update(mp->dev, plane->index, r->dqpn,
@@ -417,7 +430,7 @@ bool mplane_cc_rx(struct mplane_plane *plane, struct sk_buff *skb, bool ce)
 	 * an emulated device access, about 1 us.
 	 */
 	if (r.opcode == MPLANE_BTH_OPCODE_CNP) {
-		mplane_cc_cnp(plane, t, &p, &r, ktime_get_ns());
+		mplane_cc_cnp(plane, t, cc, &p, &r, ktime_get_ns());
 		consume_skb(skb);
 		return true;
 	}
@@ -428,16 +441,32 @@ bool mplane_cc_rx(struct mplane_plane *plane, struct sk_buff *skb, bool ce)
 
 /*
  * Would the QP show in IFLA_MPLANE_QPS?  Idle or not: a QP limited by a
- * cut stays limited until it sends again, and shows so.
+ * cut stays limited until it sends again, and shows so.  Under notify,
+ * a QP shows once a CNP came for it.
  */
 static bool mplane_qp_shown(const struct mplane_qp *qp,
+			    const struct mplane_cc_params *cc,
 			    const struct mplane_dcqcn_params *p)
 {
 	if (qp->role == MPLANE_QP_FREE)
 		return false;
 	if (qp->role == MPLANE_QP_RP)
-		return mplane_dcqcn_limited(&qp->rate, p);
+		return cc->rate_control ? mplane_dcqcn_limited(&qp->rate, p) :
+					  qp->cnp_rx;
 	return qp->cnp_tx;
+}
+
+/* A sending QP's rate state, which it has only under DCQCN. */
+static int mplane_qp_fill_rate(struct sk_buff *skb, const struct mplane_qp *qp)
+{
+	if (!qp->rate.rc_kbps)
+		return 0;
+	if (nla_put_u32(skb, IFLA_MPLANE_QP_RATE_KBPS, qp->rate.rc_kbps) ||
+	    nla_put_u32(skb, IFLA_MPLANE_QP_TARGET_KBPS, qp->rate.rt_kbps) ||
+	    nla_put_u32(skb, IFLA_MPLANE_QP_ALPHA,
+			qp->rate.alpha >> (MPLANE_DCQCN_ALPHA_SHIFT - 10)))
+		return -EMSGSIZE;
+	return 0;
 }
 
 static int mplane_qp_fill(struct sk_buff *skb, const struct mplane_qp *qp)
@@ -452,10 +481,7 @@ static int mplane_qp_fill(struct sk_buff *skb, const struct mplane_qp *qp)
 		      v4 ? (const void *)&qp->peer.s6_addr32[3] : &qp->peer) ||
 	      nla_put_u32(skb, IFLA_MPLANE_QP_QPN, qp->qpn);
 	if (!err && qp->role == MPLANE_QP_RP)
-		err = nla_put_u32(skb, IFLA_MPLANE_QP_RATE_KBPS, qp->rate.rc_kbps) ||
-		      nla_put_u32(skb, IFLA_MPLANE_QP_TARGET_KBPS, qp->rate.rt_kbps) ||
-		      nla_put_u32(skb, IFLA_MPLANE_QP_ALPHA,
-				  qp->rate.alpha >> (MPLANE_DCQCN_ALPHA_SHIFT - 10)) ||
+		err = mplane_qp_fill_rate(skb, qp) ||
 		      nla_put_u64_64bit(skb, IFLA_MPLANE_QP_CNP_RX, qp->cnp_rx,
 					IFLA_MPLANE_QP_PAD) ||
 		      nla_put_u64_64bit(skb, IFLA_MPLANE_QP_RATE_CUTS, qp->cuts,
@@ -488,6 +514,7 @@ size_t mplane_cc_qps_size(void)
  */
 int mplane_cc_qps_fill(struct sk_buff *skb, struct mplane_dev *mp, u32 *count)
 {
+	const struct mplane_cc_params *cc;
 	struct mplane_dcqcn_params p;
 	struct mplane_qp_table *t;
 	struct nlattr *nest;
@@ -497,7 +524,8 @@ int mplane_cc_qps_fill(struct sk_buff *skb, struct mplane_dev *mp, u32 *count)
 	*count = 0;
 	rcu_read_lock_bh();
 	t = rcu_dereference_bh(mp->qps);
-	if (!t || !mplane_cc_params_get(mp, &p))
+	cc = mplane_cc_params_get(mp, &p);
+	if (!t || !cc)
 		goto out;
 	nest = nla_nest_start(skb, IFLA_MPLANE_QPS);
 	if (!nest) {
@@ -515,7 +543,7 @@ int mplane_cc_qps_fill(struct sk_buff *skb, struct mplane_dev *mp, u32 *count)
 				continue;
 			(*count)++;
 			if (!err && shown < MPLANE_QPS_DUMP_MAX &&
-			    mplane_qp_shown(qp, &p)) {
+			    mplane_qp_shown(qp, cc, &p)) {
 				err = mplane_qp_fill(skb, qp);
 				shown++;
 			}

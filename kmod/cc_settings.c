@@ -3,8 +3,10 @@
  * Congestion control's settings (IFLA_MPLANE_CC): kept as set, one value
  * per attribute, and published to the datapath as one RCU-swapped block
  * of DCQCN parameters, so that a packet never sees half of a change.
- * Turning CC on allocates the QP table; changing qp-max makes a new one
- * (the QPs' rate state starts over); turning it off frees it.
+ * Turning CC on allocates the QP table; changing qp-max or the algorithm
+ * makes a new one (the QPs' rate state starts over: a QP that DCQCN had
+ * cut would otherwise show its last rate under notify, which paces
+ * nothing); turning it off frees it.
  */
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -46,6 +48,7 @@ static struct mplane_cc_params *mplane_cc_params_new(const u32 *cfg)
 	if (!cc)
 		return NULL;
 	cc->cnp_interval_ns = (u64)cfg[IFLA_MPLANE_CC_CNP_INTERVAL_US] * NSEC_PER_USEC;
+	cc->rate_control = cfg[IFLA_MPLANE_CC_ALGO] == MPLANE_CC_DCQCN;
 	cc->dcqcn = (struct mplane_dcqcn_params) {
 		.max_kbps = cfg[IFLA_MPLANE_CC_RATE_MAX_KBPS],
 		.min_kbps = cfg[IFLA_MPLANE_CC_RATE_MIN_KBPS],
@@ -107,7 +110,7 @@ int mplane_cc_set(struct mplane_dev *mp, const struct nlattr *nest,
 	struct mplane_qp_table *qps;
 	struct mplane_cc_params *cc = NULL;
 	u32 cfg[IFLA_MPLANE_CC_MAX + 1];
-	bool on;
+	bool on, fresh;
 	int err, t;
 
 	ASSERT_RTNL();
@@ -126,7 +129,9 @@ int mplane_cc_set(struct mplane_dev *mp, const struct nlattr *nest,
 
 	on = cfg[IFLA_MPLANE_CC_ALGO] != MPLANE_CC_OFF;
 	qps = on ? rtnl_dereference(mp->qps) : NULL;
-	if (on && (!qps || cfg[IFLA_MPLANE_CC_QP_MAX] != mp->cc_cfg[IFLA_MPLANE_CC_QP_MAX])) {
+	fresh = cfg[IFLA_MPLANE_CC_QP_MAX] != mp->cc_cfg[IFLA_MPLANE_CC_QP_MAX] ||
+		cfg[IFLA_MPLANE_CC_ALGO] != mp->cc_cfg[IFLA_MPLANE_CC_ALGO];
+	if (on && (!qps || fresh)) {
 		qps = mplane_cc_table_alloc(cfg[IFLA_MPLANE_CC_QP_MAX]);
 		if (!qps)
 			goto nomem;

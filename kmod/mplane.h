@@ -75,6 +75,7 @@ struct mplane_cc_params {
 	struct rcu_head rcu;
 	struct mplane_dcqcn_params dcqcn;	/* max_kbps 0: the line rate */
 	u64 cnp_interval_ns;
+	bool rate_control;	/* DCQCN: CNPs cut, and limited QPs are paced */
 };
 
 struct mplane_plane_pcpu {

@@ -60,7 +60,7 @@ static const struct mplane_range mplane_dev_ranges[IFLA_MPLANE_MAX + 1] = {
 
 static const struct mplane_range mplane_cc_ranges[IFLA_MPLANE_CC_MAX + 1] = {
 	[IFLA_MPLANE_CC_ALGO] = { 0, __MPLANE_CC_MAX - 1,
-		"mplane: congestion control (IFLA_MPLANE_CC_ALGO) must be 0..1: off or dcqcn" },
+		"mplane: cc (IFLA_MPLANE_CC_ALGO) must be 0..2: off, dcqcn or notify" },
 	[IFLA_MPLANE_CC_CNP_INTERVAL_US] = { 0, MPLANE_CC_CNP_INTERVAL_US_MAX,
 		MPLANE_RANGE_MSG("CNP interval", IFLA_MPLANE_CC_CNP_INTERVAL_US,
 				 0, MPLANE_CC_CNP_INTERVAL_US_MAX, " us") },

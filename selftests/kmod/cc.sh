@@ -416,12 +416,11 @@ QUICK_TESTS="test_table_lifecycle_under_traffic"
 # a CNP for about every fifth packet of ha's stream, all of them in on
 # plane 0, plane 0 carries a small part of the stream; once they stop,
 # its share comes back to half.  The CNPs leave hb on plane 0 alone (b1
-# down by admin there), and the QP's rate floor is well above the
-# stream's, so that the cuts they make pace nothing.
-test_cnps_steer_spray() {
+# down by admin there).  steer_spray CC: so under `cc CC...`.
+steer_spray() {
 	local n=600 t0 t1 marked back
 	mp_pair 2
-	cc "$ha" policy spray cc dcqcn rate-min 20000
+	cc "$ha" policy spray "$@"
 	"$MPLANECTL" -n "$hb" link plane b1 admin down || fail "b1 admin down"
 	recv_4791
 	roce "$ha" $MP_B4 0x44 $n 300 --size 200 &
@@ -443,7 +442,46 @@ test_cnps_steer_spray() {
 	stop_recv
 }
 
+# The QP's rate floor is well above the stream's, so that the cuts the
+# CNPs make pace nothing.
+test_cnps_steer_spray() { steer_spray cc dcqcn rate-min 20000; }
+
+# Under notify, as under dcqcn, without a cut.
+test_notify_cnps_steer_spray() {
+	steer_spray cc notify
+	assert_eq "no rate cut under notify" "$(pstat_sum "$ha" rate_cuts)" 0
+}
+
+# Under notify both ends keep their CNPs and nothing more: hb answers
+# each CE packet (interval 0), ha counts every CNP for the QP it names,
+# which lists no rate, and cuts nothing (under dcqcn, 200 CNPs a
+# reduce-period apart make cuts).  A switch back to dcqcn starts the QPs
+# over.
+test_notify_counts_without_cuts() {
+	mp_pair 2
+	cc "$ha" cc notify rate-max 20000
+	cc "$hb" cc notify cnp-interval 0
+	recv_4791
+	roce "$ha" $MP_B4 0x46 200 400 --ecn ce --size 1000
+	busywait 3000 pstat_sum_ge "$ha" cnp 200 || true
+	assert_eq "hb's CNPs" "$(pstat_sum "$hb" cnp_sent)" 200
+	assert_eq "CNPs received by ha" "$(pstat_sum "$ha" cnp)" 200
+	assert_eq "no rate cut" "$(pstat_sum "$ha" rate_cuts)" 0
+	snap "$ha"
+	assert_eq "the algorithm" "$(cc_of algo)" notify
+	assert_eq "QP 0x46's CNPs" "$(qp_of 0x46 cnp_rx)" 200
+	assert_eq "QP 0x46's cuts" "$(qp_of 0x46 rate_cuts)" 0
+	assert_eq "QP 0x46 has no rate" "$(qp_of 0x46 rate_kbps)" null
+	assert_ge "QP 0x46's bytes" "$(qp_of 0x46 tx_bytes)" 200000
+	assert_eq "unknown CNPs" "$(cc_of cnp_unknown)" 0
+	cc "$ha" cc dcqcn
+	snap "$ha"
+	assert_eq "no QP after the switch" "$(cc_of qp_count)" 0
+	stop_recv
+}
+
 ktap_run test_settings_ranges test_cnp_one_per_interval_per_qp test_cnp_icrc \
 	test_rate_cut_then_recovery_in_order test_bad_input_counted \
 	test_edt_pacing_holds_rate test_qp_table_bounded \
-	test_table_lifecycle_under_traffic test_cnps_steer_spray
+	test_table_lifecycle_under_traffic test_cnps_steer_spray \
+	test_notify_cnps_steer_spray test_notify_counts_without_cuts

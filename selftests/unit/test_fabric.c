@@ -78,6 +78,12 @@ static const char no_mp0_file[] = FABRIC(
 	", \"has_mp0\": false, \"mp0_missing\": \"mplane.ko is not loaded\"",
 	", \"mp0\": null", ", \"mp0\": null");
 
+/* Each congestion control by its name, and one no mplanectl writes. */
+static const char notify_file[] = FABRIC(", \"has_mp0\": true, \"cc_algo\": \"notify\"",
+	", \"mp0\": {\"ifname\": \"mp0\", \"ifindex\": 7, \"policy\": \"spray\"}",
+	", \"mp0\": {\"ifname\": \"mp0\", \"ifindex\": 8, \"policy\": \"spray\"}");
+static const char bad_cc_file[] = FABRIC(", \"cc_algo\": \"reno\"", "", "");
+
 static const char bad_mp0_file[] = FABRIC("", ", \"mp0\": 5", "");
 static const char bad_has_mp0_file[] = FABRIC(", \"has_mp0\": 1", "", "");
 
@@ -196,6 +202,17 @@ static void test_bad_mp0(TEST_ARGS)
 	assert_null(f.nodes);
 }
 
+static void test_cc_by_name(TEST_ARGS)
+{
+	struct mp_fabric f;
+
+	assert_int_equal(load(notify_file, &f), 0);
+	assert_int_equal(f.cc, MPLANE_CC_NOTIFY);
+	mp_fabric_free(&f);
+	assert_int_equal(load(bad_cc_file, &f), -EBADMSG);
+	assert_null(f.nodes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_mp0_and_netem),
 		cmocka_unit_test(test_no_mp0),
 		cmocka_unit_test(test_bad_mp0),
+		cmocka_unit_test(test_cc_by_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,7 +103,10 @@ static void test_cc_names(TEST_ARGS)
 
 	assert_string_equal(mp_name(&mp_cc_names, MPLANE_CC_OFF), "off");
 	assert_string_equal(mp_name(&mp_cc_names, MPLANE_CC_DCQCN), "dcqcn");
+	assert_string_equal(mp_name(&mp_cc_names, MPLANE_CC_NOTIFY), "notify");
 	assert_null(mp_name(&mp_cc_names, __MPLANE_CC_MAX));
+	assert_int_equal(mp_name_parse(&mp_cc_names, "notify", &v), 0);
+	assert_int_equal(v, MPLANE_CC_NOTIFY);
 	assert_int_equal(mp_name_parse(&mp_cc_names, "dcqcn", &v), 0);
 	assert_int_equal(v, MPLANE_CC_DCQCN);
 }
@@ -433,7 +436,7 @@ static void test_settings_errors(TEST_ARGS)
 static void test_settings_cc_errors(TEST_ARGS)
 {
 	static const struct bad bad[] = {
-		{ { "cc", "cubic" }, "bad cc 'cubic': want off|dcqcn" },
+		{ { "cc", "cubic" }, "bad cc 'cubic': want off|dcqcn|notify" },
 		{ { "rate-max", "fast" },
 		  "bad rate-max 'fast': want a decimal integer" },
 		{ { "rate-min", "1mbit" },
@@ -528,7 +531,7 @@ static void test_setting_help(TEST_ARGS)
 
 	mp_setting_help(setting(mp_link_settings, "cc"), syntax,
 			sizeof(syntax), limits, sizeof(limits));
-	assert_string_equal(syntax, "cc off|dcqcn");
+	assert_string_equal(syntax, "cc off|dcqcn|notify");
 	assert_string_equal(limits, "default off");
 
 	mp_setting_help(setting(mp_link_settings, "rate-min"), syntax,

@@ -34,6 +34,9 @@ $(UNIT_OUT)/test_%: $(ROOT)/selftests/unit/test_%.c $(ROOT)/kmod/%.c $(wildcard 
 $(UNIT_OUT)/test_%: $(ROOT)/selftests/unit/test_%.c $(ROOT)/tools/lib/mp_%.c $(wildcard $(ROOT)/tools/lib/*.h) $(ROOT)/selftests/unit/kshim.h
 	$(unit_build)
 
+# The fabric's state file names its congestion control as mp_names does.
+$(UNIT_OUT)/test_fabric: $(ROOT)/tools/lib/mp_names.c
+
 # The roce transport's connection manager sets up a peer's QPs.
 $(UNIT_OUT)/test_collective_roce_cm: $(ROOT)/tools/mplanectl/collective_roce_qp.c
 

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "mp_fabric.h"
+#include "mp_names.h"
 
 static const char *const role_names[] = {
 	[MP_NODE_HOST]	= "host",
@@ -317,17 +318,17 @@ static int load_defaults(struct json_object *o, struct mp_fabric *f)
 			return -1;
 		f->host_bond = json_object_get_boolean(mp0);
 	}
-	/* "cc_algo": "off" or "dcqcn"; absent in files from before it. */
+	/* "cc_algo": "off", "dcqcn" or "notify"; absent in files from before it. */
 	cc_key = renamed(o, "cc_algo", "cc");
 	if (json_object_object_get_ex(o, cc_key, NULL)) {
+		uint32_t algo;
 		char cc[16];
 
 		if (get_str(o, cc_key, cc, sizeof(cc)))
 			return -1;
-		if (!strcmp(cc, "dcqcn"))
-			f->cc = MPLANE_CC_DCQCN;
-		else if (strcmp(cc, "off"))
+		if (mp_name_parse(&mp_cc_names, cc, &algo))
 			return -1;
+		f->cc = algo;
 	}
 	if (json_object_object_get_ex(o, "mp0_missing", NULL) &&
 	    get_str(o, "mp0_missing", f->mp0_missing, sizeof(f->mp0_missing)))

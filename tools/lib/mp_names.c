@@ -106,7 +106,8 @@ NAMES(mp_fault_via_names, "fault mechanism",
 
 NAMES(mp_cc_names, "congestion control",
 	[MPLANE_CC_OFF]			= "off",
-	[MPLANE_CC_DCQCN]		= "dcqcn");
+	[MPLANE_CC_DCQCN]		= "dcqcn",
+	[MPLANE_CC_NOTIFY]		= "notify");
 
 NAMES(mp_rate_cause_names, "rate cause",
 	[MPLANE_RATE_CUT]		= "cut",
@@ -148,7 +149,7 @@ _Static_assert(__MPLANE_PLANE_STATE_MAX == 5, "name the new plane state");
 _Static_assert(__MPLANE_REASON_MAX == 7, "name the new reason");
 _Static_assert(IFLA_MPLANE_PSTAT_MAX == IFLA_MPLANE_PSTAT_PROBES_THROTTLED, "name the new counter");
 _Static_assert(IFLA_MPLANE_PSTAT_MAX < 32, "IFLA_MPLANE_PSTAT_* outgrew stats_present");
-_Static_assert(__MPLANE_CC_MAX == 2, "name the new congestion control");
+_Static_assert(__MPLANE_CC_MAX == 3, "name the new congestion control");
 _Static_assert(__MPLANE_RATE_CAUSE_MAX == 4, "name the new rate cause");
 _Static_assert(__MPLANE_DIR_MAX == 2, "name the new direction");
 _Static_assert(__MPLANE_COUNTER_MAX == 3, "name the new counter kind");
@@ -271,7 +272,7 @@ const struct mp_setting mp_link_settings[] = {
 	{ kw, arg, IFLA_MPLANE_CC_##attr, width, names, min, max, def,	\
 	  true, help, IFLA_MPLANE_CC }
 	CC("cc", NULL, ALGO, 1, &mp_cc_names, 0, 0, MPLANE_CC_OFF,
-	   "endpoint congestion control of RoCEv2 QPs (dcqcn needs fq on the rails)"),
+	   "endpoint congestion control of RoCEv2 QPs: off, dcqcn (needs fq on the rails) or notify (CNPs only)"),
 	CC("cnp-interval", "US", CNP_INTERVAL_US, 4, NULL,
 	   0, MPLANE_CC_CNP_INTERVAL_US_MAX, MPLANE_CC_CNP_INTERVAL_US_DEFAULT,
 	   "least microseconds between two CNPs to one QP"),

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "fabric.h"
+#include "mp_names.h"
 
 static void add_str(struct json_object *o, const char *key, const char *s)
 {
@@ -117,7 +118,7 @@ struct json_object *fabric_state_json(const struct mp_fabric *f)
 			       json_object_new_boolean(f->host_multipath));
 	json_object_object_add(o, "host_bond",
 			       json_object_new_boolean(f->host_bond));
-	add_str(o, "cc_algo", f->cc == MPLANE_CC_DCQCN ? "dcqcn" : "off");
+	add_str(o, "cc_algo", mp_name(&mp_cc_names, f->cc));
 	for (i = 0; i < f->nnodes; i++)
 		json_object_array_add(nodes, node_json(&f->nodes[i]));
 	json_object_object_add(o, "nodes", nodes);

@@ -122,7 +122,7 @@ static const struct mp_opt up_opts[] = {
 	  "mp0's liveness probes to every other host (at most 64), from 50us to 1s (3 misses fail a plane for that host); off sets no peers",
 	  .def = "100ms" },
 	{ "cc", 0, MP_OPT_STRING, VAL(ARG_CC), "CC",
-	  "mp0's congestion control: off or dcqcn; dcqcn also puts an fq qdisc under each host rail's tbf, which paces mp0's QPs, and 1us of netem on every switch port without a delay, so that a packet a switch holds no longer counts against its sender's socket; it fails at once on a kernel without fq (sch_fq) or netem (sch_netem)",
+	  "mp0's congestion control: off, dcqcn or notify; dcqcn also puts an fq qdisc under each host rail's tbf, which paces mp0's QPs, and 1us of netem on every switch port without a delay, so that a packet a switch holds no longer counts against its sender's socket; it fails at once on a kernel without fq (sch_fq) or netem (sch_netem); notify only sends and weighs CNPs (mplanectl link set --help), and needs neither",
 	  .def = "off" },
 	{ "mp0", 0, MP_OPT_FLAG, AT(opt_mp0), NULL,
 	  .help = "require mp0: fail when mplane.ko is not loaded" },

@@ -51,6 +51,11 @@ static const char settings_end[] =
 "be given without the others; the kernel keeps the rest.  'fabric up\n"
 "--cc dcqcn' sets it, with fq, on every host.\n"
 "\n"
+"cc notify keeps only the CNPs: mp0 answers CE, and counts each CNP for\n"
+"its QP and weighs spray's choice of the plane it came in on, as under\n"
+"dcqcn, but cuts and paces nothing.  It is the plane balancer's signal\n"
+"for senders that pace themselves; it needs no fq.\n"
+"\n"
 "Only the syntax is checked here: the kernel checks the ranges and says\n"
 "which value it refused and why.\n";
 
@@ -98,6 +103,7 @@ static const struct mp_opt_cmd set_cmd = {
 "  mplanectl link set mp0 sample-interval 100\n"
 "  mplanectl link set mp0 sample-interval off\n"
 "  mplanectl link set mp0 cc dcqcn cnp-interval 50 rate-min 1000\n"
+"  mplanectl link set mp0 policy spray cc notify\n"
 "  mplanectl link set mp0 cc off\n",
 };
 

@@ -155,7 +155,7 @@ static const struct qp_table_family {
 	unsigned int attr;
 } qp_table_families[] = {
 	{ "mplane_qp_cnp_received_total", "counter",
-	  "CNPs an mplane device received for a QP it sends on, while DCQCN limits the QP (its IFLA_MPLANE_QP_CNP_RX).",
+	  "CNPs an mplane device received for a QP it sends on, while DCQCN limits the QP, or under cc notify once one came (its IFLA_MPLANE_QP_CNP_RX).",
 	  IFLA_MPLANE_QP_CNP_RX },
 	{ "mplane_qp_cnp_sent_total", "counter",
 	  "CNPs an mplane device sent to a peer's QP for CE it received on it (its IFLA_MPLANE_QP_CNP_TX).",

@@ -118,6 +118,12 @@ struct mplane_probe_hdr {
  * the flow it sends to that peer's QP.  (A NIC's CNP names the sender's
  * own QP instead, which only the responder's QP context knows.)
  *
+ * NOTIFY runs both points' CNPs and nothing more: CE is answered, and a
+ * CNP is counted for its QP and weighs spray's choice of the plane it
+ * came in on (as it does under DCQCN), but no QP's rate is cut or paced.
+ * It is the plane balancer's congestion signal, for traffic whose
+ * senders pace themselves.  The rate settings are kept, and unused.
+ *
  * Rates are in kbit/s, times in microseconds, alpha and g in 1/1024ths,
  * all as ConnectX names and defaults them (rpg_*, dce_tcp_*); every value
  * is checked against its range and rejected with an extack message.
@@ -125,6 +131,7 @@ struct mplane_probe_hdr {
 enum mplane_cc {
 	MPLANE_CC_OFF,
 	MPLANE_CC_DCQCN,
+	MPLANE_CC_NOTIFY,	/* CNPs only: no rate is cut or paced */
 	__MPLANE_CC_MAX,
 };
 
