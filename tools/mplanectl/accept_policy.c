@@ -20,7 +20,13 @@
  *              one, as TCP wants; mp0's own default, 100 us, is for
  *              links a thousand times faster.  A QP that never
  *              pauses is one flowlet, on one plane: by flowlets, a
- *              permutation over roce had half the bisection at most
+ *              permutation over roce had half the bisection at most.
+ *              Over roce mp0 also runs cc notify: the CNPs that answer
+ *              the switches' ECN marks weigh spray's planes, and no
+ *              rate is cut, so that a plane with less capacity behind
+ *              its leaf (a link down) gets less; without them spray
+ *              sees only its own rails, and split a permutation evenly
+ *              over a plane that had lost half its uplinks
  *   ar+plb+cc  and DCQCN in mp0 (roce only)
  *   bond       switches as ecmp; hosts bond their rails, without mp0
  *              (fabric up --host-bond: balance-xor by layer3+4, miimon
@@ -126,9 +132,9 @@ static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 			args[n++] = "--policy";
 			args[n++] = p == MP_EXPECT_DCQCN ? "hash" : "spray";
 		}
-		if (uses_cc(p)) {
+		if (uses_cc(p) || s->transport) {
 			args[n++] = "--cc";
-			args[n++] = "dcqcn";
+			args[n++] = uses_cc(p) ? "dcqcn" : "notify";
 		}
 	}
 	args[n] = NULL;
