@@ -407,10 +407,11 @@ test_table_lifecycle_under_traffic() {
 	ip -n "$hb" link del mp0
 }
 
-# The debug kernel's share: the paths that allocate and free the table,
-# take its locks and build CNPs; the rest is exec after exec, which a
-# KASAN guest under TCG takes a second for each.
-QUICK_TESTS="test_table_lifecycle_under_traffic"
+# The debug kernel's share: the paths that allocate and free the table
+# (under traffic, and on a change of algorithm), take its locks and
+# build CNPs; the rest is exec after exec, which a KASAN guest under TCG
+# takes a second for each.
+QUICK_TESTS="test_table_lifecycle_under_traffic test_notify_counts_without_cuts"
 
 # Spray weighs a plane by the CNPs that come back on it (balance.h): with
 # a CNP for about every fifth packet of ha's stream, all of them in on
