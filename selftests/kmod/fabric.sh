@@ -325,6 +325,25 @@ test_host_bond() {
 	"$MPLANECTL" fabric down --prefix "$FAB" >/dev/null
 }
 
+# --cc notify: every host's mp0 runs cc notify, and the state file says
+# so; as nothing is paced, no rail has fq under its tbf and no switch
+# port the 1 us of netem that --cc dcqcn adds.
+test_cc_notify_made() {
+	local s h algo qdiscs
+	fabric_up --policy spray --cc notify
+	s=$("$MPLANECTL" -j fabric show --prefix "$FAB")
+	jq_read "$s" '.cc_algo' algo
+	assert_eq "state: cc" "$algo" notify
+	for ((h = 0; h < HOSTS; h++)); do
+		algo=$("$MPLANECTL" -n "$(hns $h)" -j link show mp0 | jq -r '.devices[0].cc.algo')
+		assert_eq "h$h mp0 cc" "$algo" notify
+	done
+	qdiscs=$(ip netns exec "$(hns 0)" tc qdisc show; ip netns exec "$FAB-p0l0" tc qdisc show)
+	[[ $qdiscs != *" fq "* && $qdiscs != *netem* ]] || fail "h0 and p0l0 qdiscs: $qdiscs"
+	[[ $qdiscs == *tbf* ]] || fail "no tbf: $qdiscs"
+	"$MPLANECTL" fabric down --prefix "$FAB" >/dev/null
+}
+
 # Down removes the hosts' mp0 with their namespaces.
 test_down() {
 	need_fabric
@@ -342,4 +361,4 @@ QUICK_TESTS="test_mp0_made test_reach_ecmp test_down"
 quick && POLICIES=${POLICIES%% *}
 # shellcheck disable=SC2086 # TESTS is a list of names
 ktap_run ${TESTS:-test_mp0_made test_reach_ecmp test_reach_ar test_probes_answered \
-	test_netem_delay test_host_bond test_down}
+	test_netem_delay test_host_bond test_cc_notify_made test_down}
