@@ -131,6 +131,30 @@ test_baseline_verdicts() {
 	assert_eq "text tally" "$(tail -n 1 "$t")" "0 passed, 1 failed, 4 skipped"
 }
 
+# plans TRANSPORT: "POLICY=switches,hosts,mp0 policy,mp0 cc,flowlet gap"
+# for each policy that needs mp0, as accept's JSON gives them ("-": the
+# module's own), from a run in which none of them can run.
+plans() {
+	"$MPLANECTL" -j accept baseline "${SMALL[@]}" --transport "$1" \
+		--policies dcqcn,ar+plb,ar+plb+cc --expect "$TMPD/expect.conf" \
+		--prefix "$FAB" 2>/dev/null |
+		jq -r '[.policies[] | "\(.policy)=" + (.fabric | [.switches, .hosts,
+			.mp0_policy, .mp0_cc, .mp0_flowlet_gap_us] | map(. // "-" | tostring) |
+			join(","))] | join(" ")'
+}
+
+# What each policy builds is in the JSON, whether it ran or not: over
+# roce ar+plb's mp0 sprays with cc notify, ar+plb+cc's runs DCQCN; over
+# tcp ar+plb's mp0 keeps the module's policy with a 20 ms flowlet gap.
+test_policy_fabrics() {
+	[ ! -e /sys/module/mplane ] || skip "mplane.ko is loaded: the policies would run"
+	assert_eq "over roce" "$(plans roce)" \
+		"dcqcn=ecmp,mp0,hash,dcqcn,- ar+plb=flowlet,mp0,spray,notify,- ar+plb+cc=flowlet,mp0,spray,dcqcn,-"
+	assert_eq "over tcp" "$(plans tcp)" \
+		"dcqcn=ecmp,mp0,hash,dcqcn,- ar+plb=flowlet,mp0,-,-,20000 ar+plb+cc=flowlet,mp0,-,dcqcn,-"
+	assert_eq "left behind" "$(left_behind)" ""
+}
+
 # usage CMD...: exit status 2 and exactly one line of error, printed.
 usage() {
 	local rc=0
@@ -392,6 +416,6 @@ test_step_timeout() {
 }
 
 # shellcheck disable=SC2086 # TESTS is a list of names
-ktap_run ${TESTS:-test_errors test_baseline_verdicts test_html_report \
+ktap_run ${TESTS:-test_errors test_baseline_verdicts test_policy_fabrics test_html_report \
 	test_interrupt_in_control test_isolation_small test_isolation_torch test_resiliency_small test_scale_small \
 	test_interrupt_cleans_up test_step_timeout}

@@ -318,6 +318,34 @@ static void print_steps(struct json_object *steps)
 	mp_print_close_array();
 }
 
+/* JSON's key @key: @val, or null where the plan leaves it to a default. */
+static void print_plan_str(const char *key, const char *val)
+{
+	if (val)
+		mp_print_str(MP_PRINT_JSON, key, NULL, val);
+	else
+		mp_print_null(MP_PRINT_JSON, key, NULL);
+}
+
+/* What the policy builds, in JSON: whether it ran or not. */
+static void print_plan(const struct accept_settings *s, enum mp_expect_policy p)
+{
+	struct accept_plan plan;
+
+	accept_policy_plan(s, p, &plan);
+	mp_print_open_object("fabric");
+	print_plan_str("switches", plan.switches);
+	print_plan_str("hosts", plan.hosts);
+	print_plan_str("mp0_policy", plan.mp0_policy);
+	print_plan_str("mp0_cc", plan.mp0_cc);
+	if (plan.mp0_flowlet_gap_us)
+		mp_print_u64(MP_PRINT_JSON, "mp0_flowlet_gap_us", NULL,
+			     plan.mp0_flowlet_gap_us);
+	else
+		mp_print_null(MP_PRINT_JSON, "mp0_flowlet_gap_us", NULL);
+	mp_print_close_object();
+}
+
 /* Each policy a row, each figure a column. */
 static void print_results(const struct accept_class *cls,
 			  const struct accept_settings *s,
@@ -336,6 +364,7 @@ static void print_results(const struct accept_class *cls,
 		mp_print_str(MP_PRINT_ANY, "policy", "  %-10s",
 			     mp_expect_policy_name(res[i].policy));
 		mp_print_bool(MP_PRINT_JSON, "ran", NULL, res[i].ran);
+		print_plan(s, res[i].policy);
 		if (!res[i].ran) {
 			mp_print_str(MP_PRINT_ANY, "why_not", " not run: %s\n",
 				     res[i].why_not);

@@ -145,6 +145,23 @@ void accept_capture_stop(struct accept_run *run, struct accept_result *res,
 
 /* The switches' sampler interval for links of @bps, in ms. */
 unsigned int accept_sample_ms(uint64_t bps);
+/*
+ * What a policy builds: the switches' program (bpf attach --policy), the
+ * hosts ("bond", "multipath" or "mp0") and, with mp0, its policy, its
+ * congestion control (NULL: the module's own) and its flowlet gap (0:
+ * the module's own).
+ */
+struct accept_plan {
+	const char *switches;
+	const char *hosts;
+	const char *mp0_policy;
+	const char *mp0_cc;
+	unsigned int mp0_flowlet_gap_us;
+};
+
+void accept_policy_plan(const struct accept_settings *s,
+			enum mp_expect_policy p, struct accept_plan *plan);
+
 /* The switches' ECN thresholds for links of @bps, in bytes queued. */
 uint64_t accept_kmin_bytes(uint64_t bps);
 uint64_t accept_kmax_bytes(uint64_t bps);

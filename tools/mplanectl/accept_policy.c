@@ -40,7 +40,7 @@
 #include "accept.h"
 #include "fabric.h"
 
-#define FLOWLET_GAP_US	"20000"
+#define FLOWLET_GAP_US	20000U
 
 /* The switches' program for each policy: ecmp leaves the choice to the
  * kernel's hash and still marks ECN, which DCQCN needs. */
@@ -97,12 +97,56 @@ uint64_t accept_kmax_bytes(uint64_t bps)
 	return 3 * accept_kmin_bytes(bps);
 }
 
+/* What policy @p builds under @s: its fabric up and its report say it. */
+void accept_policy_plan(const struct accept_settings *s,
+			enum mp_expect_policy p, struct accept_plan *plan)
+{
+	*plan = (struct accept_plan){ .switches = switch_policy(p) };
+	if (p == MP_EXPECT_BOND) {
+		plan->hosts = "bond";
+		return;
+	}
+	if (!accept_policy_mp0(p)) {
+		plan->hosts = "multipath";
+		return;
+	}
+	plan->hosts = "mp0";
+	if (p == MP_EXPECT_DCQCN || s->transport)
+		plan->mp0_policy = p == MP_EXPECT_DCQCN ? "hash" : "spray";
+	if (uses_cc(p))
+		plan->mp0_cc = "dcqcn";
+	else if (s->transport)
+		plan->mp0_cc = "notify";
+	if (!s->transport && p == MP_EXPECT_AR_PLB)
+		plan->mp0_flowlet_gap_us = FLOWLET_GAP_US;
+}
+
+/* mp0's flowlet gap on every host of @prefix. */
+static int set_flowlet_gap(struct accept_run *run, const char *prefix,
+			   unsigned int gap_us)
+{
+	unsigned int h;
+	char ns[48], us[16];
+	const char *gap[] = {
+		"-n", ns, "link", "set", "mp0", "flowlet-gap", us, NULL,
+	};
+
+	snprintf(us, sizeof(us), "%u", gap_us);
+	for (h = 0; h < run->s->hosts; h++) {
+		snprintf(ns, sizeof(ns), "%s-h%u", prefix, h);
+		if (accept_exec(run, "link set mp0 flowlet-gap", NULL, gap))
+			return -1;
+	}
+	return 0;
+}
+
 /* The fabric of policy @p as @prefix, with its loops. */
 static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 			    const char *prefix)
 {
 	const struct accept_settings *s = run->s;
 	char hosts[16], planes[16], leaves[16], spines[16], kmin[24], kmax[24];
+	struct accept_plan plan;
 	const char *args[32] = {
 		"fabric", "up", "--force", "--quiet", "--prefix", prefix,
 		"--hosts", hosts, "--planes", planes, "--leaves", leaves,
@@ -110,9 +154,12 @@ static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 	};
 	const char *attach[] = {
 		"bpf", "attach", "--fabric", prefix, "--policy",
-		switch_policy(p), "--kmin", kmin, "--kmax", kmax, NULL,
+		NULL, "--kmin", kmin, "--kmax", kmax, NULL,
 	};
 	unsigned int n = 16;
+
+	accept_policy_plan(s, p, &plan);
+	attach[5] = plan.switches;
 
 	snprintf(hosts, sizeof(hosts), "%llu", (unsigned long long)s->hosts);
 	snprintf(planes, sizeof(planes), "%llu", (unsigned long long)s->planes);
@@ -122,39 +169,28 @@ static int policy_fabric_up(struct accept_run *run, enum mp_expect_policy p,
 		 (unsigned long long)accept_kmin_bytes(s->rate.bps));
 	snprintf(kmax, sizeof(kmax), "%llu",
 		 (unsigned long long)accept_kmax_bytes(s->rate.bps));
-	if (p == MP_EXPECT_BOND) {
+	if (!strcmp(plan.hosts, "bond")) {
 		args[n++] = "--host-bond";
-	} else if (!accept_policy_mp0(p)) {
+	} else if (!strcmp(plan.hosts, "multipath")) {
 		args[n++] = "--host-multipath";
 	} else {
 		args[n++] = "--mp0";
-		if (p == MP_EXPECT_DCQCN || s->transport) {
+		if (plan.mp0_policy) {
 			args[n++] = "--policy";
-			args[n++] = p == MP_EXPECT_DCQCN ? "hash" : "spray";
+			args[n++] = plan.mp0_policy;
 		}
-		if (uses_cc(p) || s->transport) {
+		if (plan.mp0_cc) {
 			args[n++] = "--cc";
-			args[n++] = uses_cc(p) ? "dcqcn" : "notify";
+			args[n++] = plan.mp0_cc;
 		}
 	}
 	args[n] = NULL;
 	accept_progress(run, "building the fabric");
 	if (accept_exec(run, "fabric up", NULL, args))
 		return -1;
-	if (!s->transport && p == MP_EXPECT_AR_PLB) {
-		unsigned int h;
-		char ns[48];
-		const char *gap[] = {
-			"-n", ns, "link", "set", "mp0", "flowlet-gap",
-			FLOWLET_GAP_US, NULL,
-		};
-
-		for (h = 0; h < s->hosts; h++) {
-			snprintf(ns, sizeof(ns), "%s-h%u", prefix, h);
-			if (accept_exec(run, "link set mp0 flowlet-gap", NULL, gap))
-				return -1;
-		}
-	}
+	if (plan.mp0_flowlet_gap_us &&
+	    set_flowlet_gap(run, prefix, plan.mp0_flowlet_gap_us))
+		return -1;
 	accept_progress(run, "the switches' program");
 	return accept_exec(run, "bpf attach --fabric", NULL, attach);
 }
