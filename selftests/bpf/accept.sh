@@ -361,6 +361,12 @@ test_html_report() {
 	assert_eq "verdict rows" "$(grep -o '<tr class="\(PASS\|FAIL\|SKIP\)"' "$TMPD/dom.html" | sed 's/.*"\(.*\)"/\1/' | xargs)" \
 		"PASS PASS PASS FAIL SKIP"
 	grep -q '<p id="tally">3 passed, 1 failed, 1 skipped</p>' "$TMPD/dom.html" || fail "no tally"
+	# What each policy builds, ar+plb's too though it did not run: over
+	# tcp its mp0 keeps the module's policy, without cc.
+	assert_eq "policies' rows" "$(grep -o '<tr data-policy="[^"]*" data-mp0-cc="[^"]*"' "$TMPD/dom.html" |
+		sed 's/<tr data-policy="\([^"]*\)" data-mp0-cc="\([^"]*\)"/\1:\2/' | xargs)" "ecmp: ar: ar+plb:"
+	grep -q '<td>ar+plb</td><td>flowlet</td><td>mp0</td><td>-</td><td>-</td><td class="n">20000 us</td>' \
+		"$TMPD/dom.html" || fail "ar+plb's plan: $(grep -o '<tr data-policy="ar+plb".*' "$TMPD/dom.html")"
 	# Each step of each policy that ran has its ranks, with the slowest's lag.
 	assert_eq "rank charts" "$(grep -o 'class="lag" data-policy="[^"]*"' "$TMPD/dom.html" | wc -l)" 6
 	grep -Eq 'data-policy="ar" data-step="allreduce" data-lag="1\.[0-9]{3}"' "$TMPD/dom.html" ||

@@ -4,6 +4,8 @@
  * a person in a browser: inline SVG and CSS, no script and no network.
  *
  *   the verdict table, PASS, FAIL and SKIP coloured, with each line's why;
+ *   what each policy builds: the switches' program, the hosts, mp0's
+ *   policy and congestion control;
  *   each figure as bars, one a policy, with the expectation's bound drawn;
  *   per-rank symmetry: each step's ranks' mean times, the slowest marked,
  *   with its lag over the median rank;
@@ -78,6 +80,41 @@ static void verdicts(FILE *f, const struct accept_report *rep)
 	}
 	fprintf(f, "</table>\n<p id=\"tally\">%u passed, %u failed, %u skipped</p>\n",
 		rep->tally.passed, rep->tally.failed, rep->tally.skipped);
+}
+
+/* A cell of a plan's setting: "-" where the module keeps its own. */
+static void plan_cell(FILE *f, const char *val)
+{
+	fputs("<td>", f);
+	html_esc(f, val ? val : "-");
+	fputs("</td>", f);
+}
+
+/* What each policy builds, as its JSON's "fabric" says it. */
+static void policies(FILE *f, const struct accept_report *rep)
+{
+	struct accept_plan plan;
+	const char *name;
+	unsigned int i;
+
+	fputs("<h2>Policies</h2>\n<table id=\"policies\"><tr><th>policy</th><th>switches</th>"
+	      "<th>hosts</th><th>mp0 policy</th><th>mp0 cc</th><th>mp0 flowlet gap</th></tr>\n", f);
+	for (i = 0; i < rep->n; i++) {
+		accept_policy_plan(rep->s, rep->res[i].policy, &plan);
+		name = mp_expect_policy_name(rep->res[i].policy);
+		fprintf(f, "<tr data-policy=\"%s\" data-mp0-cc=\"%s\"><td>%s</td>",
+			name, plan.mp0_cc ? plan.mp0_cc : "", name);
+		plan_cell(f, plan.switches);
+		plan_cell(f, plan.hosts);
+		plan_cell(f, plan.mp0_policy);
+		plan_cell(f, plan.mp0_cc);
+		if (plan.mp0_flowlet_gap_us)
+			fprintf(f, "<td class=\"n\">%u us</td>", plan.mp0_flowlet_gap_us);
+		else
+			plan_cell(f, NULL);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
 }
 
 /* The bound of the first expectation on @figure, or NaN. */
@@ -241,6 +278,7 @@ int accept_html_write(const char *path, const struct accept_report *rep)
 	}
 	head(f, rep);
 	verdicts(f, rep);
+	policies(f, rep);
 	fputs("<h2>Figures, policy by policy</h2>\n<div id=\"figures\">\n", f);
 	for (i = 0; rep->cls->figures[i]; i++)
 		if (accept_figure_shown(rep->cls, rep->s, i))
