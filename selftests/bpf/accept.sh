@@ -138,7 +138,7 @@ plans() {
 	"$MPLANECTL" -j accept baseline "${SMALL[@]}" --transport "$1" \
 		--policies dcqcn,ar+plb,ar+plb+cc --expect "$TMPD/expect.conf" \
 		--prefix "$FAB" 2>/dev/null |
-		jq -r '[.policies[] | "\(.policy)=" + (.fabric | [.switches, .hosts,
+		jq -r '[.policies[] | "\(.policy)=" + (.builds | [.switches, .hosts,
 			.mp0_policy, .mp0_cc, .mp0_flowlet_gap_us] | map(. // "-" | tostring) |
 			join(","))] | join(" ")'
 }

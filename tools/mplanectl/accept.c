@@ -333,7 +333,7 @@ static void print_plan(const struct accept_settings *s, enum mp_expect_policy p)
 	struct accept_plan plan;
 
 	accept_policy_plan(s, p, &plan);
-	mp_print_open_object("fabric");
+	mp_print_open_object("builds");
 	print_plan_str("switches", plan.switches);
 	print_plan_str("hosts", plan.hosts);
 	print_plan_str("mp0_policy", plan.mp0_policy);

@@ -90,7 +90,7 @@ static void plan_cell(FILE *f, const char *val)
 	fputs("</td>", f);
 }
 
-/* What each policy builds, as its JSON's "fabric" says it. */
+/* What each policy builds, as its JSON's "builds" says it. */
 static void policies(FILE *f, const struct accept_report *rep)
 {
 	struct accept_plan plan;
