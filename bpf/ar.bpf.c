@@ -36,6 +36,7 @@
 #include "mp_ar_flow.h"
 #include "mplane_events.h"
 #include "mplane_maps.h"
+#include "mp_ar_vq.h"
 
 /* vmlinux.h carries types only, not the uapi macros. */
 #define TC_ACT_UNSPEC	(-1)
@@ -57,6 +58,14 @@ const volatile __u64 flowlet_gap_ns = 50 * 1000;
 const volatile __u32 kmin_bytes = 20 * 1024;
 const volatile __u32 kmax_bytes = 200 * 1024;
 const volatile __u32 pmax = MP_PROB_ONE / 5;
+/* Or PI on the queue's delay (MPLANE_AQM_PI, tools/include/mp_aqm_pi.h):
+ * the probability moved once per pi_period_ns toward holding the queue
+ * at pi_target_ns of the link's time. */
+const volatile __u32 aqm = MPLANE_AQM_RED;
+const volatile __u64 pi_target_ns = 15 * 1000 * 1000;
+const volatile __u64 pi_period_ns = 15 * 1000 * 1000;
+const volatile __u32 pi_alpha_mhz = 125;
+const volatile __u32 pi_beta_mhz = 1250;
 /* A queue sample every this many packets per port, and at least one per
  * sample_ns while the port sends; 0 disables that trigger. */
 const volatile __u32 sample_every = 0;
@@ -85,13 +94,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct mplane_port_cfg);
 } mp_port_cfg SEC(".maps");
-
-struct vq_entry {
-	struct bpf_spin_lock lock;
-	__u32 pkts_since_sample;
-	struct mplane_vq vq;
-	__u64 sample_last_ns;
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -477,13 +479,47 @@ static __always_inline __u32 mark_prob(__u64 q)
 	return (__u64)pmax * (q - kmin_bytes) / (kmax_bytes - kmin_bytes);
 }
 
+/* The time the link of @rate_bps takes to send @q bytes. */
+static __always_inline __u64 queue_delay_ns(__u64 q, __u64 rate_bps)
+{
+	__u64 kbps = rate_bps / 1000;
+
+	return kbps ? q * 8000000 / kbps : 0;
+}
+
 /* What the egress side learned from one packet's pass through the vq. */
 struct vq_result {
 	__u64 q;
 	__u64 dre;
 	__u64 hwm;
+	__u32 prob;	/* of marking it, of MP_PROB_ONE */
 	bool sample;
 };
+
+/* The marking probability for a packet that finds the queue at @q: RED's,
+ * or PI's, moved first if a period has ended.  Under the queue's lock. */
+static __always_inline __u32 vq_mark_prob(struct vq_entry *e,
+					  const struct mplane_port_cfg *cfg,
+					  __u64 q, __u64 now)
+{
+	struct mp_pi_params pp = {
+		.target_ns = pi_target_ns,
+		.alpha_mhz = pi_alpha_mhz,
+		.beta_mhz = pi_beta_mhz,
+	};
+	__u64 delay;
+
+	if (aqm != MPLANE_AQM_PI)
+		return mark_prob(q);
+	delay = queue_delay_ns(q, cfg->rate_bps);
+	if ((__s64)(now - e->pi.last_ns) >= (__s64)pi_period_ns) {
+		e->pi.prob = mp_pi_step(&pp, e->pi.prob, delay,
+					e->pi.delay_old_us * 1000ULL);
+		e->pi.delay_old_us = mp_pi_clamp(delay) / 1000;
+		e->pi.last_ns = now;
+	}
+	return mp_pi_may_mark(&pp, delay) ? e->pi.prob : 0;
+}
 
 /*
  * A packet that would overflow the real queue's limit is one the real
@@ -519,6 +555,7 @@ static __always_inline void vq_enqueue(struct vq_entry *e,
 	res->q = e->vq.q_bytes;
 	res->dre = e->vq.dre_bytes;
 	res->hwm = e->vq.hwm_bytes;
+	res->prob = vq_mark_prob(e, cfg, res->q, now);
 	bpf_spin_unlock(&e->lock);
 }
 
@@ -549,10 +586,10 @@ static __always_inline int ip_ecn(struct __sk_buff *skb)
 }
 
 static __always_inline void mark(struct __sk_buff *skb,
-				 struct mplane_port_stats *st, __u64 q)
+				 struct mplane_port_stats *st, __u64 q,
+				 __u32 p)
 {
 	int ecn = ip_ecn(skb);
-	__u32 p;
 
 	if (ecn < 0)
 		return;
@@ -565,7 +602,6 @@ static __always_inline void mark(struct __sk_buff *skb,
 		st->ce_seen++;
 		return;
 	}
-	p = mark_prob(q);
 	if (!p || (bpf_get_prandom_u32() & (MP_PROB_ONE - 1)) >= p)
 		return;
 	if (bpf_skb_ecn_set_ce(skb)) {
@@ -594,7 +630,7 @@ int mp_ar_egress(struct __sk_buff *skb)
 	vq_enqueue(e, cfg, skb->len, now, &res);
 	st->tx_packets++;
 	st->tx_bytes += skb->len;
-	mark(skb, st, res.q);
+	mark(skb, st, res.q, res.prob);
 	if (res.sample)
 		mp_event_emit(MPLANE_EV_QUEUE_SAMPLE, ifindex,
 			      MPLANE_EVENT_NO_PLANE, res.q, res.dre,

@@ -249,6 +249,34 @@ test_ecn_marks_only_when_queue_builds() {
 	assert_ge "queue high-water (bytes)" "$(fabric_max QUEUE_HWM)" 30000
 }
 
+# --aqm pi: RED's band is put out of reach, so every mark is PI's.  None
+# under the rate; marks once the queue's delay passes the target; and,
+# once it has drained, none again at a low rate although the probability
+# the overload left is still high: under half the target nothing is
+# marked.
+test_ecn_pi_marks_over_target() {
+	local m h
+	attach --policy ecmp --kmin 1073741824 --kmax 1073741824 \
+		--aqm pi --pi-target 2000 --pi-period 1000
+	m=$(fabric_sum CE_MARK)
+	send_flow 500 1000 --tos 0x02 >/dev/null
+	assert_eq "pi: CE marks under the rate" "$(fabric_sum CE_MARK)" "$m"
+	for h in h0 h1; do
+		in_node $h "$MPLANECTL" traffic send "$H3:9999" --count 7000 \
+			--rate 3500 --size 1400 --tos 0x02 >/dev/null 2>&1 &
+	done
+	wait
+	log "pi: CE marks $(( $(fabric_sum CE_MARK) - m )), highest queue" \
+		"$(fabric_max QUEUE_HWM) bytes"
+	assert_ge "pi: CE marks over the rate" "$(fabric_sum CE_MARK)" $((m + 50))
+	assert_ge "pi: the highest port's marking probability (ppm)" \
+		"$(mpx -j bpf status --fabric "$FAB" |
+			jq '[.switches[].ports[].pi_mark_ppm] | max')" 1
+	m=$(fabric_sum CE_MARK)
+	send_flow 500 1000 --tos 0x02 >/dev/null
+	assert_eq "pi: CE marks under the rate, after" "$(fabric_sum CE_MARK)" "$m"
+}
+
 # Queue samples every 10 packets reach the reader, in time order.
 test_events_in_time_order() {
 	local pid n sorted
@@ -372,7 +400,7 @@ ktap_run ${TESTS:-test_ecmp_keeps_one_flow_on_one_spine \
 	test_down_port_gets_nothing \
 	test_ttl_expiry_and_ipv6 \
 	test_mtu_exceeded_left_to_kernel \
-	test_ecn_marks_only_when_queue_builds \
+	test_ecn_marks_only_when_queue_builds test_ecn_pi_marks_over_target \
 	test_events_in_time_order \
 	test_detach_leaves_foreign_filters test_tc_hook \
 	test_roce_counted_exactly_across_fabric \

@@ -40,6 +40,10 @@ $(UNIT_OUT)/test_fabric: $(ROOT)/tools/lib/mp_names.c
 # The roce transport's connection manager sets up a peer's QPs.
 $(UNIT_OUT)/test_collective_roce_cm: $(ROOT)/tools/mplanectl/collective_roce_qp.c
 
+# The switch's PI marking is a header that ar.bpf.c and the test share.
+$(UNIT_OUT)/test_aqm_pi: $(ROOT)/selftests/unit/test_aqm_pi.c $(ROOT)/tools/include/mp_aqm_pi.h $(ROOT)/selftests/unit/kshim.h
+	$(unit_build)
+
 # Then mplanectl's own logic that needs no sockets: test_X.c tests
 # tools/mplanectl/X.c (the roce transport's QPs).
 $(UNIT_OUT)/test_%: $(ROOT)/selftests/unit/test_%.c $(ROOT)/tools/mplanectl/%.c $(wildcard $(ROOT)/tools/mplanectl/*.h) $(ROOT)/selftests/unit/kshim.h

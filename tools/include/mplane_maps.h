@@ -49,6 +49,13 @@ enum mplane_ar_policy {
 	__MPLANE_AR_MAX,
 };
 
+/* How a switch port decides to mark ECN-capable packets CE. */
+enum mplane_aqm {
+	MPLANE_AQM_RED,		/* by the queue's length, kmin to kmax */
+	MPLANE_AQM_PI,		/* by its delay, held at a target */
+	__MPLANE_AQM_MAX,
+};
+
 /* One next hop of a route: the egress port and the MACs to write. */
 #define MPLANE_NH_MAX		8
 struct mplane_nh {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <linux/mplane.h>
 #include "mplane_maps.h"
+#include "mp_aqm_pi.h"
 
 #include "mp_fabric.h"
 #include "mp_tc.h"
@@ -47,6 +48,11 @@ struct ar_settings {
 	unsigned int kmin_bytes;
 	unsigned int kmax_bytes;
 	unsigned int pmax;		/* of 65536 */
+	enum mplane_aqm aqm;		/* RED (kmin..kmax) or PI */
+	unsigned long long pi_target_ns;
+	unsigned long long pi_period_ns;
+	unsigned int pi_alpha_mhz;	/* integral gain, mHz */
+	unsigned int pi_beta_mhz;	/* proportional gain, mHz */
 	unsigned int sample_every;	/* packets; 0: off */
 	unsigned long long sample_ns;	/* 0: off */
 	unsigned int ring_bytes;	/* events ring size; 0: the default */
@@ -100,6 +106,7 @@ bool ar_switch_attached(const struct mp_fabric *f,
 struct ar_port_status {
 	struct mplane_port_cfg cfg;
 	struct mplane_vq vq;
+	struct mp_pi_state pi;		/* --aqm pi's, zeroes under red */
 	struct mplane_port_stats stats;	/* summed over CPUs */
 	enum mp_tc_hook hook[2];	/* ingress, egress: where ar runs */
 };

@@ -47,6 +47,13 @@ void ar_settings_default(struct ar_settings *s)
 	s->kmin_bytes = 20 * 1024;
 	s->kmax_bytes = 200 * 1024;
 	s->pmax = 65536 / 5;
+	s->aqm = MPLANE_AQM_RED;
+	/* RFC 8033's PIE: 15 ms of target and of period, alpha 0.125 Hz
+	 * and beta 1.25 Hz. */
+	s->pi_target_ns = 15 * 1000 * 1000;
+	s->pi_period_ns = 15 * 1000 * 1000;
+	s->pi_alpha_mhz = 125;
+	s->pi_beta_mhz = 1250;
 	/* A bad word is said, and auto stays: attach works as it can. */
 	mp_tc_env_choice(&s->tc_choice);
 }
@@ -219,12 +226,18 @@ struct attach_opts_set {
 	const char *fabric;
 	int policy;			/* index into policy_words */
 	uint64_t flowlet_gap_us, kmin, kmax, pmax_pct;
+	int aqm;			/* index into aqm_words */
+	uint64_t pi_target_us, pi_period_us, pi_alpha_mhz, pi_beta_mhz;
 	uint64_t sample_packets, sample_us, ring_bytes;
 	int tc_hook;			/* enum mp_tc_choice */
 	bool no_watch;
 };
 
 static const char *const policy_words[] = { "ecmp", "ar", "flowlet", NULL };
+/* In enum mplane_aqm's order. */
+static const char *const aqm_words[] = { "red", "pi", NULL };
+_Static_assert(sizeof(aqm_words) / sizeof(aqm_words[0]) == __MPLANE_AQM_MAX + 1,
+	       "a word for every enum mplane_aqm");
 
 #define AT(member)	MP_OPT_AT(struct attach_opts_set, member)
 static const struct mp_opt attach_opts[] = {
@@ -242,6 +255,21 @@ static const struct mp_opt attach_opts[] = {
 	  .def = "204800" },
 	{ "pmax", 0, MP_OPT_UINT, AT(pmax_pct), "PERCENT",
 	  "marking probability at kmax", .max = 100, .def = "20" },
+	{ "aqm", 0, MP_OPT_CHOICE, AT(aqm), "AQM",
+	  "how ports mark: red (--kmin/--kmax/--pmax) or pi (--pi-*)",
+	  .choices = aqm_words, .def = "red" },
+	{ "pi-target", 0, MP_OPT_UINT, AT(pi_target_us), "US",
+	  "pi: the queue's delay to hold, in us of the port's rate",
+	  .min = 1, .max = 1000000, .def = "15000" },
+	{ "pi-period", 0, MP_OPT_UINT, AT(pi_period_us), "US",
+	  "pi: how often the probability moves",
+	  .min = 100, .max = 1000000, .def = "15000" },
+	{ "pi-alpha", 0, MP_OPT_UINT, AT(pi_alpha_mhz), "MHZ",
+	  "pi: integral gain, in thousandths of a hertz (RFC 8033's 0.125 Hz)",
+	  .max = MP_PI_GAIN_MAX, .def = "125" },
+	{ "pi-beta", 0, MP_OPT_UINT, AT(pi_beta_mhz), "MHZ",
+	  "pi: proportional gain, in thousandths of a hertz (RFC 8033's 1.25 Hz)",
+	  .max = MP_PI_GAIN_MAX, .def = "1250" },
 	{ "sample-packets", 0, MP_OPT_UINT, AT(sample_packets), "N",
 	  "a queue sample event every N packets per port (0: none)",
 	  .max = 1 << 30, .def = "0" },
@@ -275,7 +303,13 @@ static const struct mp_opt_cmd attach_cmd = {
 "Every port also models its queue (q = max(0, q + len - rate * dt), with\n"
 "the rate of the fabric's links) and marks ECN-capable packets CE with\n"
 "a RED profile on it: none below --kmin, probability rising to --pmax at\n"
-"--kmax, all above.\n"
+"--kmax, all above.  With --aqm pi, the probability is instead moved every\n"
+"--pi-period by --pi-alpha times the queue's delay over --pi-target, plus\n"
+"--pi-beta times its growth since the last period (RFC 8033's PIE), and no\n"
+"packet is marked while the delay is under half the target: whatever the\n"
+"number of flows the queue is held between half the target and the target\n"
+"(DCQCN's senders keep it near the half), and the marks stop as soon as it\n"
+"drains, where RED marks down to --kmin (Documentation/ar.md).\n"
 "\n"
 "A watcher runs in the background: it takes a port out of the choice as\n"
 "soon as it goes down, and reads the routes again when routes or\n"
@@ -290,7 +324,8 @@ static const struct mp_opt_cmd attach_cmd = {
 "Examples:\n"
 "  mplanectl bpf attach --fabric mpf --policy ar\n"
 "  mplanectl bpf attach --fabric mpf --policy flowlet --flowlet-gap 100\n"
-"  mplanectl bpf attach --fabric mpf --kmin 10000 --kmax 60000 --pmax 50\n",
+"  mplanectl bpf attach --fabric mpf --kmin 10000 --kmax 60000 --pmax 50\n"
+"  mplanectl bpf attach --fabric mpf --aqm pi --pi-target 5000\n",
 };
 
 /*
@@ -315,6 +350,16 @@ static int attach_settings(const struct attach_opts_set *o,
 		s->kmax_bytes = o->kmax;
 	if (GIVEN("pmax"))
 		s->pmax = o->pmax_pct * 65536 / 100;
+	if (GIVEN("aqm"))
+		s->aqm = o->aqm;
+	if (GIVEN("pi-target"))
+		s->pi_target_ns = o->pi_target_us * 1000;
+	if (GIVEN("pi-period"))
+		s->pi_period_ns = o->pi_period_us * 1000;
+	if (GIVEN("pi-alpha"))
+		s->pi_alpha_mhz = o->pi_alpha_mhz;
+	if (GIVEN("pi-beta"))
+		s->pi_beta_mhz = o->pi_beta_mhz;
 	s->sample_every = o->sample_packets;
 	s->sample_ns = o->sample_us * 1000;
 	s->ring_bytes = o->ring_bytes;
@@ -533,6 +578,8 @@ static void print_port(const char *node, const char *ifname,
 	mp_print_u64(MP_PRINT_ANY, "queue_hwm_bytes", " %10" PRIu64,
 		     ps->vq.hwm_bytes);
 	mp_print_u64(MP_PRINT_JSON, "dre_bytes", NULL, ps->vq.dre_bytes);
+	mp_print_u64(MP_PRINT_JSON, "pi_mark_ppm", NULL,
+		     ps->pi.prob * 1000000ULL / MP_PI_ONE);
 	print_stats(v, QUEUE_COLUMN, NR_PORT_STATS);
 	print_hooks(ps->hook);
 	mp_print_text("\n");
@@ -571,7 +618,9 @@ static const struct mp_opt_cmd status_cmd = {
 "highest, CE marks, packets forwarded by ar rather than the kernel, and\n"
 "path switches, and the tc hook ar runs on (tcx or cls_bpf; two words,\n"
 "in: and eg:, when ingress and egress differ).  With -j, every counter of\n"
-"struct mplane_port_stats, and \"ingress_tc_hook\" and \"egress_tc_hook\".\n",
+"struct mplane_port_stats, \"ingress_tc_hook\" and \"egress_tc_hook\", and\n"
+"\"pi_mark_ppm\", --aqm pi's marking probability in parts per million as\n"
+"its last period left it (0 under red).\n",
 	.opts = fabric_only_opts,
 };
 

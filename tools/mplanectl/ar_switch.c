@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -24,6 +25,7 @@
 #include "mp_pin.h"
 #include "mp_rtnl.h"
 #include "mplane_maps.h"
+#include "mp_ar_vq.h"
 
 int ar_pin_path(char *buf, size_t size, const char *prefix,
 		const char *node, const char *name)
@@ -65,6 +67,11 @@ static void set_rodata(struct ar *skel, const struct ar_settings *s)
 	skel->rodata->kmin_bytes = s->kmin_bytes;
 	skel->rodata->kmax_bytes = s->kmax_bytes;
 	skel->rodata->pmax = s->pmax;
+	skel->rodata->aqm = s->aqm;
+	skel->rodata->pi_target_ns = s->pi_target_ns;
+	skel->rodata->pi_period_ns = s->pi_period_ns;
+	skel->rodata->pi_alpha_mhz = s->pi_alpha_mhz;
+	skel->rodata->pi_beta_mhz = s->pi_beta_mhz;
 	skel->rodata->sample_every = s->sample_every;
 	skel->rodata->sample_ns = s->sample_ns;
 	if (s->ring_bytes)
@@ -117,7 +124,7 @@ static int fill_port(struct ar *skel, const struct mp_fabric_node *n,
 	int cfg_fd = bpf_map__fd(skel->maps.mp_port_cfg);
 	int vq_fd = bpf_map__fd(skel->maps.mp_vq);
 	struct mplane_port_cfg cfg = {};
-	char vq[64] = {};	/* struct vq_entry: zeroes, whatever its size */
+	struct vq_entry vq = {};
 	__u32 ifindex;
 
 	ifindex = if_nametoindex(port->ifname);
@@ -132,7 +139,7 @@ static int fill_port(struct ar *skel, const struct mp_fabric_node *n,
 	if (bpf_map_update_elem(cfg_fd, &ifindex, &cfg, BPF_ANY))
 		return -errno;
 	/* A queue that exists stays: it is still draining. */
-	if (bpf_map_update_elem(vq_fd, &ifindex, vq, BPF_NOEXIST) &&
+	if (bpf_map_update_elem(vq_fd, &ifindex, &vq, BPF_NOEXIST) &&
 	    errno != EEXIST)
 		return -errno;
 	return 0;
@@ -144,9 +151,9 @@ static int fill_ports(struct ar *skel, const struct mp_fabric_node *n)
 	unsigned int i;
 	int err;
 
-	/* fill_port() writes a struct vq_entry of zeroes from 64 bytes. */
-	if (bpf_map__value_size(skel->maps.mp_vq) > 64)
-		return -E2BIG;
+	/* The program and fill_port() share struct vq_entry's layout. */
+	if (bpf_map__value_size(skel->maps.mp_vq) != sizeof(struct vq_entry))
+		return -EPROTO;
 	err = mp_rtnl_open(&r, 0);
 	if (err)
 		return err;
@@ -444,14 +451,6 @@ static void sum_stats(const struct mplane_port_stats *percpu, int ncpu,
 	}
 }
 
-/* struct vq_entry of bpf/ar.bpf.c, as user space sees it. */
-struct vq_entry_user {
-	__u32 lock;
-	__u32 pkts_since_sample;
-	struct mplane_vq vq;
-	__u64 sample_last_ns;
-};
-
 /* The queue as the next packet would find it: drained up to now, as the
  * ingress program reads it. */
 static __u64 vq_now(const struct mplane_vq *vq, __u64 rate_bps)
@@ -473,7 +472,7 @@ int ar_port_status(const struct mp_fabric *f, const struct mp_fabric_node *n,
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct mplane_port_stats percpu[ncpu > 0 ? ncpu : 1];
-	struct vq_entry_user vq = {};
+	struct vq_entry vq = {};
 	int cfg, vqf, st, err = 0;
 	__u32 key = ifindex;
 
@@ -492,6 +491,7 @@ int ar_port_status(const struct mp_fabric *f, const struct mp_fabric_node *n,
 	if (!bpf_map_lookup_elem_flags(vqf, &key, &vq, BPF_F_LOCK)) {
 		ps->vq = vq.vq;
 		ps->vq.q_bytes = vq_now(&vq.vq, ps->cfg.rate_bps);
+		ps->pi = vq.pi;
 	}
 	if (ncpu > 0 && !bpf_map_lookup_elem(st, &key, percpu))
 		sum_stats(percpu, ncpu, &ps->stats);
