@@ -8,7 +8,8 @@
 #                   fabric and with its DCQCN settings
 #                   (selftests/lib/cc_incast.sh): from 3 s after traffic
 #                   first crossed the bottleneck to 7 s, its queue (p50,
-#                   p99, max, the share of samples under Kmin), tbf's
+#                   p99, max, the shares of samples under Kmin and
+#                   empty), tbf's
 #                   drops, what left the port, and Jain's index over 2 s
 #   incast_engine   the same with the engine's roce incast (1 MiB from
 #                   each sender, every element checked), from 3 s to 8 s,
@@ -59,7 +60,8 @@ window_json() {
 		--argjson kbit "$kbit" --argjson j "$j" --argjson stall "$stall" '
 		($q | split(" ") | map(tonumber)) as $q |
 		{bench: $who, cc: $cc, queue_p50: $q[1], queue_p99: $q[2],
-		 queue_max: $q[3], under_kmin_pct: $q[4], drops_start: $d_start,
+		 queue_max: $q[3], under_kmin_pct: $q[4], empty_pct: $q[5],
+		 drops_start: $d_start,
 		 drops_after: $d_after, out_kbit: $kbit, jain: ($j / 1000),
 		 longest_stall_ms: $stall}'
 }

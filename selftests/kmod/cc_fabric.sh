@@ -48,7 +48,7 @@ test_incast_cc_off() {
 	cc_all off
 	QP_READ=qp_bytes
 	incast 2 4
-	read -r n p50 p99 max below <<<"$(queue 2000000)"
+	read -r n p50 p99 max below _ <<<"$(queue 2000000)"
 	read -r j _ <<<"$(jain "$A" "$B")"
 	sent=$(sent_total)
 	log "cc off: queue p50 $p50 p99 $p99 max $max bytes (limit $LIMIT, $n samples)," \
@@ -67,7 +67,7 @@ test_incast_cc_off() {
 }
 
 # cc_on_trial WHO: the figures of the last incast into Q (n p50 p99 max
-# below), J, KBIT and STALL (its longest, ms), logged.
+# below empty), J, KBIT and STALL (its longest, ms), logged.
 cc_on_trial() {
 	local ns
 	read -r -a Q <<<"$(queue $((WARM_S * 1000000)))"
@@ -75,7 +75,7 @@ cc_on_trial() {
 	read -r ns STALL <<<"$(stalls $((WARM_S * 1000000)))"
 	KBIT=$(kbit_out)
 	log "$1: queue p50 ${Q[1]} p99 ${Q[2]} max ${Q[3]} bytes (Kmin $KMIN, limit $LIMIT," \
-		"${Q[4]}% of ${Q[0]} samples under Kmin), drops $((D1 - D0)) in the start," \
+		"${Q[4]}% of ${Q[0]} samples under Kmin, ${Q[5]}% empty), drops $((D1 - D0)) in the start," \
 		"$((D2 - D1)) in the last $(((T_END - T1) / 1000)) ms, $KBIT kbit/s out," \
 		"Jain $J/1000 ($A / $B); $ns guest stalls of 20 ms or more, the longest $STALL ms"
 }

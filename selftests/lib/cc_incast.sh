@@ -50,7 +50,8 @@ RATE_KBIT=4000
 BUFFER_MS=100
 LIMIT=$((3028 + RATE_KBIT * BUFFER_MS / 8))	# burst + the buffer at the rate
 # MPLANE_CC_MARK="KMIN KMAX PMAX" replaces the profile, to try others
-# (bench/cc.sh; Documentation/cc.md has a sweep).
+# (bench/cc.sh; Documentation/cc.md has a sweep); MPLANE_CC_AQM adds
+# bpf attach's options, such as "--aqm pi --pi-target 12000".
 read -r KMIN KMAX PMAX <<<"${MPLANE_CC_MARK:-3000 9000 20}"
 # Frames of the streams: 1036 bytes of UDP payload (a BTH, 1024 bytes and
 # the ICRC, as the engine's packets), 1086 bytes on the wire.
@@ -126,8 +127,9 @@ fabric_build() {
 		--spines 1 --hosts "$HOSTS" --rate ${RATE_KBIT}kbit \
 		--buffer ${BUFFER_MS}ms --probe-interval off --cc dcqcn >/dev/null ||
 		fail "fabric up"
+	# shellcheck disable=SC2086 # MPLANE_CC_AQM is words of options
 	"$MPLANECTL" bpf attach --fabric "$FAB" --kmin $KMIN --kmax $KMAX \
-		--pmax $PMAX >/dev/null || fail "bpf attach --fabric"
+		--pmax $PMAX ${MPLANE_CC_AQM:-} >/dev/null || fail "bpf attach --fabric"
 	"$MPLANECTL" -n "$(hns 0)" bpf attach --prog hostacct --ingress r0 \
 		>/dev/null || fail "hostacct on h0 r0"
 	"$MPLANECTL" telemetry sample --fabric "$FAB" --node p0l0 --interval 5ms \
@@ -284,8 +286,9 @@ sent_total() {
 	echo $sent
 }
 
-# queue FROM_US: "N P50 P99 MAX BELOW_KMIN_PCT" of the bottleneck's queue
-# samples from FROM_US after T0 to T_END.
+# queue FROM_US: "N P50 P99 MAX BELOW_KMIN_PCT EMPTY_PCT" of the
+# bottleneck's queue samples from FROM_US after T0 to T_END (empty: the
+# link had nothing left to send, it was idle then).
 queue() {
 	local port
 	port=$(ip -n "$FAB-p0l0" -o link show h0 | cut -d: -f1)
@@ -294,8 +297,9 @@ queue() {
 		[.[] | select(.ifindex == $port and .ts_ns >= $from and .ts_ns <= $to) |
 			.q_bytes] | sort as $q |
 		($q | length) as $n |
-		if $n == 0 then "0 0 0 0 0" else
-		"\($n) \($q[($n * 0.5) | floor]) \($q[($n * 0.99) | floor]) \($q[-1]) \(([$q[] | select(. < $kmin)] | length) * 100 / $n | floor)"
+		def pct(f): ([$q[] | select(f)] | length) * 100 / $n | floor;
+		if $n == 0 then "0 0 0 0 0 0" else
+		"\($n) \($q[($n * 0.5) | floor]) \($q[($n * 0.99) | floor]) \($q[-1]) \(pct(. < $kmin)) \(pct(. == 0))"
 		end' "$TMPD/ev"
 }
 
