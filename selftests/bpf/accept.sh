@@ -152,6 +152,11 @@ test_policy_fabrics() {
 		"dcqcn=ecmp,mp0,hash,dcqcn,- ar+plb=flowlet,mp0,spray,notify,- ar+plb+cc=flowlet,mp0,spray,dcqcn,-"
 	assert_eq "over tcp" "$(plans tcp)" \
 		"dcqcn=ecmp,mp0,hash,dcqcn,- ar+plb=flowlet,mp0,-,-,20000 ar+plb+cc=flowlet,mp0,-,dcqcn,-"
+	# --aqm pi: every policy's switches hold twice Kmin's delay (15000
+	# bytes at 50mbit: 2.4 ms), which the settings say.
+	assert_eq "the switches' pi" "$("$MPLANECTL" -j accept baseline "${SMALL[@]}" \
+		--transport roce --policies dcqcn --aqm pi --expect "$TMPD/expect.conf" \
+		--prefix "$FAB" 2>/dev/null | jq -r '.settings | "\(.aqm) \(.pi_target_us)"')" "pi 4800"
 	assert_eq "left behind" "$(left_behind)" ""
 }
 
@@ -388,9 +393,10 @@ test_html_report() {
 	# take under 1 ms, so each port is sampled each ms, and the capture
 	# says so (the median spacing of one port's samples).
 	assert_eq "sample interval at 50mbit" "$(jq '.settings.sample_interval_ms' "$j")" 1
-	# The switches mark from 2.4 ms of the links' rate to 7.2 ms.
+	# The switches mark by RED from 2.4 ms of the links' rate to 7.2 ms.
 	assert_eq "ECN thresholds at 50mbit" \
-		"$(jq -r '"\(.settings.kmin_bytes) \(.settings.kmax_bytes)"' "$j")" "15000 45000"
+		"$(jq -r '.settings | "\(.aqm) \(.kmin_bytes) \(.kmax_bytes) \(.pi_target_us)"' "$j")" \
+		"red 15000 45000 null"
 	spacing=$("$MPLANECTL" telemetry dump "$h.ar.mpcp" | jq -s '[.[] | select(.type == "port_sample")] |
 		group_by("\(.label) \(.ifindex)")[0] | [.[].ts_ns] |
 		[range(1; length) as $i | .[$i] - .[$i - 1]] | sort | .[length / 2 | floor] / 1e6')

@@ -19,6 +19,7 @@
 #include "mp_out.h"
 #include "mp_print.h"
 #include "mp_run.h"
+#include "mplane_maps.h"
 #include "accept.h"
 #include "fabric.h"
 #include "collective_roce.h"
@@ -38,6 +39,8 @@ static const struct accept_class *const classes[MP_EXPECT_NCLASSES] = {
 
 static const char *const transport_names[] = { "tcp", "roce", NULL };
 static const char *const background_names[] = { "alltoall", "incast", NULL };
+/* In enum mplane_aqm's order, as bpf attach --aqm takes them. */
+static const char *const aqm_names[] = { "red", "pi", NULL };
 
 static int rate_parse(const char *opt, const char *arg, void *field)
 {
@@ -85,6 +88,9 @@ static const struct mp_opt accept_opts[] = {
 	{ "background", 0, MP_OPT_CHOICE, AT(background), "OP",
 	  "isolation: the background job on the odd hosts, of --size over and over",
 	  .choices = background_names, .def = "alltoall" },
+	{ "aqm", 0, MP_OPT_CHOICE, AT(aqm), "AQM",
+	  "how every policy's switches mark ECN, as 'bpf attach --aqm': red, from 2.4 ms of the links' rate queued to three times that, or pi, holding the queue's delay near twice that (Documentation/ar.md)",
+	  .choices = aqm_names, .def = "red" },
 	{ "torch", 0, MP_OPT_FLAG, AT(torch), NULL,
 	  .help = "isolation: a PyTorch training loop (torch.distributed over gloo, tools/torch/launch.sh) on the victim's hosts too, alone and beside the background: torch_step_ratio and torch_step_p99_ratio" },
 	{ "timeout", 0, MP_OPT_SECONDS, AT(timeout_ns), "SECONDS",
@@ -277,10 +283,16 @@ static void print_settings(const struct accept_settings *s)
 		mp_print_u64(MP_PRINT_ANY, "window_pkts",
 			     ", %" PRIu64 " packets in flight a QP", s->window);
 	mp_print_text("\n");
-	mp_print_u64(MP_PRINT_ANY, "kmin_bytes",
-		     "# switches: ECN marks from %" PRIu64, accept_kmin_bytes(s->rate.bps));
-	mp_print_u64(MP_PRINT_ANY, "kmax_bytes", " to %" PRIu64 " bytes queued\n",
+	mp_print_str(MP_PRINT_ANY, "aqm", "# switches: ECN marks by %s", aqm_names[s->aqm]);
+	mp_print_u64(MP_PRINT_ANY, "kmin_bytes", ", from %" PRIu64,
+		     accept_kmin_bytes(s->rate.bps));
+	mp_print_u64(MP_PRINT_ANY, "kmax_bytes", " to %" PRIu64 " bytes queued",
 		     accept_kmax_bytes(s->rate.bps));
+	if (s->aqm == MPLANE_AQM_PI)
+		mp_print_u64(MP_PRINT_ANY, "pi_target_us",
+			     ", held near %" PRIu64 " us of delay",
+			     accept_pi_target_us(s->rate.bps));
+	mp_print_text("\n");
 	mp_print_str(MP_PRINT_ANY, "expect", "# expectations: %s\n", s->expect);
 	if (s->html)
 		mp_print_u64(MP_PRINT_ANY, "sample_interval_ms",

@@ -39,6 +39,7 @@ struct accept_settings {
 	int transport;			/* 0 tcp, 1 roce */
 	uint64_t window;		/* roce: packets in flight a QP; 0: the engine's */
 	int background;			/* isolation: 0 alltoall, 1 incast */
+	int aqm;			/* the switches' marking: enum mplane_aqm */
 	bool torch;			/* isolation: the PyTorch victim too */
 	uint64_t timeout_ns;		/* of each step */
 	const char *html;		/* the report's file, or NULL */
@@ -165,6 +166,8 @@ void accept_policy_plan(const struct accept_settings *s,
 /* The switches' ECN thresholds for links of @bps, in bytes queued. */
 uint64_t accept_kmin_bytes(uint64_t bps);
 uint64_t accept_kmax_bytes(uint64_t bps);
+/* With --aqm pi, the queue's delay the switches hold, in us. */
+uint64_t accept_pi_target_us(uint64_t bps);
 /* The fabric of a policy, built with its loops: 0, or -1 (reported).
  * accept_policy_down() removes the fabric whatever state it is in. */
 int accept_policy_up(struct accept_run *run, enum mp_expect_policy policy);
