@@ -20,6 +20,11 @@
 #                   completion time, mean, p50 and p99 (with CC off, 64
 #                   KiB took minutes an iteration: each loss of the
 #                   incast's is a go-back-N timeout)
+#   aqm             incast_streams and victim with CC on, the switches
+#                   marking by RED (the profile above) and by PI (bpf
+#                   attach --aqm pi, a 12 ms target: twice Kmin's 6 ms
+#                   at 4 Mbit/s), in turn, ABBA over the trials; their
+#                   records carry "aqm"
 #   pps             mp0's packets per second, CC on against off, no
 #                   congestion: traffic send --roce of 64-byte packets as
 #                   fast as the sender goes, h1 to h0 over a 10 Gbit/s
@@ -57,13 +62,14 @@ window_json() {
 	kbit=$(kbit_out)
 	jq -nc --arg cc "$1" --arg who "$2" --arg q "${q[*]}" \
 		--argjson d_start $((D1 - D0)) --argjson d_after $((D2 - D1)) \
-		--argjson kbit "$kbit" --argjson j "$j" --argjson stall "$stall" '
+		--argjson kbit "$kbit" --argjson j "$j" --argjson stall "$stall" \
+		--argjson aqm "$(aqm_json)" '
 		($q | split(" ") | map(tonumber)) as $q |
 		{bench: $who, cc: $cc, queue_p50: $q[1], queue_p99: $q[2],
 		 queue_max: $q[3], under_kmin_pct: $q[4], empty_pct: $q[5],
 		 drops_start: $d_start,
 		 drops_after: $d_after, out_kbit: $kbit, jain: ($j / 1000),
-		 longest_stall_ms: $stall}'
+		 longest_stall_ms: $stall} + $aqm'
 }
 
 # incast_streams CC: one trial of the test's incast of paced streams.
@@ -107,11 +113,26 @@ victim() {
 		--timeout 60 >"$TMPD/victim.json" || fail "victim allreduce (cc $1)"
 	kill -INT "${PIDS[@]}" 2>/dev/null || true
 	wait "${PIDS[@]}" 2>/dev/null || true
-	add "$(jq -c --arg cc "$1" '.sizes[0] | {bench: "victim_allreduce", cc: $cc,
+	add "$(jq -c --arg cc "$1" --argjson aqm "$(aqm_json)" '.sizes[0] | {bench: "victim_allreduce", cc: $cc,
 		size: .size, iters: .iters, verified: .verified,
 		cct_p50_ms: (.p50_us / 100 | round / 10), cct_p99_ms: (.p99_us / 100 | round / 10),
-		cct_mean_ms: (.time_us / 100 | round / 10)}' \
+		cct_mean_ms: (.time_us / 100 | round / 10)} + $aqm' \
 		"$TMPD/victim.json")"
+}
+
+# The switches' marking of the records that follow: RED, the profile,
+# unless test_aqm has set another.
+AQM=
+aqm_json() { if [ -n "$AQM" ]; then jq -nc --arg a "$AQM" '{aqm: $a}'; else echo '{}'; fi; }
+
+# aqm_set red|pi: the leaf's marking, for the records after.
+aqm_set() {
+	AQM=$1
+	if [ "$1" = pi ]; then
+		switches_attach --aqm pi --pi-target 12000
+	else
+		switches_attach
+	fi
 }
 
 test_streams() {
@@ -139,6 +160,20 @@ test_victim() {
 		victim off
 		victim dcqcn
 	done
+}
+
+test_aqm() {
+	local t a
+	[ -f /run/mplane/fabric/$FAB.json ] || fabric_build
+	for ((t = 0; t < TRIALS; t++)); do
+		for a in $( ((t % 2)) && echo pi red || echo red pi); do
+			aqm_set "$a"
+			incast_streams dcqcn
+			victim dcqcn
+		done
+	done
+	aqm_set red
+	AQM=
 }
 
 # pps_slice CC: mp0's tx packets a second on h1 in half a second of
@@ -191,9 +226,9 @@ test_pps() {
 }
 
 # MPLANE_BENCH_CC_PARTS="pps" (say) runs only those of streams, engine,
-# victim and pps.
+# victim, aqm and pps.
 parts=()
-for t in ${MPLANE_BENCH_CC_PARTS:-streams engine victim pps}; do parts+=("test_$t"); done
+for t in ${MPLANE_BENCH_CC_PARTS:-streams engine victim aqm pps}; do parts+=("test_$t"); done
 mplane_load
 ktap_run "${parts[@]}"
 mkdir -p "$(dirname "$OUT")"
@@ -201,9 +236,9 @@ jq -s . "$TMPD/results.jsonl" >"$OUT" 2>/dev/null || echo '[]' >"$OUT"
 # The summary: median and worst per bench and cc.
 jq -r '
 	def med: sort | .[(length - 1) / 2 | floor];
-	group_by(.bench + "/" + .cc)[] | . as $g |
-	"# summary \($g[0].bench) cc \($g[0].cc) (\(length) trials): " +
-	([$g[0] | keys[] | select(. != "bench" and . != "cc" and . != "slices")] | map(. as $k |
+	group_by(.bench + "/" + .cc + "/" + (.aqm // ""))[] | . as $g |
+	"# summary \($g[0].bench) cc \($g[0].cc)\($g[0].aqm // "" | if . != "" then " aqm " + . else "" end) (\(length) trials): " +
+	([$g[0] | keys[] | select(. != "bench" and . != "cc" and . != "aqm" and . != "slices")] | map(. as $k |
 		"\($k) median \([$g[][$k]] | med) worst \(
 			if ($k | test("goodput|jain|pps|sent|out_kbit|verified|iters")) then [$g[][$k]] | min
 			else [$g[][$k]] | max end)") | join(", "))' "$OUT"

@@ -122,14 +122,21 @@ recv_stop() {
 	rm -f "$TMPD/recv.pid"
 }
 
+# switches_attach [OPTION...]: ar with ECN marking on the leaf, by the
+# profile above (RED) unless the options say otherwise (--aqm pi ...);
+# again, it replaces the program and keeps its queues and counters.
+switches_attach() {
+	"$MPLANECTL" bpf attach --fabric "$FAB" --kmin "$KMIN" --kmax "$KMAX" \
+		--pmax "$PMAX" "$@" >/dev/null || fail "bpf attach --fabric $*"
+}
+
 fabric_build() {
 	"$MPLANECTL" fabric up -q --force --prefix "$FAB" --planes 1 --leaves 1 \
 		--spines 1 --hosts "$HOSTS" --rate ${RATE_KBIT}kbit \
 		--buffer ${BUFFER_MS}ms --probe-interval off --cc dcqcn >/dev/null ||
 		fail "fabric up"
 	# shellcheck disable=SC2086 # MPLANE_CC_AQM is words of options
-	"$MPLANECTL" bpf attach --fabric "$FAB" --kmin $KMIN --kmax $KMAX \
-		--pmax $PMAX ${MPLANE_CC_AQM:-} >/dev/null || fail "bpf attach --fabric"
+	switches_attach ${MPLANE_CC_AQM:-}
 	"$MPLANECTL" -n "$(hns 0)" bpf attach --prog hostacct --ingress r0 \
 		>/dev/null || fail "hostacct on h0 r0"
 	"$MPLANECTL" telemetry sample --fabric "$FAB" --node p0l0 --interval 5ms \
