@@ -82,6 +82,23 @@ static int mplane_cc_check(const u32 *cfg, const struct nlattr *nest,
 	return 0;
 }
 
+/*
+ * With CC off no CNP comes, and spray stops the clock the marks decay by
+ * (mplane_spray_charge()): a share left now would stand, unchanged, for
+ * the next time CC is on.  Cleared instead; a CNP racing this is one CNP.
+ */
+static void mplane_cc_forget_marks(struct mplane_dev *mp)
+{
+	struct mplane_plane *plane;
+	int i;
+
+	for (i = 0; i < MPLANE_MAX_PLANES; i++) {
+		plane = rtnl_dereference(mp->planes[i]);
+		if (plane)
+			WRITE_ONCE(plane->mark_share, 0);
+	}
+}
+
 /* Publish @cc (NULL: off) and @qps in place of what the datapath had. */
 static void mplane_cc_publish(struct mplane_dev *mp,
 			      struct mplane_cc_params *cc,
@@ -91,6 +108,8 @@ static void mplane_cc_publish(struct mplane_dev *mp,
 	struct mplane_qp_table *old_qps = rtnl_dereference(mp->qps);
 
 	rcu_assign_pointer(mp->cc, cc);
+	if (!cc)
+		mplane_cc_forget_marks(mp);
 	if (qps != old_qps) {
 		rcu_assign_pointer(mp->qps, qps);
 		mplane_cc_table_free(old_qps);

@@ -181,19 +181,28 @@ void mplane_plane_mark(struct mplane_plane *plane)
 	WRITE_ONCE(plane->mark_sprayed, sprayed);
 }
 
-/* @plane took @len bytes by spray: on from the floor, if behind it. */
+/*
+ * @plane took @len bytes by spray: on from the floor, if behind it.  The
+ * marks' clock (mp->sprayed) runs only while CC is on (@cc), the only
+ * time a CNP can come: with it off no sprayed packet writes that
+ * device-wide line, and the shares were cleared when it went off.
+ */
 static void mplane_spray_charge(struct mplane_dev *mp,
 				struct mplane_plane *plane, u64 floor,
-				unsigned int len)
+				unsigned int len, bool cc)
 {
-	u64 sprayed = READ_ONCE(mp->sprayed.count);
-	u32 marks = mplane_mark_share_now(READ_ONCE(plane->mark_share),
-					  sprayed - READ_ONCE(plane->mark_sprayed));
+	u32 marks = 0;
+	u64 sprayed;
 
+	if (cc) {
+		sprayed = READ_ONCE(mp->sprayed.count);
+		marks = mplane_mark_share_now(READ_ONCE(plane->mark_share),
+					      sprayed - READ_ONCE(plane->mark_sprayed));
+		WRITE_ONCE(mp->sprayed.count, sprayed + 1);
+	}
 	WRITE_ONCE(plane->spray_vtime,
 		   max(READ_ONCE(plane->spray_vtime), floor) +
 		   mplane_spray_cost(len, READ_ONCE(plane->capacity), marks));
-	WRITE_ONCE(mp->sprayed.count, sprayed + 1);
 }
 
 static void mplane_plane_loads(struct mplane_dev *mp, u32 eligible,
@@ -390,6 +399,7 @@ static bool mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 	struct mplane_plane *plane;
 	unsigned int len = skb->len;
 	struct mplane_choice c;
+	bool cc;
 	int idx;
 
 	if (unlikely(!mplane_parse(skb)))
@@ -402,7 +412,8 @@ static bool mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 	if (unlikely(skb_cow_head(skb, READ_ONCE(mp->dev->needed_headroom))))
 		goto drop;
 	c.now = ktime_get_ns();
-	if (rcu_access_pointer(mp->cc))
+	cc = rcu_access_pointer(mp->cc);
+	if (cc)
 		mplane_cc_xmit(mp, skb, c.now);
 	c.carry = mplane_live(mp, READ_ONCE(mp->carry_mask), c.now) &
 		  ~mplane_probe_dead_planes(mp, skb);
@@ -421,7 +432,8 @@ static bool mplane_send(struct mplane_dev *mp, struct sk_buff *skb)
 				WRITE_ONCE(*c.slot, mplane_flowlet_pack(c.now, idx));
 			mplane_dre_add(plane, c.now, len);
 			if (policy == MPLANE_POLICY_SPRAY)
-				mplane_spray_charge(mp, plane, c.spray_floor, len);
+				mplane_spray_charge(mp, plane, c.spray_floor,
+						    len, cc);
 			if (mplane_output(plane, skb)) {
 				dev_core_stats_tx_dropped_inc(mp->dev);
 				return true;
