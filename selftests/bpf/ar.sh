@@ -232,20 +232,27 @@ test_mtu_exceeded_left_to_kernel() {
 # links: wherever the two flows meet (a leaf uplink, or h3's port), a
 # virtual queue grows and packets get CE.  One stream well under the
 # rate gets none.
-test_ecn_marks_only_when_queue_builds() {
+# ecn_under_then_over WHO: no CE mark from a flow under the rate, then at
+# least 50 from two ECT flows over it (h0 and h1 into h3, 78 Mbit/s into
+# 50), on top of the marks there were.
+ecn_under_then_over() {
 	local m h
-	attach --policy ecmp --kmin 3000 --kmax 30000 --pmax 50
 	m=$(fabric_sum CE_MARK)
 	send_flow 500 1000 --tos 0x02 >/dev/null
-	assert_eq "CE marks under the rate" "$(fabric_sum CE_MARK)" "$m"
+	assert_eq "${1}CE marks under the rate" "$(fabric_sum CE_MARK)" "$m"
 	for h in h0 h1; do
 		in_node $h "$MPLANECTL" traffic send "$H3:9999" --count 7000 \
 			--rate 3500 --size 1400 --tos 0x02 >/dev/null 2>&1 &
 	done
 	wait
-	log "CE marks $(( $(fabric_sum CE_MARK) - m )), highest queue" \
+	log "${1}CE marks $(( $(fabric_sum CE_MARK) - m )), highest queue" \
 		"$(fabric_max QUEUE_HWM) bytes"
-	assert_ge "CE marks over the rate" "$(fabric_sum CE_MARK)" $((m + 50))
+	assert_ge "${1}CE marks over the rate" "$(fabric_sum CE_MARK)" $((m + 50))
+}
+
+test_ecn_marks_only_when_queue_builds() {
+	attach --policy ecmp --kmin 3000 --kmax 30000 --pmax 50
+	ecn_under_then_over ""
 	assert_ge "queue high-water (bytes)" "$(fabric_max QUEUE_HWM)" 30000
 }
 
@@ -255,20 +262,10 @@ test_ecn_marks_only_when_queue_builds() {
 # the overload left is still high: under half the target nothing is
 # marked.
 test_ecn_pi_marks_over_target() {
-	local m h
+	local m
 	attach --policy ecmp --kmin 1073741824 --kmax 1073741824 \
 		--aqm pi --pi-target 2000 --pi-period 1000
-	m=$(fabric_sum CE_MARK)
-	send_flow 500 1000 --tos 0x02 >/dev/null
-	assert_eq "pi: CE marks under the rate" "$(fabric_sum CE_MARK)" "$m"
-	for h in h0 h1; do
-		in_node $h "$MPLANECTL" traffic send "$H3:9999" --count 7000 \
-			--rate 3500 --size 1400 --tos 0x02 >/dev/null 2>&1 &
-	done
-	wait
-	log "pi: CE marks $(( $(fabric_sum CE_MARK) - m )), highest queue" \
-		"$(fabric_max QUEUE_HWM) bytes"
-	assert_ge "pi: CE marks over the rate" "$(fabric_sum CE_MARK)" $((m + 50))
+	ecn_under_then_over "pi: "
 	assert_ge "pi: the highest port's marking probability (ppm)" \
 		"$(mpx -j bpf status --fabric "$FAB" |
 			jq '[.switches[].ports[].pi_mark_ppm] | max')" 1
