@@ -62,7 +62,10 @@ check_json() {
 			([.ranks[].rank] == [range($n)]) and
 			.ranks[.slowest_rank].time_us == ([.ranks[].time_us] | max)) and
 		.avg_busbw > 0 and .transport_stats.tx_bytes > 0 and
-		.transport_stats.tx_bytes == .transport_stats.rx_bytes' "$f" >/dev/null ||
+		.transport_stats.tx_bytes == .transport_stats.rx_bytes and
+		(.transport_stats | .rtt_conns >= 1 and
+			.rtt_min_us <= .srtt_min_us and .srtt_min_us <= .srtt_mean_us and
+			.srtt_mean_us <= .srtt_max_us)' "$f" >/dev/null ||
 		fail "$op on $n ranks: $(jq -c . "$f")"
 }
 

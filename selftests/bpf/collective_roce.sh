@@ -63,6 +63,13 @@ check_job() {
 	assert_ge "$name: sizes" "${J[sizes]}" 2
 	assert_ge "$name: packets" "${J[s.tx_packets]}" 1
 	assert_le "$name: payload in <= out" "${J[s.rx_bytes]}" "${J[s.tx_bytes]}"
+	# Round trips: some QP timed one, and the least sample is no more
+	# than the least smoothed RTT, which is no more than their mean
+	# and most.
+	assert_ge "$name: QPs with a round trip" "${J[s.rtt_conns]}" 1
+	assert_le "$name: least RTT sample (us)" "${J[s.rtt_min_us]}" "${J[s.srtt_min_us]}"
+	assert_le "$name: least SRTT (us)" "${J[s.srtt_min_us]}" "${J[s.srtt_mean_us]}"
+	assert_le "$name: mean SRTT (us)" "${J[s.srtt_mean_us]}" "${J[s.srtt_max_us]}"
 }
 
 ops_on() {

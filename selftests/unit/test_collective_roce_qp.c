@@ -271,6 +271,9 @@ static void test_clean(TEST_ARGS)
 	assert_int_equal(s.st.naks, 0);
 	assert_int_equal(s.st.dropped, 0);
 	assert_int_equal(s.rq.msn, NSIZES);
+	/* Timed: the least sample, never above the smoothed RTT.  The
+	 * simulation ACKs within the step, so both are its least, 1 ns. */
+	assert_true(s.sq.rtt_min_ns >= 1 && s.sq.rtt_min_ns <= s.sq.srtt_ns);
 	sim_free(&s);
 }
 

@@ -35,7 +35,23 @@ struct coll_transport_stats {
 	uint64_t naks;				/* sequence errors told */
 	uint64_t held;				/* came past a gap, kept */
 	uint64_t dropped;			/* duplicate, refused, bad */
+	/*
+	 * Round trips, over the connections (QPs) that measured one: the
+	 * least sample (the path and the hosts at their quickest), and the
+	 * smoothed RTT each had at the end, its least, sum and most.  What
+	 * the hosts take to answer under the job's load is the difference.
+	 */
+	uint64_t rtt_min_ns;			/* 0: none measured */
+	uint64_t srtt_min_ns, srtt_sum_ns, srtt_max_ns;
+	uint64_t rtt_conns;			/* connections in the sum */
 };
+
+/* Fold one connection's RTT figures (ns; 0: none) into @st. */
+void coll_stats_rtt(struct coll_transport_stats *st, uint64_t rtt_min_ns,
+		    uint64_t srtt_ns);
+/* Fold @from's RTT figures into @st, as a rank's into the job's. */
+void coll_stats_rtt_merge(struct coll_transport_stats *st,
+			  const struct coll_transport_stats *from);
 
 struct coll_comm;
 

@@ -14,6 +14,37 @@
 #include "collective_job.h"
 #include "mplane_events.h"
 
+void coll_stats_rtt_merge(struct coll_transport_stats *st,
+			  const struct coll_transport_stats *from)
+{
+	if (!from->rtt_conns)
+		return;
+	if (from->rtt_min_ns &&
+	    (!st->rtt_min_ns || from->rtt_min_ns < st->rtt_min_ns))
+		st->rtt_min_ns = from->rtt_min_ns;
+	if (!st->rtt_conns || from->srtt_min_ns < st->srtt_min_ns)
+		st->srtt_min_ns = from->srtt_min_ns;
+	if (from->srtt_max_ns > st->srtt_max_ns)
+		st->srtt_max_ns = from->srtt_max_ns;
+	st->srtt_sum_ns += from->srtt_sum_ns;
+	st->rtt_conns += from->rtt_conns;
+}
+
+void coll_stats_rtt(struct coll_transport_stats *st, uint64_t rtt_min_ns,
+		    uint64_t srtt_ns)
+{
+	const struct coll_transport_stats one = {
+		.rtt_min_ns = rtt_min_ns,
+		.srtt_min_ns = srtt_ns,
+		.srtt_sum_ns = srtt_ns,
+		.srtt_max_ns = srtt_ns,
+		.rtt_conns = 1,
+	};
+
+	if (srtt_ns)
+		coll_stats_rtt_merge(st, &one);
+}
+
 static void header(const struct coll_job *job)
 {
 	unsigned int i;
@@ -127,6 +158,20 @@ static void stats(const struct coll_job *job,
 	mp_print_u64(MP_PRINT_ANY, "naks", ", %" PRIu64 " NAKs", st->naks);
 	mp_print_u64(MP_PRINT_ANY, "held", ", %" PRIu64 " held past a gap", st->held);
 	mp_print_u64(MP_PRINT_ANY, "dropped", ", %" PRIu64 " dropped\n", st->dropped);
+	if (st->rtt_conns) {
+		mp_print_u64(MP_PRINT_ANY, "rtt_min_us",
+			     "#   round trips: the least %" PRIu64 " us",
+			     st->rtt_min_ns / 1000);
+		mp_print_u64(MP_PRINT_ANY, "rtt_conns",
+			     "; smoothed, at the end, over %" PRIu64 " connections:",
+			     st->rtt_conns);
+		mp_print_u64(MP_PRINT_ANY, "srtt_min_us", " least %" PRIu64,
+			     st->srtt_min_ns / 1000);
+		mp_print_u64(MP_PRINT_ANY, "srtt_mean_us", ", mean %" PRIu64,
+			     st->srtt_sum_ns / st->rtt_conns / 1000);
+		mp_print_u64(MP_PRINT_ANY, "srtt_max_us", ", most %" PRIu64 " us\n",
+			     st->srtt_max_ns / 1000);
+	}
 	mp_print_close_object();
 }
 

@@ -25,12 +25,20 @@
 static void sync_stats(struct roce *r)
 {
 	struct coll_transport_stats *s = &r->c->stats;
+	unsigned int i;
 
 	s->retransmits = r->st.retransmits;
 	s->timeouts = r->st.timeouts;
 	s->naks = r->st.naks;
 	s->held = r->st.held;
 	s->dropped = r->st.dropped;
+	s->rtt_min_ns = 0;
+	s->srtt_min_ns = s->srtt_sum_ns = s->srtt_max_ns = 0;
+	s->rtt_conns = 0;
+	for (i = 0; i < r->c->nranks; i++)
+		if (i != r->c->rank)
+			coll_stats_rtt(s, r->peer[i].sq.rtt_min_ns,
+				       r->peer[i].sq.srtt_ns);
 }
 
 /* ---- the loop ---- */

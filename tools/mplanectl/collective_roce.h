@@ -226,6 +226,7 @@ struct roce_sq {
 	uint32_t timed_psn;
 	uint64_t timed_ns;
 	uint64_t srtt_ns, rttvar_ns, rto_ns;
+	uint64_t rtt_min_ns;	/* the least sample; 0: none yet */
 	uint64_t deadline_ns;	/* the timer; 0 when nothing is in flight */
 };
 

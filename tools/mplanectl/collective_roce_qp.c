@@ -255,6 +255,8 @@ static void sq_rtt(struct roce_sq *sq, uint64_t rtt)
 {
 	uint64_t d;
 
+	if (!sq->rtt_min_ns || (rtt ? rtt : 1) < sq->rtt_min_ns)
+		sq->rtt_min_ns = rtt ? rtt : 1;
 	if (!sq->srtt_ns) {
 		sq->srtt_ns = rtt ? rtt : 1;
 		sq->rttvar_ns = rtt / 2;

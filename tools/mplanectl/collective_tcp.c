@@ -641,6 +641,8 @@ static void tcp_teardown(struct coll_comm *c)
 			c->stats.tx_packets += ti.tcpi_segs_out;
 			c->stats.rx_packets += ti.tcpi_segs_in;
 			c->stats.retransmits += ti.tcpi_total_retrans;
+			coll_stats_rtt(&c->stats, ti.tcpi_min_rtt * 1000ULL,
+				       ti.tcpi_rtt * 1000ULL);
 		}
 		close(p->fd[q]);
 	}

@@ -402,6 +402,7 @@ static int gather(const struct watch *w, struct coll_size_result *res,
 		st->naks += s->naks;
 		st->held += s->held;
 		st->dropped += s->dropped;
+		coll_stats_rtt_merge(st, s);
 	}
 	return 0;
 }
