@@ -48,7 +48,7 @@
 #define INET_ECN_CE	3
 #define IP_MF		0x2000
 #define IP_OFFSET	0x1fff
-#define MP_PROB_ONE	65536
+#define MP_PROB_ONE	MP_PI_ONE	/* RED's and PI's unit alike */
 #define READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))
 
 const volatile __u32 policy = MPLANE_AR_AR;
@@ -502,15 +502,15 @@ static __always_inline __u32 vq_mark_prob(struct vq_entry *e,
 					  const struct mplane_port_cfg *cfg,
 					  __u64 q, __u64 now)
 {
-	struct mp_pi_params pp = {
-		.target_ns = pi_target_ns,
-		.alpha_mhz = pi_alpha_mhz,
-		.beta_mhz = pi_beta_mhz,
-	};
+	struct mp_pi_params pp;
 	__u64 delay;
 
 	if (aqm != MPLANE_AQM_PI)
 		return mark_prob(q);
+	/* Read only here: rodata is volatile, and RED's packets need none. */
+	pp.target_ns = pi_target_ns;
+	pp.alpha_mhz = pi_alpha_mhz;
+	pp.beta_mhz = pi_beta_mhz;
 	delay = queue_delay_ns(q, cfg->rate_bps);
 	if ((__s64)(now - e->pi.last_ns) >= (__s64)pi_period_ns) {
 		e->pi.prob = mp_pi_step(&pp, e->pi.prob, delay,
