@@ -267,6 +267,8 @@ static void run_policy(struct accept_run *run, struct accept_result *res,
 
 static void print_settings(const struct accept_settings *s)
 {
+	enum mp_print_to red;
+
 	mp_print_open_object("settings");
 	mp_print_u64(MP_PRINT_ANY, "host_count", "%" PRIu64 " hosts", s->hosts);
 	mp_print_u64(MP_PRINT_ANY, "plane_count", ", %" PRIu64, s->planes);
@@ -283,14 +285,17 @@ static void print_settings(const struct accept_settings *s)
 		mp_print_u64(MP_PRINT_ANY, "window_pkts",
 			     ", %" PRIu64 " packets in flight a QP", s->window);
 	mp_print_text("\n");
+	/* Under pi the RED thresholds are still given to bpf attach, and in
+	 * the JSON, but mark nothing: the text leaves them out. */
+	red = s->aqm == MPLANE_AQM_PI ? MP_PRINT_JSON : MP_PRINT_ANY;
 	mp_print_str(MP_PRINT_ANY, "aqm", "# switches: ECN marks by %s", aqm_names[s->aqm]);
-	mp_print_u64(MP_PRINT_ANY, "kmin_bytes", ", from %" PRIu64,
+	mp_print_u64(red, "kmin_bytes", ", from %" PRIu64,
 		     accept_kmin_bytes(s->rate.bps));
-	mp_print_u64(MP_PRINT_ANY, "kmax_bytes", " to %" PRIu64 " bytes queued",
+	mp_print_u64(red, "kmax_bytes", " to %" PRIu64 " bytes queued",
 		     accept_kmax_bytes(s->rate.bps));
 	if (s->aqm == MPLANE_AQM_PI)
 		mp_print_u64(MP_PRINT_ANY, "pi_target_us",
-			     ", held near %" PRIu64 " us of delay",
+			     ", holding %" PRIu64 " us of delay, none marked under half",
 			     accept_pi_target_us(s->rate.bps));
 	mp_print_text("\n");
 	mp_print_str(MP_PRINT_ANY, "expect", "# expectations: %s\n", s->expect);
