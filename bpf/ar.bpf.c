@@ -492,22 +492,19 @@ struct vq_result {
 	__u64 q;
 	__u64 dre;
 	__u64 hwm;
-	__u32 prob;	/* of marking it, of MP_PROB_ONE */
+	__u32 pi_prob;	/* --aqm pi's, of MP_PROB_ONE */
 	bool sample;
 };
 
-/* The marking probability for a packet that finds the queue at @q: RED's,
- * or PI's, moved first if a period has ended.  Under the queue's lock. */
-static __always_inline __u32 vq_mark_prob(struct vq_entry *e,
-					  const struct mplane_port_cfg *cfg,
-					  __u64 q, __u64 now)
+/* PI's marking probability for a packet that finds the queue at @q,
+ * moved first if a period has ended.  Under the queue's lock. */
+static __always_inline __u32 vq_pi_prob(struct vq_entry *e,
+					const struct mplane_port_cfg *cfg,
+					__u64 q, __u64 now)
 {
 	struct mp_pi_params pp;
 	__u64 delay;
 
-	if (aqm != MPLANE_AQM_PI)
-		return mark_prob(q);
-	/* Read only here: rodata is volatile, and RED's packets need none. */
 	pp.target_ns = pi_target_ns;
 	pp.alpha_mhz = pi_alpha_mhz;
 	pp.beta_mhz = pi_beta_mhz;
@@ -555,7 +552,9 @@ static __always_inline void vq_enqueue(struct vq_entry *e,
 	res->q = e->vq.q_bytes;
 	res->dre = e->vq.dre_bytes;
 	res->hwm = e->vq.hwm_bytes;
-	res->prob = vq_mark_prob(e, cfg, res->q, now);
+	/* PI's state moves with every packet; RED needs only q, in mark(). */
+	if (aqm == MPLANE_AQM_PI)
+		res->pi_prob = vq_pi_prob(e, cfg, res->q, now);
 	bpf_spin_unlock(&e->lock);
 }
 
@@ -586,10 +585,11 @@ static __always_inline int ip_ecn(struct __sk_buff *skb)
 }
 
 static __always_inline void mark(struct __sk_buff *skb,
-				 struct mplane_port_stats *st, __u64 q,
-				 __u32 p)
+				 struct mplane_port_stats *st,
+				 const struct vq_result *res)
 {
 	int ecn = ip_ecn(skb);
+	__u32 p;
 
 	if (ecn < 0)
 		return;
@@ -602,12 +602,13 @@ static __always_inline void mark(struct __sk_buff *skb,
 		st->ce_seen++;
 		return;
 	}
+	p = aqm == MPLANE_AQM_PI ? res->pi_prob : mark_prob(res->q);
 	if (!p || (bpf_get_prandom_u32() & (MP_PROB_ONE - 1)) >= p)
 		return;
 	if (bpf_skb_ecn_set_ce(skb)) {
 		st->ce_marked++;
 		mp_event_emit(MPLANE_EV_ECN_MARK, skb->ifindex,
-			      MPLANE_EVENT_NO_PLANE, q, p, 0, 0);
+			      MPLANE_EVENT_NO_PLANE, res->q, p, 0, 0);
 	}
 }
 
@@ -630,7 +631,7 @@ int mp_ar_egress(struct __sk_buff *skb)
 	vq_enqueue(e, cfg, skb->len, now, &res);
 	st->tx_packets++;
 	st->tx_bytes += skb->len;
-	mark(skb, st, res.q, res.prob);
+	mark(skb, st, &res);
 	if (res.sample)
 		mp_event_emit(MPLANE_EV_QUEUE_SAMPLE, ifindex,
 			      MPLANE_EVENT_NO_PLANE, res.q, res.dre,
