@@ -33,6 +33,8 @@
 #     spacing (the stream's 8 flows over its rate);
 #   - scale, 16 hosts: the allreduce on 4, 8 and 16 ranks, each with its
 #     ranks, and the figures' verdicts;
+#   - --aqm pi: the switches' programs mark by PI, with the settings'
+#     target, while the policy runs (bpf status's settings);
 #   - every mistake is exit 2 with one line: an unknown class or policy,
 #     an expectations file's bad line (named);
 #   - Ctrl-C in a step: exit 130, what was measured so far is printed,
@@ -157,6 +159,31 @@ test_policy_fabrics() {
 	assert_eq "the switches' pi" "$("$MPLANECTL" -j accept baseline "${SMALL[@]}" \
 		--transport roce --policies dcqcn --aqm pi --expect "$TMPD/expect.conf" \
 		--prefix "$FAB" 2>/dev/null | jq -r '.settings | "\(.aqm) \(.pi_target_us)"')" "pi 4800"
+	assert_eq "left behind" "$(left_behind)" ""
+}
+
+# --aqm pi reaches the switches: while ar's baseline runs, every switch's
+# program (ar's flowlet policy) marks by PI with the target the settings
+# give (4800 us at 50mbit, and a period as long), and the run measures
+# as it does with RED.
+test_pi_switches() {
+	local rc=0 j=$TMPD/pi.json pid seen="" i
+	"$MPLANECTL" -j accept baseline "${SMALL[@]}" -n 1 -b 1M --policies ar --aqm pi \
+		--expect "$TMPD/expect.conf" >"$j" 2>/dev/null &
+	pid=$!
+	for ((i = 0; i < 600 && !${#seen}; i++)); do
+		kill -0 $pid 2>/dev/null || break
+		seen=$("$MPLANECTL" -j bpf status --fabric "$FAB" 2>/dev/null | jq -r '
+			[.switches[].settings // empty | "\(.policy) \(.aqm) \(.pi_target_us) \(.pi_period_us)"] |
+			unique | join(", ")' 2>/dev/null)
+		sleep 0.1
+	done
+	wait $pid || rc=$?
+	assert_eq "the switches' settings, during the run" "$seen" "flowlet pi 4800 4800"
+	assert_eq "exit status" "$rc" 0
+	assert_eq "settings" "$(jq -r '.settings | "\(.aqm) \(.pi_target_us)"' "$j")" "pi 4800"
+	jq -e '.policies[0] | .ran and (.figures | [.[]] | length == 3 and all(. >= 0.4 and . <= 1.0))' \
+		"$j" >/dev/null || fail "ar's figures under pi: $(jq -c '.policies[0].figures' "$j")"
 	assert_eq "left behind" "$(left_behind)" ""
 }
 
@@ -428,6 +455,6 @@ test_step_timeout() {
 }
 
 # shellcheck disable=SC2086 # TESTS is a list of names
-ktap_run ${TESTS:-test_errors test_baseline_verdicts test_policy_fabrics test_html_report \
+ktap_run ${TESTS:-test_errors test_baseline_verdicts test_policy_fabrics test_pi_switches test_html_report \
 	test_interrupt_in_control test_isolation_small test_isolation_torch test_resiliency_small test_scale_small \
 	test_interrupt_cleans_up test_step_timeout}

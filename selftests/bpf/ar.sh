@@ -272,6 +272,23 @@ test_ecn_pi_marks_over_target() {
 	m=$(fabric_sum CE_MARK)
 	send_flow 500 1000 --tos 0x02 >/dev/null
 	assert_eq "pi: CE marks under the rate, after" "$(fabric_sum CE_MARK)" "$m"
+	assert_eq "pi: every switch's settings" "$(switch_settings)" \
+		"ecmp pi 1073741824 2000 1000 125 1250"
+	# A second attach loads, and shows, its own settings.
+	attach --policy ar --kmin 3000 --kmax 9000 --pmax 5
+	assert_eq "red again: every switch's settings" "$(switch_settings)" \
+		"ar red 3000 9000 5 15000"
+}
+
+# switch_settings: the settings bpf status gives, each different line
+# once: policy, aqm, then RED's kmin, kmax and pmax, or PI's target,
+# period and gains.
+switch_settings() {
+	mpx -j bpf status --fabric "$FAB" | jq -r '.switches[].settings |
+		[.policy, .aqm] + (if .aqm == "pi" then [.kmin_bytes, .pi_target_us,
+			.pi_period_us, .pi_alpha_mhz, .pi_beta_mhz]
+		else [.kmin_bytes, .kmax_bytes, .pmax_pct, .pi_target_us] end) |
+		map(tostring) | join(" ")' | sort -u
 }
 
 # Queue samples every 10 packets reach the reader, in time order.

@@ -27,6 +27,8 @@
 #define AR_PROG_EGRESS		"mp_ar_egress"
 #define AR_PROG_PORT_STATE	"mp_ar_port_state"
 #define AR_PROG_SAMPLER		"mp_ar_sampler"
+/* The program's settings (its .rodata), pinned for status to read. */
+#define AR_PIN_SETTINGS		"ar_settings"
 
 /*
  * AR_PROG_SAMPLER is a tc program run with BPF_PROG_TEST_RUN, never
@@ -101,6 +103,12 @@ int ar_switch_detach(const struct mp_fabric *f,
 /* Whether ar is attached to switch @n (its pin directory exists). */
 bool ar_switch_attached(const struct mp_fabric *f,
 			const struct mp_fabric_node *n);
+
+/* The settings switch @n's program was loaded with (ring_bytes and
+ * tc_choice left 0): 0, -ENOENT when it is not attached, or -EPROTO when
+ * its pin is another mplanectl's layout. */
+int ar_switch_settings(const struct mp_fabric *f,
+		       const struct mp_fabric_node *n, struct ar_settings *s);
 
 /* One port as status reports it. */
 struct ar_port_status {

@@ -586,10 +586,33 @@ static void print_port(const char *node, const char *ifname,
 	mp_print_close_object();
 }
 
+/* What the switch's program was attached with, in attach's units. */
+static void print_settings(const struct ar_settings *s)
+{
+	mp_print_open_object("settings");
+	mp_print_str(MP_PRINT_JSON, "policy", NULL, ar_policy_name(s->policy));
+	mp_print_u64(MP_PRINT_JSON, "flowlet_gap_us", NULL,
+		     s->flowlet_gap_ns / 1000);
+	mp_print_str(MP_PRINT_JSON, "aqm", NULL,
+		     s->aqm < __MPLANE_AQM_MAX ? aqm_words[s->aqm] : "?");
+	mp_print_u64(MP_PRINT_JSON, "kmin_bytes", NULL, s->kmin_bytes);
+	mp_print_u64(MP_PRINT_JSON, "kmax_bytes", NULL, s->kmax_bytes);
+	mp_print_u64(MP_PRINT_JSON, "pmax_pct", NULL,
+		     (s->pmax * 100ULL + 32768) / 65536);
+	mp_print_u64(MP_PRINT_JSON, "pi_target_us", NULL,
+		     s->pi_target_ns / 1000);
+	mp_print_u64(MP_PRINT_JSON, "pi_period_us", NULL,
+		     s->pi_period_ns / 1000);
+	mp_print_u64(MP_PRINT_JSON, "pi_alpha_mhz", NULL, s->pi_alpha_mhz);
+	mp_print_u64(MP_PRINT_JSON, "pi_beta_mhz", NULL, s->pi_beta_mhz);
+	mp_print_close_object();
+}
+
 static int status_one(const struct mp_fabric *f, const struct mp_fabric_node *n,
 		      void *data)
 {
 	struct ar_port_status ps;
+	struct ar_settings s;
 	unsigned int i;
 	int ifindex;
 
@@ -598,6 +621,8 @@ static int status_one(const struct mp_fabric *f, const struct mp_fabric_node *n,
 	mp_print_str(MP_PRINT_JSON, "node", NULL, n->name);
 	mp_print_bool(MP_PRINT_JSON, "attached", NULL,
 		      ar_switch_attached(f, n));
+	if (!ar_switch_settings(f, n, &s))
+		print_settings(&s);
 	mp_print_open_array("ports");
 	for (i = 0; i < n->nports; i++) {
 		ifindex = if_nametoindex(n->ports[i].ifname);
@@ -620,7 +645,9 @@ static const struct mp_opt_cmd status_cmd = {
 "in: and eg:, when ingress and egress differ).  With -j, every counter of\n"
 "struct mplane_port_stats, \"ingress_tc_hook\" and \"egress_tc_hook\", and\n"
 "\"pi_mark_ppm\", --aqm pi's marking probability in parts per million as\n"
-"its last period left it (0 under red).\n",
+"its last period left it (0 under red); per switch, \"settings\": what its\n"
+"program was attached with, in attach's units (\"policy\", \"aqm\",\n"
+"\"kmin_bytes\", \"pmax_pct\", \"pi_target_us\", ...).\n",
 	.opts = fabric_only_opts,
 };
 

@@ -342,6 +342,19 @@ static int pin_prog(struct bpf_program *prog, const char *dir,
 	return bpf_program__pin(prog, path);
 }
 
+/* The settings, for status: a re-attach loads new ones, so its pin is
+ * replaced, never reused as set_pins() reuses the maps. */
+static int pin_settings(struct ar *skel, const char *dir)
+{
+	char path[300];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, AR_PIN_SETTINGS) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	unlink(path);
+	return bpf_map__pin(skel->maps.rodata, path);
+}
+
 /*
  * The programs user space runs: the watcher changes a port's state with
  * one, 'telemetry sample' starts and stops the sampler with the other.
@@ -383,6 +396,8 @@ int ar_switch_attach(const struct mp_fabric *f,
 		err = fill_routes(skel, n, rs);
 	if (!err)
 		err = pin_syscall_progs(skel, dir);
+	if (!err)
+		err = pin_settings(skel, dir);
 	if (!err)
 		err = attach_ports(skel, n, s->tc_choice);
 	ar__destroy(skel);
@@ -433,6 +448,41 @@ static int pinned_fd(const struct mp_fabric *f, const struct mp_fabric_node *n,
 		return -ENAMETOOLONG;
 	fd = bpf_obj_get(path);
 	return fd < 0 ? -errno : fd;
+}
+
+int ar_switch_settings(const struct mp_fabric *f,
+		       const struct mp_fabric_node *n, struct ar_settings *s)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), key = 0;
+	struct ar__rodata ro;
+	int fd, err;
+
+	fd = pinned_fd(f, n, AR_PIN_SETTINGS);
+	if (fd < 0)
+		return fd;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (!err && info.value_size != sizeof(ro))
+		err = -EPROTO;
+	if (!err && bpf_map_lookup_elem(fd, &key, &ro))
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	memset(s, 0, sizeof(*s));
+	s->policy = ro.policy;
+	s->flowlet_gap_ns = ro.flowlet_gap_ns;
+	s->kmin_bytes = ro.kmin_bytes;
+	s->kmax_bytes = ro.kmax_bytes;
+	s->pmax = ro.pmax;
+	s->aqm = ro.aqm;
+	s->pi_target_ns = ro.pi_target_ns;
+	s->pi_period_ns = ro.pi_period_ns;
+	s->pi_alpha_mhz = ro.pi_alpha_mhz;
+	s->pi_beta_mhz = ro.pi_beta_mhz;
+	s->sample_every = ro.sample_every;
+	s->sample_ns = ro.sample_ns;
+	return 0;
 }
 
 static void sum_stats(const struct mplane_port_stats *percpu, int ncpu,
