@@ -184,8 +184,12 @@ accept: deps-test
 # Benchmarks: timing goals live here, as ratios against a baseline
 # measured in the same run, never in tests.  Results: .build/bench/.
 BENCH_KERNEL	?= 6.1
+# CC's cost per packet (bench/cc.sh's pps) on every kernel, in a guest of
+# one vCPU that counts instructions: its rate is the path's instructions,
+# which a TCG guest's real-time rate (jumping by two) could not show.
+CC_COST_KERNELS	?= 6.1 6.12 7.3
 bench: deps-test
-	$(Q)$(MAKE) --no-print-directory tools KERNELS=$(BENCH_KERNEL) kmod
+	$(Q)$(MAKE) --no-print-directory tools KERNELS="$(sort $(BENCH_KERNEL) $(CC_COST_KERNELS))" kmod
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)bash $(ROOT)/bench/fabric.sh
 	$(Q)bash $(ROOT)/bench/collective_roce.sh
@@ -204,7 +208,13 @@ bench: deps-test
 	$(Q)$(ROOT)/selftests/vm/run --quiet --timeout 1800 --out $(BUILD)/bench $(BENCH_KERNEL) -- \
 		'bash $(ROOT)/bench/plb.sh; bash $(ROOT)/bench/capacity.sh; \
 		 bash $(ROOT)/bench/telemetry.sh; bash $(ROOT)/bench/sampler_kmod.sh; \
-		 bash $(ROOT)/bench/collective.sh; bash $(ROOT)/bench/cc.sh'
+		 bash $(ROOT)/bench/collective.sh; \
+		 MPLANE_BENCH_CC_PARTS="streams engine victim aqm" bash $(ROOT)/bench/cc.sh'
+	$(Q)set -e; for k in $(CC_COST_KERNELS); do \
+		MPLANE_VM_ICOUNT=0 MPLANE_VM_CPU_FLAGS=cx16=off $(ROOT)/selftests/vm/run --smp 1 \
+			--quiet --timeout 1800 --out $(BUILD)/bench/cc-cost-$$k $$k -- \
+			'MPLANE_BENCH_CC_PARTS=pps MPLANE_BENCH_TRIALS=4 bash $(ROOT)/bench/cc.sh'; \
+		grep summary $(BUILD)/bench/cc-cost-$$k/out; done
 
 # The workload half alone: the collective engine natively, then on 8
 # hosts x 2 planes with mp0 in the VM (bench/collective.sh).
