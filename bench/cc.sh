@@ -217,6 +217,8 @@ pps_add() {
 		'{bench: "pps", cc: $cc, pps: (($s | add) / ($s | length)), slices: $s}')"
 }
 
+pps_receiver_bound() { [ -n "$(ss -N ${FAB}f-h0 -Hlun 'sport = :4791')" ]; }
+
 test_pps() {
 	local t
 	"$MPLANECTL" fabric up -q --force --prefix ${FAB}f --planes 1 --leaves 1 \
@@ -225,6 +227,9 @@ test_pps() {
 	ip netns exec ${FAB}f-h0 "$MPLANECTL" traffic recv --port 4791 --timeout 600 \
 		>/dev/null 2>&1 &
 	RECV_PIDS="$RECV_PIDS $!"
+	# Packets sent before it listens cost an ICMP error each, not a
+	# delivery; counting instructions, a sleep would not wait for it.
+	busywait 60000 pps_receiver_bound || fail "traffic recv never bound UDP 4791"
 	# Every other trial starts with CC on.
 	for ((t = 0; t < TRIALS; t++)); do
 		if ((t % 2)); then pps_trial dcqcn; else pps_trial off; fi
