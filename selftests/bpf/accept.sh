@@ -21,7 +21,8 @@
 #     slower ecmp makes it is hash luck at this size (1.9-2.7x measured),
 #     so it is a figure, not a test;
 #   - resiliency, ecmp: a permutation with 1 of 8 links down, over the
-#     capacity left (75 Mbit/s a rank); the hosts' multipath route leaves
+#     capacity left (75 Mbit/s a rank), and over the same with every
+#     link up (links_down_vs_healthy); the hosts' multipath route leaves
 #     a rail whose carrier went once linkwatch tells it, which for a NIC
 #     (and these veths, whose ifindex is their peer's) is at most once a
 #     second (net/core/link_watch.c): so the worst flow's gap across a
@@ -327,28 +328,36 @@ test_resiliency_small() {
 		"ecmp:links_down_capacity:PASS ecmp:flap_gap_ms:PASS ecmp:plane_loss_gap_ms:PASS ar+plb:flap_gap_ms:SKIP"
 	# 1 of the 8 leaf-spine links (10%, rounded up) down: plane 0 keeps
 	# one spine for 2 hosts a leaf, 25 Mbit/s a rank, plane 1 all 50.
-	assert_eq "links down" "$(jq -c '.policies[0].steps[0] | [.links_down, .limit_bps]' "$j")" "[1,75000000]"
-	assert_eq "recovered" "$(jq -c '[.policies[0].steps[1:][].recovered]' "$j")" "[true,true]"
+	assert_eq "links down" "$(jq -c '.policies[0].steps[1] | [.links_down, .limit_bps]' "$j")" "[1,75000000]"
+	# First the same permutation with every link up, over the whole
+	# fabric's 100 Mbit/s a rank; the figure is the one over the other.
+	assert_eq "every link up" "$(jq -c '.policies[0].steps[0] | [.step, .limit_bps]' "$j")" \
+		'["permutation, every link up",100000000]'
+	jq -e '.policies[0] | (.steps[0].busbw_bps / .steps[0].limit_bps) as $whole |
+		$whole > 0.1 and (.figures.links_down_vs_healthy -
+			.figures.links_down_capacity / $whole | fabs) < 1e-4' "$j" >/dev/null ||
+		fail "links_down_vs_healthy: $(jq -c '.policies[0] | [.figures, .steps[0:2]]' "$j")"
+	assert_eq "recovered" "$(jq -c '[.policies[0].steps[2:][].recovered]' "$j")" "[true,true]"
 	# What the stream lost is what was on the failed link while its flows
 	# were dark: at most its 5000 packets a second over the worst flow's
 	# gap, which the stream's own gap never exceeds.  Every packet sent,
 	# or tried and refused (no route), is received or lost; what the
 	# sender gave up after a stall of its own (slipped: on a host as busy
 	# as make check's) never went out, and the schedule moved on.
-	jq -e 'all(.policies[0].steps[1:][]; .max_flow_gap_us >= .max_gap_us and
+	jq -e 'all(.policies[0].steps[2:][]; .max_flow_gap_us >= .max_gap_us and
 		.lost <= 5000 * .max_flow_gap_us / 1e6 + 50 and
 		.received + .lost == .sent + .send_errors and
 		(.sent + .send_errors + .slipped - 15000 | fabs) <= 2)' \
 		"$j" >/dev/null || fail "the stream: $(jq -c '.policies[0].steps' "$j")"
 	# Each gap figure is the step's gaps beyond their spacing: a flow's
 	# 8 / 5000 a second, the stream's 1 / 5000.
-	assert_eq "flow spacing (us)" "$(jq -c '[.policies[0].steps[1:][].flow_spacing_us]' "$j")" \
+	assert_eq "flow spacing (us)" "$(jq -c '[.policies[0].steps[2:][].flow_spacing_us]' "$j")" \
 		"[1600,1600]"
-	jq -e '.policies[0] | .figures as $f | [.steps[1], .steps[2]] as [$flap, $loss] |
+	jq -e '.policies[0] | .figures as $f | [.steps[2], .steps[3]] as [$flap, $loss] |
 		def beyond: [.max_flow_gap_us - 1600, .max_gap_us - 200, 0] | max / 1000;
 		($f.flap_gap_ms - ($flap | beyond) | fabs) < 1e-4 and
 		($f.plane_loss_gap_ms - ($loss | beyond) | fabs) < 1e-4' "$j" >/dev/null ||
-		fail "gap figures: $(jq -c '.policies[0] | [.figures, .steps[1:]]' "$j")"
+		fail "gap figures: $(jq -c '.policies[0] | [.figures, .steps[2:]]' "$j")"
 	assert_eq "left behind" "$(left_behind)" ""
 }
 

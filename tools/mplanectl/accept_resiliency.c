@@ -11,6 +11,11 @@
  *                      links left up can carry per rank; the leaves
  *                      route around them (fabric fault --reroute), as
  *                      a routing protocol would
+ *   links_down_vs_healthy  that, over the same permutation's goodput with
+ *                      every link up, over the whole fabric's capacity:
+ *                      1 when the fabric lost just the capacity that
+ *                      went down, whatever the hosts can drive at all
+ *                      (an emulated host's CPU is short of the links)
  *   flap_gap_ms        the longest delivery gap of any one of the
  *                      stream's flows on h1 across a flap of h0's
  *                      plane-0 host link (down for half a second),
@@ -55,10 +60,14 @@
 
 #include "accept.h"
 
-enum { LINKS_DOWN_CAPACITY, FLAP_GAP_MS, PLANE_LOSS_GAP_MS };
+enum {
+	LINKS_DOWN_CAPACITY, LINKS_DOWN_VS_HEALTHY, FLAP_GAP_MS,
+	PLANE_LOSS_GAP_MS,
+};
 
 static const char *const resiliency_figures[] = {
 	[LINKS_DOWN_CAPACITY] = "links_down_capacity",
+	[LINKS_DOWN_VS_HEALTHY] = "links_down_vs_healthy",
 	[FLAP_GAP_MS] = "flap_gap_ms",
 	[PLANE_LOSS_GAP_MS] = "plane_loss_gap_ms",
 	NULL,
@@ -292,6 +301,25 @@ static double capacity_left(const struct accept_settings *s,
 	return sum;
 }
 
+/* The permutation with every link up, over the whole fabric's capacity:
+ * what these hosts drive on this fabric before anything fails. */
+static int healthy(struct accept_run *run, struct accept_result *res,
+		   double *figure)
+{
+	const struct accept_settings *s = run->s;
+	unsigned char *none = calloc(s->planes * s->leaves * s->spines, 1);
+	struct json_object *step = NULL;
+
+	if (!none)
+		return -1;
+	accept_progress(run, "every link up");
+	step = accept_busbw_step(run, res, "permutation",
+				 "permutation, every link up",
+				 capacity_left(s, none), figure);
+	free(none);
+	return step ? 0 : -1;
+}
+
 /* 10% of the leaf-spine links down, rerouted around: a permutation's
  * goodput over what is left; then everything back. */
 static int links_down(struct accept_run *run, struct accept_result *res,
@@ -344,13 +372,19 @@ static int resiliency_measure(struct accept_run *run, struct accept_result *res)
 		"fabric", "fault", "--prefix", p, "clear", NULL,
 	};
 	struct fault_cmds *fc = malloc(sizeof(*fc));
+	double whole = 0;
 	char leaf[32];
 	unsigned int l;
 	int err;
 
 	if (!fc)
 		return -1;
-	err = links_down(run, res, &res->figure[LINKS_DOWN_CAPACITY]);
+	err = healthy(run, res, &whole);
+	if (!err && !run->interrupted)
+		err = links_down(run, res, &res->figure[LINKS_DOWN_CAPACITY]);
+	if (!err && whole > 0)
+		res->figure[LINKS_DOWN_VS_HEALTHY] =
+			res->figure[LINKS_DOWN_CAPACITY] / whole;
 	/* h0 is on leaf 0 of every plane: its plane-0 link's leaf end. */
 	fault_cmds_init(fc);
 	fault_cmd(fc, p, "port", "p0l0:h0", flap);
@@ -372,6 +406,6 @@ static int resiliency_measure(struct accept_run *run, struct accept_result *res)
 const struct accept_class accept_resiliency = {
 	.cls = MP_EXPECT_RESILIENCY,
 	.figures = resiliency_figures,
-	.steps = 5,
+	.steps = 6,
 	.measure = resiliency_measure,
 };
