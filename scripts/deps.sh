@@ -45,14 +45,15 @@ BUILDROOT_SET=(debootstrap)
 # libxdp's dispatcher (selftests/bpf/hostacct.sh).  rdma-core,
 # ibverbs-providers (librxe), ibverbs-utils (ibv_rc_pingpong) and perftest
 # (ib_write_bw, ib_send_lat) run RoCE over mp0 on Soft-RoCE
-# (selftests/kmod/rxe.sh).  chromium, headless, loads the HTML reports
-# as a person's browser would (selftests/bpf/accept.sh): 15 packages on
-# top of the rest here.
+# (selftests/kmod/rxe.sh); bpftrace reads a hung test's rxe QPs in the
+# kernel (selftests/lib/rxe_qp.bt).  chromium, headless, loads the HTML
+# reports as a person's browser would (selftests/bpf/accept.sh): 15
+# packages on top of the rest here.
 # shellcheck disable=SC2034
 TEST_SET=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod
 	iproute2 ethtool iputils-ping iperf3 sockperf jq procps bash-builtins
 	curl python3-prometheus-client xdp-tools
-	rdma-core ibverbs-providers ibverbs-utils perftest chromium)
+	rdma-core ibverbs-providers ibverbs-utils perftest bpftrace chromium)
 # About 170 packages, 146 MB to download and 600 MB installed: its own
 # set, so that building and the demo never pay for it.
 # shellcheck disable=SC2034

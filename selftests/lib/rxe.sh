@@ -55,6 +55,7 @@ rxe_explain() {
 	local moved
 	log "output: $(tail -n 5 "$3" | tr -s ' \n' ' ')"
 	log "QPs: $(rxe_in "$1" rdma resource show qp link "$2/1" 2>&1 | tr -s ' \n' ' ')"
+	rxe_qp_internals "$1" "$2"
 	moved=$(rxe_counters "$2" | awk -v mark="$TMPD/rxe-mark.$2" '
 		BEGIN { while ((getline l < mark) > 0) { split(l, f); was[f[1]] = f[2] } }
 		$2 != was[$1] { printf "%s+%d ", $1, $2 - was[$1] }')
@@ -63,6 +64,26 @@ rxe_explain() {
 	log "mp0: $(rxe_in "$1" ethtool -S mp0 2>&1 | awk '$1 ~ /:$/ && $2 != 0 { printf "%s%s ", $1, $2 }')" \
 		"$(rxe_in "$1" ip -j -s link show mp0 2>/dev/null |
 			jq -r '.[0].stats64 | "tx_dropped:\(.tx.dropped) rx_dropped:\(.rx.dropped)"')"
+}
+
+# rxe_qp_internals NS DEV: each of NS's rxe QPs as the kernel holds it
+# (rxe_qp.bt: 6.1's layout), logged, when bpftrace is installed: what
+# rdma resource show cannot say, whether the requester waits for skbs,
+# for a PSN window or for nothing.
+rxe_qp_internals() {
+	local bt=$TMPD/rxe_qp.bt off out rdma line
+	command -v bpftrace >/dev/null || { log "no bpftrace: rxe's QP internals not read"; return 0; }
+	off=$(bpftool btf dump file /sys/kernel/btf/rdma_rxe format raw 2>/dev/null | awk '
+		/^\[/ { in_qp = $2 == "STRUCT" && $3 == "\047rxe_qp\047" }
+		in_qp && $1 == "\047skb_out\047" { sub("bits_offset=", "", $3); print $3 / 8 }')
+	[ -n "$off" ] || { log "rxe_qp has no skb_out in rdma_rxe's BTF: QP internals not read"; return 0; }
+	sed "s/@SKB_OUT@/$off/" "$MPLANE_ROOT/selftests/lib/rxe_qp.bt" >"$bt"
+	# bpftrace -c wants one binary, not a name found twice in PATH.
+	rdma="$(readlink -f "$(command -v rdma)") resource show qp link $2/1"
+	[ -z "$1" ] || rdma="$(readlink -f "$(command -v ip)") netns exec $1 $rdma"
+	out=$(timeout 60 bpftrace "$bt" -c "$rdma" 2>&1 | grep '^qp ')
+	[ -n "$out" ] || { log "bpftrace read no QP (rxe_qp.bt is 6.1's layout)"; return 0; }
+	while read -r line; do log "inside: $line"; done <<<"$out"
 }
 
 # rxe_wait_or_explain PID NS DEV OUT SECS: wait for PID (a client or a
