@@ -60,20 +60,18 @@ static int set_pins(struct ar *skel, const char *dir)
 	return 0;
 }
 
+/* The settings that are the program's rodata, by the same name in both:
+ * one list, so that attach writes and status reads back the same ones. */
+#define AR_RODATA_SETTINGS(X)						\
+	X(policy) X(flowlet_gap_ns) X(kmin_bytes) X(kmax_bytes) X(pmax)	\
+	X(aqm) X(pi_target_ns) X(pi_period_ns) X(pi_alpha_mhz)		\
+	X(pi_beta_mhz) X(sample_every) X(sample_ns)
+
 static void set_rodata(struct ar *skel, const struct ar_settings *s)
 {
-	skel->rodata->policy = s->policy;
-	skel->rodata->flowlet_gap_ns = s->flowlet_gap_ns;
-	skel->rodata->kmin_bytes = s->kmin_bytes;
-	skel->rodata->kmax_bytes = s->kmax_bytes;
-	skel->rodata->pmax = s->pmax;
-	skel->rodata->aqm = s->aqm;
-	skel->rodata->pi_target_ns = s->pi_target_ns;
-	skel->rodata->pi_period_ns = s->pi_period_ns;
-	skel->rodata->pi_alpha_mhz = s->pi_alpha_mhz;
-	skel->rodata->pi_beta_mhz = s->pi_beta_mhz;
-	skel->rodata->sample_every = s->sample_every;
-	skel->rodata->sample_ns = s->sample_ns;
+#define TO_RODATA(field)	skel->rodata->field = s->field;
+	AR_RODATA_SETTINGS(TO_RODATA)
+#undef TO_RODATA
 	if (s->ring_bytes)
 		bpf_map__set_max_entries(skel->maps.mp_events, s->ring_bytes);
 }
@@ -470,18 +468,9 @@ int ar_switch_settings(const struct mp_fabric *f,
 	if (err)
 		return err;
 	memset(s, 0, sizeof(*s));
-	s->policy = ro.policy;
-	s->flowlet_gap_ns = ro.flowlet_gap_ns;
-	s->kmin_bytes = ro.kmin_bytes;
-	s->kmax_bytes = ro.kmax_bytes;
-	s->pmax = ro.pmax;
-	s->aqm = ro.aqm;
-	s->pi_target_ns = ro.pi_target_ns;
-	s->pi_period_ns = ro.pi_period_ns;
-	s->pi_alpha_mhz = ro.pi_alpha_mhz;
-	s->pi_beta_mhz = ro.pi_beta_mhz;
-	s->sample_every = ro.sample_every;
-	s->sample_ns = ro.sample_ns;
+#define FROM_RODATA(field)	s->field = ro.field;
+	AR_RODATA_SETTINGS(FROM_RODATA)
+#undef FROM_RODATA
 	return 0;
 }
 
