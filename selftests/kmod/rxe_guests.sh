@@ -122,9 +122,9 @@ test_send_lat() {
 	rxe_check_send_lat "$TMPD/lat"
 }
 
-# cut_plane1: this host's plane 1 loses its carrier: selftests/vm/rxe-guests
-# takes the NIC's link down from outside, as a pulled cable would, when
-# asked through the results share.  MPLANE_TEST_RXE_CUT=down takes the
+# cut_plane1: plane 1 loses its carrier at both hosts, as when its cable
+# is pulled: selftests/vm/rxe-guests takes both NICs' links down from
+# outside when asked through the results share.  MPLANE_TEST_RXE_CUT=down takes the
 # rail down here instead, which 6.1's virtio-net answers by keeping what
 # it had not yet given back, and rxe's QP waits for it for good
 # (Documentation/rxe.md).
