@@ -67,22 +67,27 @@ rxe_explain() {
 }
 
 # rxe_qp_internals NS DEV: each of NS's rxe QPs as the kernel holds it
-# (rxe_qp.bt: 6.1's layout), logged, when bpftrace is installed: what
-# rdma resource show cannot say, whether the requester waits for skbs,
-# for a PSN window or for nothing.
+# (rxe_qp.bt), logged, when bpftrace is installed: what rdma resource
+# show cannot say, whether the requester waits for skbs, for a PSN
+# window or for nothing.
 rxe_qp_internals() {
-	local bt=$TMPD/rxe_qp.bt off out rdma line
+	local bt=$TMPD/rxe_qp.bt off out rdma line drop=tasklets
 	command -v bpftrace >/dev/null || { log "no bpftrace: rxe's QP internals not read"; return 0; }
-	off=$(bpftool btf dump file /sys/kernel/btf/rdma_rxe format raw 2>/dev/null | awk '
-		/^\[/ { in_qp = $2 == "STRUCT" && $3 == "\047rxe_qp\047" }
-		in_qp && $1 == "\047skb_out\047" { sub("bits_offset=", "", $3); print $3 / 8 }')
+	# rxe_qp's members, "NAME BYTE_OFFSET", from the module's BTF.
+	bpftool btf dump file /sys/kernel/btf/rdma_rxe format raw 2>/dev/null | awk '
+		/^\[/ { in_qp = $2 == "STRUCT" && $3 == "\047rxe_qp\047"; next }
+		in_qp { gsub("\047", "", $1); sub("bits_offset=", "", $3); print $1, $3 / 8 }' \
+		>"$TMPD/rxe_qp.members"
+	off=$(awk '$1 == "skb_out" { print $2; exit }' "$TMPD/rxe_qp.members")
 	[ -n "$off" ] || { log "rxe_qp has no skb_out in rdma_rxe's BTF: QP internals not read"; return 0; }
-	sed "s/@SKB_OUT@/$off/" "$MPLANE_ROOT/selftests/lib/rxe_qp.bt" >"$bt"
+	grep -q '^send_task ' "$TMPD/rxe_qp.members" || drop="work items"
+	sed -e "s/@SKB_OUT@/$off/" -e "\\|// $drop {|,\\|// }|d" \
+		"$MPLANE_ROOT/selftests/lib/rxe_qp.bt" >"$bt"
 	# bpftrace -c wants one binary, not a name found twice in PATH.
 	rdma="$(readlink -f "$(command -v rdma)") resource show qp link $2/1"
 	[ -z "$1" ] || rdma="$(readlink -f "$(command -v ip)") netns exec $1 $rdma"
 	out=$(timeout 60 bpftrace "$bt" -c "$rdma" 2>&1 | grep '^qp ')
-	[ -n "$out" ] || { log "bpftrace read no QP (rxe_qp.bt is 6.1's layout)"; return 0; }
+	[ -n "$out" ] || { log "bpftrace read no QP: $(timeout 60 bpftrace "$bt" -c "$rdma" 2>&1 | grep -m1 ERROR)"; return 0; }
 	while read -r line; do log "inside: $line"; done <<<"$out"
 }
 
