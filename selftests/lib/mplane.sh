@@ -83,9 +83,9 @@ mp_json() {
 # mp_plane_col NS PLANE COLUMN: one column of the plane table that
 # `mplanectl link show mp0` prints, read with awk: jq starts in half a
 # second under TCG (a second on the debug kernel), awk in a tenth, and
-# the waits below read planes again and again.
+# the waits below read planes again and again.  NS empty: this namespace.
 mp_plane_col() {
-	"$MPLANECTL" -n "$1" link show mp0 | awk -v plane="$2" -v name="$3" '
+	"$MPLANECTL" ${1:+-n "$1"} link show mp0 | awk -v plane="$2" -v name="$3" '
 		$1 == "plane" { for (i = 1; i <= NF; i++) if ($i == name) col = i; next }
 		col && $1 == plane { print $col; exit }'
 }
