@@ -164,6 +164,7 @@ test_write_bw_plane_cut() {
 	[ "$client_rc" = 0 ] || rxe_explain "$ha" "$RXA" "$TMPD/bw"
 	assert_eq "client status" "$client_rc" 0
 	assert_eq "server status" "$server_rc" 0
+	rxe_moved "$RXA"
 	rxe_check_write_bw "$TMPD/bw" "$ha" "$p0_cut" "$p1_cut"
 }
 

@@ -167,6 +167,7 @@ test_write_bw_plane_cut() {
 	rxe_mark $RXE
 	if [ "$ROLE" = server ]; then
 		server ib_write_bw -d $RXE -x "$G" -s 4096 -D 4 -F
+		rxe_moved $RXE
 		# Whichever cut: this host's mp0 has left the plane too.
 		assert_eq "this host's plane 1 after the cut" "$(mp_state "" 1)" down
 		return
@@ -183,6 +184,7 @@ test_write_bw_plane_cut() {
 	rxe_wait_or_explain "$cpid" "" $RXE "$TMPD/bw" 40 && client_rc=0 || client_rc=$?
 	[ "$client_rc" = 0 ] || rxe_explain "" $RXE "$TMPD/bw"
 	assert_eq "client status" "$client_rc" 0
+	rxe_moved $RXE
 	rxe_check_write_bw "$TMPD/bw" "" "$p0_cut" "$p1_cut"
 }
 

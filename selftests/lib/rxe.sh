@@ -52,18 +52,24 @@ rxe_mark() { rxe_counters "$1" >"$TMPD/rxe-mark.$1"; }
 # RNR: whether rxe gave up, or never heard back), NS's mp0's per-plane
 # ones and the drops of its own (not per plane, in ip -s link).
 rxe_explain() {
-	local moved
 	log "output: $(tail -n 5 "$3" | tr -s ' \n' ' ')"
 	log "QPs: $(rxe_in "$1" rdma resource show qp link "$2/1" 2>&1 | tr -s ' \n' ' ')"
 	rxe_qp_internals "$1" "$2"
-	moved=$(rxe_counters "$2" | awk -v mark="$TMPD/rxe-mark.$2" '
-		BEGIN { while ((getline l < mark) > 0) { split(l, f); was[f[1]] = f[2] } }
-		$2 != was[$1] { printf "%s+%d ", $1, $2 - was[$1] }')
-	log "$2 counters, moved since $([ -e "$TMPD/rxe-mark.$2" ] && echo "the test began" ||
-		echo "rxe was added"): ${moved:-none}"
+	rxe_moved "$2"
 	log "mp0: $(rxe_in "$1" ethtool -S mp0 2>&1 | awk '$1 ~ /:$/ && $2 != 0 { printf "%s%s ", $1, $2 }')" \
 		"$(rxe_in "$1" ip -j -s link show mp0 2>/dev/null |
 			jq -r '.[0].stats64 | "tx_dropped:\(.tx.dropped) rx_dropped:\(.rx.dropped)"')"
+}
+
+# rxe_moved DEV: DEV's (rxe's) counters that moved since rxe_mark,
+# logged: retries, sequence errors, RNR.
+rxe_moved() {
+	local moved
+	moved=$(rxe_counters "$1" | awk -v mark="$TMPD/rxe-mark.$1" '
+		BEGIN { while ((getline l < mark) > 0) { split(l, f); was[f[1]] = f[2] } }
+		$2 != was[$1] { printf "%s+%d ", $1, $2 - was[$1] }')
+	log "$1 counters, moved since $([ -e "$TMPD/rxe-mark.$1" ] && echo "the test began" ||
+		echo "rxe was added"): ${moved:-none}"
 }
 
 # rxe_qp_internals NS DEV: each of NS's rxe QPs as the kernel holds it
