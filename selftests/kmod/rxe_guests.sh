@@ -73,7 +73,10 @@ host_up() {
 	done
 	mplane_load
 	_mp_side 2 r "$SELF" "$PEER" "$ME4" "$ME6" "$PEER4" "$PEER6" | _mp_batch ""
-	"$MPLANECTL" link set mp0 policy rr || fail "policy rr"
+	# rr by default, so that both planes carry every QP (MPLANE_TEST_RXE_POLICY
+	# another: rr reorders a QP's packets, which rxe takes as loss).
+	"$MPLANECTL" link set mp0 policy "${MPLANE_TEST_RXE_POLICY:-rr}" ||
+		fail "policy ${MPLANE_TEST_RXE_POLICY:-rr}"
 	# Probes to the peer, as a fabric's mp0s have: the host whose rail
 	# stays up (b, under the default cut) learns of the dead plane from
 	# them, in 3 missed probes, and stops sending into it.
