@@ -147,8 +147,8 @@ check-cc-fabric: deps-test
 
 # Soft-RoCE between two guests, one host each, for the kernels whose
 # rdma_rxe has no namespace support (rxe.sh skips there): two 1-CPU
-# guests side by side, about 40 s a kernel; not in make check, as 6.1's
-# rxe still fails now and then (1 run in 20 under load: Documentation/rxe.md).
+# guests side by side, about 40 s a kernel; make check runs it too, last
+# (selftests/run's rxe suite).
 RXE_GUEST_KERNELS ?= 6.1 6.12
 check-rxe-guests: deps-test
 	$(Q)$(MAKE) --no-print-directory tools KERNELS="$(RXE_GUEST_KERNELS)" kmod
