@@ -147,8 +147,8 @@ check-cc-fabric: deps-test
 
 # Soft-RoCE between two guests, one host each, for the kernels whose
 # rdma_rxe has no namespace support (rxe.sh skips there): two 1-CPU
-# guests side by side, about 40 s a kernel; make check runs it too, last
-# (selftests/run's rxe suite).
+# guests side by side, about 40 s a kernel; not in make check, whose
+# budget it would all but end (Documentation/testing.md).
 RXE_GUEST_KERNELS ?= 6.1 6.12
 check-rxe-guests: deps-test
 	$(Q)$(MAKE) --no-print-directory tools KERNELS="$(RXE_GUEST_KERNELS)" kmod
