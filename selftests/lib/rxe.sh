@@ -77,7 +77,7 @@ rxe_moved() {
 # show cannot say, whether the requester waits for skbs, for a PSN
 # window or for nothing.
 rxe_qp_internals() {
-	local bt=$TMPD/rxe_qp.bt off out rdma line drop=tasklets
+	local bt=$TMPD/rxe_qp.bt off all out rdma line drop=tasklets
 	command -v bpftrace >/dev/null || { log "no bpftrace: rxe's QP internals not read"; return 0; }
 	# rxe_qp's members, "NAME BYTE_OFFSET", from the module's BTF.
 	bpftool btf dump file /sys/kernel/btf/rdma_rxe format raw 2>/dev/null | awk '
@@ -92,8 +92,9 @@ rxe_qp_internals() {
 	# bpftrace -c wants one binary, not a name found twice in PATH.
 	rdma="$(readlink -f "$(command -v rdma)") resource show qp link $2/1"
 	[ -z "$1" ] || rdma="$(readlink -f "$(command -v ip)") netns exec $1 $rdma"
-	out=$(timeout 60 bpftrace "$bt" -c "$rdma" 2>&1 | grep '^qp ')
-	[ -n "$out" ] || { log "bpftrace read no QP: $(timeout 60 bpftrace "$bt" -c "$rdma" 2>&1 | grep -m1 ERROR)"; return 0; }
+	all=$(timeout 60 bpftrace "$bt" -c "$rdma" 2>&1)
+	out=$(grep '^qp ' <<<"$all")
+	[ -n "$out" ] || { log "bpftrace read no QP: $(grep -m1 ERROR <<<"$all")"; return 0; }
 	while read -r line; do log "inside: $line"; done <<<"$out"
 }
 
