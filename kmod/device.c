@@ -57,6 +57,7 @@ static void mplane_dev_uninit(struct net_device *dev)
 	mplane_plane_release_all(mp);
 	mplane_peers_free(mp);
 	mplane_cc_uninit(mp);
+	mplane_reorder_uninit(mp);
 	mplane_state_uninit(mp);
 }
 

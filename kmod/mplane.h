@@ -69,6 +69,7 @@ static inline bool mplane_udp_has_bth(const struct sk_buff *skb,
 struct mplane_dev;
 struct mplane_routes;
 struct mplane_qp_table;
+struct mplane_reorder_table;
 
 /* Congestion control's settings in force (cc_settings.c), RCU-swapped. */
 struct mplane_cc_params {
@@ -154,6 +155,8 @@ struct mplane_dev {
 	struct mplane_peers __rcu *peers;
 	struct mplane_cc_params __rcu *cc;	/* NULL: congestion control off */
 	struct mplane_qp_table __rcu *qps;
+	struct mplane_reorder_table __rcu *reorder;	/* NULL: off */
+	u64 reorder_ns;			/* the window, for the datapath */
 	u32 cc_line_kbps;		/* the planes' capacity together */
 	atomic64_t cc_evictions;
 	atomic64_t cc_cnp_unknown;
@@ -183,6 +186,7 @@ struct mplane_dev {
 	u64 probe_seq;		/* the timer writes, replies READ_ONCE */
 	siphash_key_t probe_key;	/* makes each request's nonce */
 	u32 sample_interval_us;	/* RTNL writes, the sampler READ_ONCE */
+	u32 reorder_us;		/* as set; RTNL */
 	struct hrtimer sample_timer;
 	u32 cc_cfg[IFLA_MPLANE_CC_MAX + 1];	/* as set; RTNL */
 };
@@ -316,6 +320,13 @@ void mplane_cc_table_free(struct mplane_qp_table *t);
 void mplane_cc_line_update(struct mplane_dev *mp);
 void mplane_cc_xmit(struct mplane_dev *mp, struct sk_buff *skb, u64 now);
 bool mplane_cc_rx(struct mplane_plane *plane, struct sk_buff *skb, bool ce);
+
+/* reorder.c */
+bool mplane_reorder_rx(struct mplane_plane *plane, struct sk_buff *skb,
+		       unsigned int ip_off, unsigned int bth_off);
+int mplane_reorder_set(struct mplane_dev *mp, u32 us,
+		       struct netlink_ext_ack *extack);
+void mplane_reorder_uninit(struct mplane_dev *mp);
 size_t mplane_cc_qps_size(void);
 int mplane_cc_qps_fill(struct sk_buff *skb, struct mplane_dev *mp, u32 *count);
 

@@ -56,6 +56,9 @@ static const struct mplane_range mplane_dev_ranges[IFLA_MPLANE_MAX + 1] = {
 				 1, 10000000, " us") },
 	[IFLA_MPLANE_GSO_MODE] = { 0, __MPLANE_GSO_MAX - 1,
 		"mplane: GSO mode (IFLA_MPLANE_GSO_MODE) must be 0..1: whole or segment" },
+	[IFLA_MPLANE_REORDER_US] = { 0, MPLANE_REORDER_US_MAX,
+		MPLANE_RANGE_MSG("reorder window", IFLA_MPLANE_REORDER_US,
+				 0, 100000, " us (0: off)") },
 };
 
 static const struct mplane_range mplane_cc_ranges[IFLA_MPLANE_CC_MAX + 1] = {
@@ -216,6 +219,7 @@ static const struct nla_policy mplane_policy[IFLA_MPLANE_MAX + 1] = {
 		.type = NLA_REJECT,
 		.reject_message = "mplane: the QP list is read-only",
 	},
+	[IFLA_MPLANE_REORDER_US] = { .type = NLA_U32 },
 };
 
 static const struct nla_policy mplane_slave_policy[IFLA_MPLANE_PLANE_MAX + 1] = {
@@ -317,9 +321,15 @@ static int mplane_apply(struct mplane_dev *mp, struct nlattr *data[],
 
 	if (!data)
 		return 0;
-	/* First: it is the one setting that can fail after validation. */
+	/* First: these are the settings that can fail after validation. */
 	if (data[IFLA_MPLANE_CC]) {
 		err = mplane_cc_set(mp, data[IFLA_MPLANE_CC], extack);
+		if (err)
+			return err;
+	}
+	if (data[IFLA_MPLANE_REORDER_US]) {
+		err = mplane_reorder_set(mp, nla_get_u32(data[IFLA_MPLANE_REORDER_US]),
+					 extack);
 		if (err)
 			return err;
 	}
@@ -392,6 +402,7 @@ err_free:
 	 */
 	mplane_peers_free(mp);
 	mplane_cc_uninit(mp);
+	mplane_reorder_uninit(mp);
 	return err;
 }
 
@@ -438,7 +449,7 @@ static size_t mplane_get_size(const struct net_device *dev)
 {
 	struct mplane_dev *mp = netdev_priv(dev);
 
-	return 8 * nla_total_size(sizeof(u32)) +	/* count, u32 settings */
+	return 9 * nla_total_size(sizeof(u32)) +	/* count, u32 settings */
 	       2 * nla_total_size(sizeof(u8)) +		/* policy, gso mode */
 	       mplane_peers_size(mp) + mplane_cc_size();
 }
@@ -458,6 +469,7 @@ static int mplane_fill_info(struct sk_buff *skb, const struct net_device *dev)
 	    nla_put_u8(skb, IFLA_MPLANE_GSO_MODE, READ_ONCE(mp->gso_mode)) ||
 	    nla_put_u32(skb, IFLA_MPLANE_SAMPLE_INTERVAL_US,
 			READ_ONCE(mp->sample_interval_us)) ||
+	    nla_put_u32(skb, IFLA_MPLANE_REORDER_US, READ_ONCE(mp->reorder_us)) ||
 	    mplane_peers_fill(skb, mp) || mplane_cc_fill(skb, mp))
 		return -EMSGSIZE;
 	return 0;

@@ -17,6 +17,7 @@
 #include <net/addrconf.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <net/vxlan.h>
 
 #include "balance.h"
 #include "mplane.h"
@@ -27,7 +28,53 @@ struct mplane_rx {
 	bool cnp;		/* a RoCEv2 congestion notification */
 	bool probe;		/* an mplane liveness probe */
 	bool roce;		/* RoCEv2: UDP to port 4791 */
+	bool roce_in_vxlan;	/* RoCEv2 inside VXLAN (UDP to port 4789) */
+	unsigned int ip_off;	/* where RoCEv2's IP header starts, */
+	unsigned int bth_off;	/* and its BTH */
 };
+
+/*
+ * Is the VXLAN datagram whose UDP header is at @off RoCEv2 inside?  Where
+ * an RDMA device needs an Ethernet netdev, it runs over a VXLAN whose
+ * underlay is mp0 (mp0 has no link-layer address: Documentation/rxe.md),
+ * and resequencing looks for its BTH there.  A VLAN tag on the inner
+ * frame is not looked through.
+ */
+static void mplane_rx_vxlan(struct sk_buff *skb, unsigned int off,
+			    struct mplane_rx *rx)
+{
+	unsigned int eth = off + sizeof(struct udphdr) + sizeof(struct vxlanhdr);
+	unsigned int ip = eth + ETH_HLEN, udp;
+	const struct ethhdr *eh;
+	struct ethhdr _eh;
+	u8 _b[40];
+	const u8 *b;
+
+	eh = skb_header_pointer(skb, eth, sizeof(_eh), &_eh);
+	if (!eh)
+		return;
+	if (eh->h_proto == htons(ETH_P_IP)) {
+		b = skb_header_pointer(skb, ip, sizeof(struct iphdr), _b);
+		if (!b || (b[0] >> 4) != 4 || (b[0] & 0xf) < 5 ||
+		    b[9] != IPPROTO_UDP ||
+		    ((const struct iphdr *)b)->frag_off & htons(IP_MF | IP_OFFSET))
+			return;
+		udp = ip + (b[0] & 0xf) * 4;
+	} else if (eh->h_proto == htons(ETH_P_IPV6)) {
+		b = skb_header_pointer(skb, ip, sizeof(struct ipv6hdr), _b);
+		if (!b || (b[0] >> 4) != 6 || b[6] != IPPROTO_UDP)
+			return;
+		udp = ip + sizeof(struct ipv6hdr);
+	} else {
+		return;
+	}
+	b = skb_header_pointer(skb, udp, sizeof(struct udphdr), _b);
+	if (!b || ((const struct udphdr *)b)->dest != htons(MPLANE_ROCEV2_PORT))
+		return;
+	rx->roce_in_vxlan = true;
+	rx->ip_off = ip;
+	rx->bth_off = udp + sizeof(struct udphdr);
+}
 
 static bool mplane_v4_is_ours(struct net_device *dev, __be32 daddr)
 {
@@ -56,12 +103,16 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 		rx->probe = rx->ours;
 	} else if (uh->dest == htons(MPLANE_ROCEV2_PORT)) {
 		rx->roce = true;
+		rx->ip_off = 0;
+		rx->bth_off = off + sizeof(*uh);
 		/* RoCEv2: a CNP is a whole BTH with the CNP opcode. */
 		if (mplane_udp_has_bth(skb, off, uh) &&
 		    !skb_copy_bits(skb, off + sizeof(*uh) +
 				   offsetof(struct mplane_bth, opcode),
 				   &opcode, sizeof(opcode)))
 			rx->cnp = opcode == MPLANE_BTH_OPCODE_CNP;
+	} else if (uh->dest == htons(IANA_VXLAN_UDP_PORT) && rx->ours) {
+		mplane_rx_vxlan(skb, off, rx);
 	}
 }
 
@@ -184,5 +235,8 @@ rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb)
 	dev_sw_netstats_rx_add(mp->dev, skb->len);
 	/* Delivered again from the top, as if it had arrived on mp0. */
 	skb->dev = mp->dev;
+	if ((rx.roce || rx.roce_in_vxlan) && !rx.cnp &&
+	    mplane_reorder_rx(plane, skb, rx.ip_off, rx.bth_off))
+		return RX_HANDLER_CONSUMED;
 	return RX_HANDLER_ANOTHER;
 }

@@ -16,6 +16,7 @@ static const char * const mplane_pstat_names[MPLANE_PSTAT_COUNT] = {
 	"drop_no_route", "drop_xmit", "state_changes", "failovers",
 	"ecn_ce", "cnp", "probes_sent", "probes_lost", NULL /* pad */,
 	"cnp_sent", "rate_cuts", "probes_refused", "probes_throttled",
+	"reorder_held", "reorder_filled", "reorder_expired", "reorder_overflows",
 };
 
 /* The counters shown: every slot but IFLA_MPLANE_PSTAT_PAD's. */

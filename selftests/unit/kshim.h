@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The few kernel names that mplane's pure logic (kmod/balance.c,
- * kmod/rail_check.c, kmod/dcqcn.c, kmod/probe_budget.c) uses, for building it in user space.
+ * kmod/rail_check.c, kmod/dcqcn.c, kmod/probe_budget.c, kmod/reorder_psn.c) uses, for building it in user space.
  * unit.mk force-includes this header, so the kernel sources need no
  * #ifdef for types and stay in kernel style.
  */
@@ -15,6 +15,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int32_t s32;
 typedef int64_t s64;
 
 #define U32_MAX			((u32)~0U)

@@ -44,6 +44,7 @@ enum {
 	IFLA_MPLANE_SAMPLE_INTERVAL_US,	/* u32: mplane:plane_sample period, 0 = off */
 	IFLA_MPLANE_CC,			/* nest of IFLA_MPLANE_CC_*: congestion control */
 	IFLA_MPLANE_QPS,		/* nest of IFLA_MPLANE_QP, read-only */
+	IFLA_MPLANE_REORDER_US,		/* u32: RoCEv2 resequencing window, 0 = off */
 	__IFLA_MPLANE_MAX,
 };
 
@@ -72,6 +73,21 @@ enum {
 #define MPLANE_SAMPLE_INTERVAL_US_MAX	1000000
 #define MPLANE_PROBE_MISSES_MIN		1
 #define MPLANE_MAX_PEERS		64
+
+/*
+ * IFLA_MPLANE_REORDER_US: how long mp0 holds a RoCEv2 request that came
+ * past a gap in its QP's PSNs, waiting for the packets before it, which
+ * spraying sent over another plane.  Held packets go up in PSN order as
+ * the gap fills; when the window ends first, or a QP holds
+ * MPLANE_REORDER_DEPTH packets, they go up as they are and the receiver's
+ * transport sees the gap.  0 (the default) is off.  mp0 plays the part
+ * of an RDMA NIC that places packets out of order, for a transport (such
+ * as rxe) that takes every reordering for a loss.
+ */
+#define MPLANE_REORDER_US_DEFAULT	0
+#define MPLANE_REORDER_US_MAX		100000
+#define MPLANE_REORDER_DEPTH		256	/* packets held a QP */
+#define MPLANE_REORDER_HELD_MAX		4096	/* packets held a device */
 
 /*
  * Liveness probes between mplane devices: UDP to MPLANE_PROBE_PORT of a
@@ -285,6 +301,13 @@ enum {
 	IFLA_MPLANE_PSTAT_PROBES_REFUSED,
 	/* requests over the reply budget, not answered */
 	IFLA_MPLANE_PSTAT_PROBES_THROTTLED,
+	/* RoCEv2 resequencing (IFLA_MPLANE_REORDER_US), by arrival plane: */
+	IFLA_MPLANE_PSTAT_REORDER_HELD,	/* came past a gap, held */
+	IFLA_MPLANE_PSTAT_REORDER_FILLED, /* filled a gap in time */
+	/* gaps given up: the window ended (counted on the first held one's plane) */
+	IFLA_MPLANE_PSTAT_REORDER_EXPIRED,
+	/* gaps given up: a QP's or the device's hold was full */
+	IFLA_MPLANE_PSTAT_REORDER_OVERFLOWS,
 	__IFLA_MPLANE_PSTAT_MAX,
 };
 
