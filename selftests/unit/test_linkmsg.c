@@ -171,6 +171,11 @@ static struct nlmsghdr *rail_msg(const char *slave_kind)
 	/* After PAD in number: counters all the same. */
 	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_CNP_SENT, 77);
 	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_RATE_CUTS, 78);
+	/* Resequencing's, the last of the uapi's. */
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_REORDER_HELD, 12);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_REORDER_FILLED, 10);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_REORDER_EXPIRED, 1);
+	mnl_attr_put_u64(nlh, IFLA_MPLANE_PSTAT_REORDER_OVERFLOWS, 1ULL << 35);
 	mnl_attr_put_u64(nlh, __IFLA_MPLANE_PSTAT_MAX, 79);	/* newer */
 	mnl_attr_nest_end(nlh, stats);
 	mnl_attr_nest_end(nlh, data);
@@ -208,11 +213,20 @@ static void test_parse_rail(TEST_ARGS)
 	assert_int_equal(p->stats_present, (1u << IFLA_MPLANE_PSTAT_TX_PACKETS) |
 			 (1u << IFLA_MPLANE_PSTAT_PROBES_LOST) |
 			 (1u << IFLA_MPLANE_PSTAT_CNP_SENT) |
-			 (1u << IFLA_MPLANE_PSTAT_RATE_CUTS));
+			 (1u << IFLA_MPLANE_PSTAT_RATE_CUTS) |
+			 (1u << IFLA_MPLANE_PSTAT_REORDER_HELD) |
+			 (1u << IFLA_MPLANE_PSTAT_REORDER_FILLED) |
+			 (1u << IFLA_MPLANE_PSTAT_REORDER_EXPIRED) |
+			 (1u << IFLA_MPLANE_PSTAT_REORDER_OVERFLOWS));
 	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_TX_PACKETS], 1ULL << 40);
 	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_PROBES_LOST], 9);
 	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_CNP_SENT], 77);
 	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_RATE_CUTS], 78);
+	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_REORDER_HELD], 12);
+	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_REORDER_FILLED], 10);
+	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_REORDER_EXPIRED], 1);
+	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_REORDER_OVERFLOWS],
+			 1ULL << 35);
 	assert_int_equal(p->stats[IFLA_MPLANE_PSTAT_PAD], 0);
 }
 
@@ -262,6 +276,8 @@ static struct nlmsghdr *cc_msg(void)
 	mnl_attr_put(nlh, IFLA_MPLANE_QP_PEER, 5, v6);	/* neither: none */
 	mnl_attr_nest_end(nlh, qp);
 	mnl_attr_nest_end(nlh, qps);
+	/* fill_info's last: a number after the nests. */
+	mnl_attr_put_u32(nlh, IFLA_MPLANE_REORDER_US, 2000);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 	return nlh;
@@ -273,7 +289,9 @@ static void test_parse_cc(TEST_ARGS)
 
 	assert_int_equal(mp_link_parse(cc_msg(), &lk), 0);
 	assert_int_equal(lk.present, (1u << IFLA_MPLANE_POLICY) |
-			 (1u << IFLA_MPLANE_CC) | (1u << IFLA_MPLANE_QPS));
+			 (1u << IFLA_MPLANE_CC) | (1u << IFLA_MPLANE_QPS) |
+			 (1u << IFLA_MPLANE_REORDER_US));
+	assert_int_equal(lk.val[IFLA_MPLANE_REORDER_US], 2000);
 	/* Nests whose lengths look like numbers are not read as numbers. */
 	assert_int_equal(lk.val[IFLA_MPLANE_CC], 0);
 	assert_int_equal(lk.val[IFLA_MPLANE_QPS], 0);
@@ -414,6 +432,38 @@ static void test_put_settings(TEST_ARGS)
 	assert_int_equal(lk.val[IFLA_MPLANE_PROBE_MISSES], 4);
 	assert_int_equal(lk.npeers, 2);
 	assert_memory_equal(lk.peers, settings.peers, 2 * sizeof(lk.peers[0]));
+}
+
+/*
+ * reorder-window: a u32 of IFLA_INFO_DATA itself, after the nests, read
+ * back as fill_info sends it, 0 (off) as much as any other value.
+ */
+static void test_put_reorder(TEST_ARGS)
+{
+	static const uint32_t vals[] = { 2000, 0, MPLANE_REORDER_US_MAX };
+	const struct nlattr *info, *data, *a;
+	struct nlmsghdr *nlh;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		nlh = newlink(0, 0);
+		memset(&settings, 0, sizeof(settings));
+		set(IFLA_MPLANE_REORDER_US, 4, vals[i]);
+		assert_int_equal(mp_link_put_settings(nlh, BUF_SIZE, &settings), 0);
+		info = NULL;
+		mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
+			info = a;
+		data = find(info, IFLA_INFO_DATA);
+		a = find(data, IFLA_MPLANE_REORDER_US);
+		assert_non_null(a);
+		assert_int_equal(mnl_attr_get_payload_len(a), 4);
+		assert_int_equal(mnl_attr_get_u32(a), vals[i]);
+		assert_null(find(data, IFLA_MPLANE_SAMPLE_INTERVAL_US));
+
+		assert_int_equal(mp_link_parse(nlh, &lk), 0);
+		assert_int_equal(lk.present, 1u << IFLA_MPLANE_REORDER_US);
+		assert_int_equal(lk.val[IFLA_MPLANE_REORDER_US], vals[i]);
+	}
 }
 
 /* Congestion control: a nest with the settings given, and only those. */
@@ -739,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_parse_other_master),
 		cmocka_unit_test(test_parse_short),
 		cmocka_unit_test(test_put_settings),
+		cmocka_unit_test(test_put_reorder),
 		cmocka_unit_test(test_put_cc),
 		cmocka_unit_test(test_put_no_cc),
 		cmocka_unit_test(test_put_data_alone),

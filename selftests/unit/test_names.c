@@ -74,7 +74,8 @@ static void test_pstat_names(TEST_ARGS)
 		"selections", "drop_no_route", "drop_xmit", "state_changes",
 		"failovers", "ecn_ce", "cnp", "probes_sent", "probes_lost",
 		NULL, "cnp_sent", "rate_cuts", "probes_refused",
-		"probes_throttled",
+		"probes_throttled", "reorder_held", "reorder_filled",
+		"reorder_expired", "reorder_overflows",
 	};
 	unsigned int i;
 
@@ -94,6 +95,12 @@ static void test_pstat_names(TEST_ARGS)
 			    "cnp_sent");
 	assert_string_equal(mp_name(&mp_pstat_names, IFLA_MPLANE_PSTAT_RATE_CUTS),
 			    "rate_cuts");
+	assert_string_equal(mp_name(&mp_pstat_names,
+				    IFLA_MPLANE_PSTAT_REORDER_HELD),
+			    "reorder_held");
+	assert_string_equal(mp_name(&mp_pstat_names,
+				    IFLA_MPLANE_PSTAT_REORDER_OVERFLOWS),
+			    "reorder_overflows");
 	assert_null(mp_name(&mp_pstat_names, __IFLA_MPLANE_PSTAT_MAX));
 }
 
@@ -353,6 +360,36 @@ static void test_settings_off(TEST_ARGS)
 	words[0] = "sample-interval";
 }
 
+/* reorder-window: "US|off" as sample-interval, but 0 is in its range. */
+static void test_settings_reorder(TEST_ARGS)
+{
+	static char *words[] = { "reorder-window", "2000" };
+	static struct mp_settings s;
+	char err[256];
+
+	assert_int_equal(parse(mp_link_settings, 2, words, &s, err), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(s.set, 1u << IFLA_MPLANE_REORDER_US);
+	assert_int_equal(s.width[IFLA_MPLANE_REORDER_US], 4);
+	assert_int_equal(s.val[IFLA_MPLANE_REORDER_US], 2000);
+
+	words[1] = "off";
+	memset(&s, 0xff, sizeof(s));
+	assert_int_equal(parse(mp_link_settings, 2, words, &s, err), 0);
+	assert_int_equal(s.set, 1u << IFLA_MPLANE_REORDER_US);
+	assert_int_equal(s.val[IFLA_MPLANE_REORDER_US], 0);
+	words[1] = "0";
+	assert_int_equal(parse(mp_link_settings, 2, words, &s, err), 0);
+	assert_int_equal(s.val[IFLA_MPLANE_REORDER_US], 0);
+
+	/* Above MPLANE_REORDER_US_MAX: the kernel refuses it, naming
+	 * IFLA_MPLANE_REORDER_US and its range; here it is only a number. */
+	words[1] = "100001";
+	assert_int_equal(parse(mp_link_settings, 2, words, &s, err), 0);
+	assert_int_equal(s.val[IFLA_MPLANE_REORDER_US], MPLANE_REORDER_US_MAX + 1);
+	words[1] = "2000";
+}
+
 static void test_settings_peers_none(TEST_ARGS)
 {
 	char *argv[] = { "peers", "none" };
@@ -416,6 +453,12 @@ static void test_settings_errors(TEST_ARGS)
 		  "bad peer 'peer.example': want an IPv4 or IPv6 address, or none" },
 		{ { "sample-interval", "soon" },
 		  "bad sample-interval 'soon': want a decimal integer or off" },
+		{ { "reorder-window", "2ms" },
+		  "bad reorder-window '2ms': want a decimal integer or off" },
+		{ { "reorder-window", "-1" },
+		  "bad reorder-window '-1': want a decimal integer or off" },
+		{ { "reorder-window", "1", "reorder-window", "2" },
+		  "'reorder-window' given twice" },
 		/* Plane settings are not device settings. */
 		{ { "weight", "1" }, "unknown setting 'weight'" },
 	};
@@ -525,6 +568,11 @@ static void test_setting_help(TEST_ARGS)
 	assert_string_equal(syntax, "peers ADDR[,ADDR...]|none");
 	assert_string_equal(limits, "at most 64");
 
+	mp_setting_help(setting(mp_link_settings, "reorder-window"), syntax,
+			sizeof(syntax), limits, sizeof(limits));
+	assert_string_equal(syntax, "reorder-window US|off");
+	assert_string_equal(limits, "at most 100000, default 0");
+
 	mp_setting_help(setting(mp_plane_settings, "weight"), syntax,
 			sizeof(syntax), limits, sizeof(limits));
 	assert_string_equal(limits, "at most 1000000, default 0");
@@ -588,6 +636,29 @@ static void test_cc_table(TEST_ARGS)
 	assert_int_equal(n, sizeof(defs) / sizeof(defs[0]));
 }
 
+/* Every setting of IFLA_INFO_DATA itself has its JSON key, for link show. */
+static void test_device_fields(TEST_ARGS)
+{
+	const struct mp_setting *st;
+	const struct mp_field *f;
+
+	for (st = mp_link_settings; st->keyword; st++) {
+		if (st->nest || !st->width)
+			continue;
+		for (f = mp_device_fields; f->key; f++)
+			if (f->attr == st->attr)
+				break;
+		if (!f->key)
+			fail_msg("setting %s has no JSON key", st->keyword);
+	}
+	for (f = mp_device_fields; f->key; f++)
+		if (f->attr == IFLA_MPLANE_REORDER_US)
+			break;
+	assert_non_null(f->key);
+	assert_string_equal(f->key, "reorder_us");
+	assert_null(f->names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_settings_no_local_range),
 		cmocka_unit_test(test_settings_empty),
 		cmocka_unit_test(test_settings_off),
+		cmocka_unit_test(test_settings_reorder),
 		cmocka_unit_test(test_settings_peers_none),
 		cmocka_unit_test(test_settings_peers_many),
 		cmocka_unit_test(test_settings_errors),
@@ -612,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_cc_table),
 		cmocka_unit_test(test_plane_settings),
 		cmocka_unit_test(test_setting_help),
+		cmocka_unit_test(test_device_fields),
 	};
 
 	return cmocka_run_group_tests_name("names", tests, NULL, NULL);

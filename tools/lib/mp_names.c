@@ -72,7 +72,11 @@ NAMES(mp_pstat_names, "plane counter",
 	[IFLA_MPLANE_PSTAT_CNP_SENT]	= "cnp_sent",
 	[IFLA_MPLANE_PSTAT_RATE_CUTS]	= "rate_cuts",
 	[IFLA_MPLANE_PSTAT_PROBES_REFUSED] = "probes_refused",
-	[IFLA_MPLANE_PSTAT_PROBES_THROTTLED] = "probes_throttled");
+	[IFLA_MPLANE_PSTAT_PROBES_THROTTLED] = "probes_throttled",
+	[IFLA_MPLANE_PSTAT_REORDER_HELD] = "reorder_held",
+	[IFLA_MPLANE_PSTAT_REORDER_FILLED] = "reorder_filled",
+	[IFLA_MPLANE_PSTAT_REORDER_EXPIRED] = "reorder_expired",
+	[IFLA_MPLANE_PSTAT_REORDER_OVERFLOWS] = "reorder_overflows");
 
 NAMES(mp_operstate_names, "operstate",
 	[IF_OPER_UNKNOWN]		= "unknown",
@@ -147,7 +151,7 @@ _Static_assert(__MPLANE_FAULT_VIA_MAX == 5, "name the new fault mechanism");
 _Static_assert(__MPLANE_ADMIN_MAX == 3, "name the new admin state");
 _Static_assert(__MPLANE_PLANE_STATE_MAX == 5, "name the new plane state");
 _Static_assert(__MPLANE_REASON_MAX == 7, "name the new reason");
-_Static_assert(IFLA_MPLANE_PSTAT_MAX == IFLA_MPLANE_PSTAT_PROBES_THROTTLED, "name the new counter");
+_Static_assert(IFLA_MPLANE_PSTAT_MAX == IFLA_MPLANE_PSTAT_REORDER_OVERFLOWS, "name the new counter");
 _Static_assert(IFLA_MPLANE_PSTAT_MAX < 32, "IFLA_MPLANE_PSTAT_* outgrew stats_present");
 _Static_assert(__MPLANE_CC_MAX == 3, "name the new congestion control");
 _Static_assert(__MPLANE_RATE_CAUSE_MAX == 4, "name the new rate cause");
@@ -260,6 +264,9 @@ const struct mp_setting mp_link_settings[] = {
 	{ "sample-interval", "US|off", IFLA_MPLANE_SAMPLE_INTERVAL_US, 4, NULL,
 	  MPLANE_SAMPLE_INTERVAL_US_MIN, MPLANE_SAMPLE_INTERVAL_US_MAX, 0, true,
 	  "microseconds between samples of each plane; 0 or off: no sampler", 0 },
+	{ "reorder-window", "US|off", IFLA_MPLANE_REORDER_US, 4, NULL,
+	  0, MPLANE_REORDER_US_MAX, MPLANE_REORDER_US_DEFAULT, true,
+	  "microseconds mp0 holds RoCEv2 requests past a PSN gap; 0 or off: none", 0 },
 	{ "peers", "ADDR[,ADDR...]|none", IFLA_MPLANE_PEERS, 0, NULL,
 	  0, MPLANE_MAX_PEERS, 0, false,
 	  "IPv4 and IPv6 addresses to probe; none clears them", 0 },
@@ -504,6 +511,7 @@ const struct mp_field mp_device_fields[] = {
 	{ IFLA_MPLANE_CONG_HALFLIFE_US,	"cong_halflife_us", NULL },
 	{ IFLA_MPLANE_GSO_MODE,		"gso_mode", &mp_gso_names },
 	{ IFLA_MPLANE_SAMPLE_INTERVAL_US, "sample_interval_us", NULL },
+	{ IFLA_MPLANE_REORDER_US,	"reorder_us", NULL },
 	{}
 };
 

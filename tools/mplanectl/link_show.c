@@ -42,6 +42,13 @@ static const struct mp_opt_cmd show_cmd = {
 "               cnp_sent those mp0 sent for CE it received, rate_cuts the\n"
 "               QP rates those CNPs cut)\n"
 "\n"
+"The other counters of a plane are in JSON only: probes_refused and\n"
+"probes_throttled, and those of resequencing (reorder-window): reorder_held\n"
+"(packets that came past a PSN gap on the plane and were held),\n"
+"reorder_filled (gaps a packet on it filled in time), reorder_expired\n"
+"(gaps given up when the window ended) and reorder_overflows (gaps given\n"
+"up when a QP's or the device's hold was full).\n"
+"\n"
 "Congestion control: a line \"cc ALGO ...\" with every setting of 'link set'\n"
 "(cc, cnp-interval .. qp-max), a line of its counters (QPs tracked of\n"
 "qp-max, evictions, CNPs for no known QP, RoCEv2 packets too short for a\n"
@@ -63,7 +70,7 @@ static const struct mp_opt_cmd show_cmd = {
 "    \"plane_count\":2,\"policy\":\"flowlet\",\"flowlet_gap_us\":100,\n"
 "    \"probe_interval_us\":1000,\"probe_misses\":3,\"holddown_ms\":50,\n"
 "    \"cong_threshold\":64,\"cong_halflife_us\":1000,\"gso_mode\":\"whole\",\n"
-"    \"sample_interval_us\":0,\n"
+"    \"sample_interval_us\":0,\"reorder_us\":0,\n"
 "    \"peers\":[\"10.0.0.2\"],\n"
 "    \"cc\":{\"algo\":\"dcqcn\",\"cnp_interval_us\":50,\"rate_max_kbps\":0,...,\n"
 "      \"qp_max\":1024,\"qp_count\":1,\"qp_evictions\":0,\"cnp_unknown\":0,\n"
@@ -76,7 +83,8 @@ static const struct mp_opt_cmd show_cmd = {
 "        \"selections\":0,\"drop_no_route\":0,\"drop_xmit\":0,\n"
 "        \"state_changes\":0,\"failovers\":0,\"ecn_ce\":0,\"cnp\":0,\n"
 "        \"probes_sent\":0,\"probes_lost\":0,\"cnp_sent\":0,\"rate_cuts\":0,\n"
-"        \"probes_refused\":0,\"probes_throttled\":0}}],\n"
+"        \"probes_refused\":0,\"probes_throttled\":0,\"reorder_held\":0,\n"
+"        \"reorder_filled\":0,\"reorder_expired\":0,\"reorder_overflows\":0}}],\n"
 "    \"qps\":[{\"peer\":\"10.0.0.2\",\"qpn\":17,\"rate_kbps\":500000,\n"
 "      \"target_kbps\":750000,\"alpha\":0.5,\"alpha_1024\":512,\"cnp_rx\":3,\n"
 "      \"cnp_tx\":0,\"rate_cuts\":3,\"tx_bytes\":1048576}]}]}\n",
@@ -256,7 +264,8 @@ static void print_setting(const struct mp_field *f, unsigned int nest,
 	mp_print_text("%s ", st->keyword);
 	if (f->names) {
 		print_enum(f->key, "%s", f->names, v);
-	} else if (!nest && f->attr == IFLA_MPLANE_SAMPLE_INTERVAL_US && !v) {
+	} else if (st->arg && strstr(st->arg, "|off") && !v) {
+		/* "US|off" (sample-interval, reorder-window): 0 is off. */
 		mp_print_u64(MP_PRINT_JSON, f->key, NULL, v);
 		mp_print_text("off");
 	} else {
