@@ -21,7 +21,7 @@
 # A new script goes in the second part.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ "${MPLANE_TEST_PROFILE:-full}" = quick ]; then
-	parts=("netlink lifecycle sampler telemetry device datapath failover cc")
+	parts=("netlink lifecycle sampler telemetry device datapath failover cc reorder")
 else
 	first=(bpf cc cc_fabric datapath device dkms fabric)
 	# rxe_guests.sh is one half of a pair of guests, which
