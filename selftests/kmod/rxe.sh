@@ -72,8 +72,8 @@ rxe_pair() {
 	# Kept out of the registry, which each test's end empties.
 	pair_ns="$ha $hb"
 	: >"$_ns_registry"
-	"$MPLANECTL" -n "$ha" link set mp0 policy rr
-	"$MPLANECTL" -n "$hb" link set mp0 policy rr
+	"$MPLANECTL" -n "$ha" link set mp0 policy rr reorder-window "${MPLANE_TEST_RXE_REORDER_US:-0}"
+	"$MPLANECTL" -n "$hb" link set mp0 policy rr reorder-window "${MPLANE_TEST_RXE_REORDER_US:-0}"
 	printf '%s\n' "link add vx0 type vxlan id 42 local $MP_A4 remote $MP_B4 dstport 4789 dev mp0" \
 		"addr add $VX_A/24 dev vx0" "link set vx0 up" | _mp_batch "$ha"
 	printf '%s\n' "link add vx0 type vxlan id 42 local $MP_B4 remote $MP_A4 dstport 4789 dev mp0" \
@@ -165,6 +165,8 @@ test_write_bw_plane_cut() {
 	assert_eq "client status" "$client_rc" 0
 	assert_eq "server status" "$server_rc" 0
 	rxe_moved "$RXA"
+	rxe_moved "$RXB"
+	rxe_reorder_moved "$hb"
 	rxe_check_write_bw "$TMPD/bw" "$ha" "$p0_cut" "$p1_cut"
 }
 

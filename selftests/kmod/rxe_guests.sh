@@ -77,6 +77,10 @@ host_up() {
 	# another: rr reorders a QP's packets, which rxe takes as loss).
 	"$MPLANECTL" link set mp0 policy "${MPLANE_TEST_RXE_POLICY:-rr}" ||
 		fail "policy ${MPLANE_TEST_RXE_POLICY:-rr}"
+	# MPLANE_TEST_RXE_REORDER_US: mp0 resequences rxe's requests
+	# (Documentation/plb.md); off by default.
+	"$MPLANECTL" link set mp0 reorder-window "${MPLANE_TEST_RXE_REORDER_US:-0}" ||
+		fail "reorder-window ${MPLANE_TEST_RXE_REORDER_US:-0}"
 	# Probes to the peer, as a fabric's mp0s have: the host whose rail
 	# stays up (b, under the default cut) learns of the dead plane from
 	# them, in 3 missed probes, and stops sending into it.
@@ -171,6 +175,7 @@ test_write_bw_plane_cut() {
 	if [ "$ROLE" = server ]; then
 		server ib_write_bw -d $RXE -x "$G" -s 4096 -D 4 -F
 		rxe_moved $RXE
+		rxe_reorder_moved ""
 		# Whichever cut: this host's mp0 has left the plane too.
 		assert_eq "this host's plane 1 after the cut" "$(mp_state "" 1)" down
 		return
@@ -188,6 +193,7 @@ test_write_bw_plane_cut() {
 	[ "$client_rc" = 0 ] || rxe_explain "" $RXE "$TMPD/bw"
 	assert_eq "client status" "$client_rc" 0
 	rxe_moved $RXE
+	rxe_reorder_moved ""
 	rxe_check_write_bw "$TMPD/bw" "" "$p0_cut" "$p1_cut"
 }
 

@@ -72,6 +72,17 @@ rxe_moved() {
 		echo "rxe was added"): ${moved:-none}"
 }
 
+# rxe_reorder_moved NS: NS's mp0's resequencing counters (both planes'),
+# logged when its reorder-window is on: held, gaps filled, and gaps given
+# up as the window ended or the hold overflowed.
+rxe_reorder_moved() {
+	local j
+	j=$(rxe_in "$1" "$MPLANECTL" -j link show mp0 2>/dev/null) || return 0
+	[ "$(jq '.devices[0].reorder_us' <<<"$j")" != 0 ] || return 0
+	log "mp0 resequencing ($(jq '.devices[0].reorder_us' <<<"$j") us): $(jq -r '[.devices[0].planes[].stats] |
+		"held \(map(.reorder_held) | add), filled \(map(.reorder_filled) | add), expired \(map(.reorder_expired) | add), overflows \(map(.reorder_overflows) | add)"' <<<"$j")"
+}
+
 # rxe_qp_internals NS DEV: each of NS's rxe QPs as the kernel holds it
 # (rxe_qp.bt), logged, when bpftrace is installed: what rdma resource
 # show cannot say, whether the requester waits for skbs, for a PSN
