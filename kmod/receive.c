@@ -29,8 +29,9 @@ struct mplane_rx {
 	bool probe;		/* an mplane liveness probe */
 	bool roce;		/* RoCEv2: UDP to port 4791 */
 	bool roce_in_vxlan;	/* RoCEv2 inside VXLAN (UDP to port 4789) */
-	unsigned int ip_off;	/* where RoCEv2's IP header starts, */
-	unsigned int bth_off;	/* and its BTH */
+	/* Where RoCEv2's IP header starts, and its BTH; 0: no whole BTH. */
+	unsigned int ip_off;
+	unsigned int bth_off;
 };
 
 /*
@@ -69,7 +70,8 @@ static void mplane_rx_vxlan(struct sk_buff *skb, unsigned int off,
 		return;
 	}
 	b = skb_header_pointer(skb, udp, sizeof(struct udphdr), _b);
-	if (!b || ((const struct udphdr *)b)->dest != htons(MPLANE_ROCEV2_PORT))
+	if (!b || ((const struct udphdr *)b)->dest != htons(MPLANE_ROCEV2_PORT) ||
+	    !mplane_udp_has_bth(skb, udp, (const struct udphdr *)b))
 		return;
 	rx->roce_in_vxlan = true;
 	rx->ip_off = ip;
@@ -104,7 +106,8 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 	} else if (uh->dest == htons(MPLANE_ROCEV2_PORT)) {
 		rx->roce = true;
 		rx->ip_off = 0;
-		rx->bth_off = off + sizeof(*uh);
+		if (mplane_udp_has_bth(skb, off, uh))
+			rx->bth_off = off + sizeof(*uh);
 		/* RoCEv2: a CNP is a whole BTH with the CNP opcode. */
 		if (mplane_udp_has_bth(skb, off, uh) &&
 		    !skb_copy_bits(skb, off + sizeof(*uh) +
@@ -235,7 +238,7 @@ rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb)
 	dev_sw_netstats_rx_add(mp->dev, skb->len);
 	/* Delivered again from the top, as if it had arrived on mp0. */
 	skb->dev = mp->dev;
-	if ((rx.roce || rx.roce_in_vxlan) && !rx.cnp &&
+	if (rx.bth_off && !rx.cnp &&
 	    mplane_reorder_rx(plane, skb, rx.ip_off, rx.bth_off))
 		return RX_HANDLER_CONSUMED;
 	return RX_HANDLER_ANOTHER;
