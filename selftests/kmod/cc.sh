@@ -248,32 +248,6 @@ bad_input_in() {
 	[ "$(cc_of cnp_unknown)" -ge "$2" ] && [ "$(cc_of bad_bth)" -ge "$3" ]
 }
 
-# PADDED_CNP_PY COUNT: COUNT frames from hb's b0 to ha's a0, each a UDP
-# datagram to 4791 of 3 bytes (a BTH cut short: opcode 0x81, flags, half
-# a P_Key) in a frame padded to Ethernet's 60 bytes with what reads as
-# the rest of a CNP's BTH for QP 0x22.  The datagram's length says it is
-# cut short; the frame's length does not.
-# shellcheck disable=SC2016
-PADDED_CNP_PY='
-import socket, struct, sys
-def csum(b):
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    s = (s >> 16) + (s & 0xffff)
-    return ~(s + (s >> 16)) & 0xffff
-data = bytes([0x81, 0x00, 0xff])
-udp = struct.pack("!HHHH", 4791, 4791, 8 + len(data), 0) + data
-ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
-                 socket.inet_aton("10.99.0.2"), socket.inet_aton("10.99.0.1"))
-ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-eth = bytes.fromhex("02000000 0a00 02000000 0b00 0800".replace(" ", ""))
-pad = bytes([0xff, 0, 0, 0, 0x22, 0, 0, 0, 1])
-frame = eth + ip + udp + pad
-frame += bytes(60 - len(frame))
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind(("b0", 0))
-for i in range(int(sys.argv[1])):
-    s.send(frame)'
-
 # A CNP for a QP ha never sent to, a BTH cut short (in a datagram that
 # ends early, alone or in a padded frame), and a flood of CNPs within the
 # rate-reduce period are counted, and move no other QP.  The first two
@@ -296,7 +270,9 @@ import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(5):
     s.sendto(b"\x81\x00\xff", ("'$MP_A4'", 4791))'
-	ip netns exec "$hb" python3 -c "$PADDED_CNP_PY" 5 || fail "padded frames"
+	# 5 CNPs cut short, padded to read as whole ones for QP 0x22.
+	ip netns exec "$hb" python3 "$MPLANE_ROOT/selftests/lib/padded_bth.py" 0x81 0x22 1 5 ||
+		fail "padded frames"
 	busywait 3000 bad_input_in "$ha" 20 10 || true
 	assert_le "congestion from unknown QPs and short BTHs (was $score)" \
 		"$(cong_sum "$ha")" "$score"

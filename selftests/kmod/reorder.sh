@@ -13,6 +13,7 @@ source "$(dirname "$0")/../lib/lib.sh"
 source "$(dirname "$0")/../lib/mplane.sh"
 
 PSN_PY=$MPLANE_ROOT/selftests/lib/roce_psn.py
+PADDED=$MPLANE_ROOT/selftests/lib/padded_bth.py
 
 # window NS US: NS's mp0 resequences with a window of US.
 window() {
@@ -134,30 +135,6 @@ test_hold_overflows() {
 	assert_eq "held, filled, expired, overflows" "$(counters "$hb")" "2 0 0 1"
 }
 
-# PADDED_PY PSN: a frame from hb's b0 to ha's a0, a UDP datagram to 4791
-# of 3 bytes (a BTH cut short: RC SEND ONLY, flags, half a P_Key) padded
-# to Ethernet's 60 bytes with what reads as the rest of a BTH for QP 0x6b
-# and PSN PSN.  The datagram's length says it is cut short.
-# shellcheck disable=SC2016
-PADDED_PY='
-import socket, struct, sys
-def csum(b):
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    s = (s >> 16) + (s & 0xffff)
-    return ~(s + (s >> 16)) & 0xffff
-data = bytes([0x04, 0x00, 0xff])
-udp = struct.pack("!HHHH", 4791, 4791, 8 + len(data), 0) + data
-ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
-                 socket.inet_aton("10.99.0.2"), socket.inet_aton("10.99.0.1"))
-ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-eth = bytes.fromhex("02000000 0a00 02000000 0b00 0800".replace(" ", ""))
-pad = bytes([0xff, 0, 0, 0, 0x6b]) + struct.pack("!I", int(sys.argv[1]))
-frame = eth + ip + udp + pad
-frame += bytes(60 - len(frame))
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind(("b0", 0))
-s.send(frame)'
-
 # Datagrams too short for a BTH, whose frames' padding reads as one with
 # PSNs 5 then 7, are not resequenced: nothing held.
 test_short_datagram_not_held() {
@@ -166,8 +143,9 @@ test_short_datagram_not_held() {
 	local rx
 	window "$ha" 50000
 	rx=$(mp_pstat "$ha" 0 rx_packets)
-	ip netns exec "$hb" python3 -c "$PADDED_PY" 5 || fail "padded frame"
-	ip netns exec "$hb" python3 -c "$PADDED_PY" 7 || fail "padded frame"
+	# RC SEND ONLY cut short, padded to read as QP 0x6b's PSNs 5 and 7.
+	ip netns exec "$hb" python3 "$PADDED" 0x04 0x6b 5 || fail "padded frame"
+	ip netns exec "$hb" python3 "$PADDED" 0x04 0x6b 7 || fail "padded frame"
 	busywait 3000 mp_pstat_ge "$ha" 0 rx_packets $((rx + 2)) ||
 		fail "padded frames not received"
 	assert_eq "held, filled, expired, overflows" "$(counters "$ha")" "0 0 0 0"
