@@ -28,6 +28,7 @@ struct mplane_rx {
 	bool cnp;		/* a RoCEv2 congestion notification */
 	bool probe;		/* an mplane liveness probe */
 	bool roce;		/* RoCEv2: UDP to port 4791 */
+	bool reorder;		/* mp0 resequences: look into VXLAN too */
 	/*
 	 * Where RoCEv2's IP header starts, and its BTH (past VXLAN's, when
 	 * it came in one); 0: no whole BTH.
@@ -115,7 +116,8 @@ static void mplane_rx_udp(struct sk_buff *skb, unsigned int off,
 				   offsetof(struct mplane_bth, opcode),
 				   &opcode, sizeof(opcode)))
 			rx->cnp = opcode == MPLANE_BTH_OPCODE_CNP;
-	} else if (uh->dest == htons(IANA_VXLAN_UDP_PORT) && rx->ours) {
+	} else if (rx->reorder && rx->ours &&
+		   uh->dest == htons(IANA_VXLAN_UDP_PORT)) {
 		mplane_rx_vxlan(skb, off, rx);
 	}
 }
@@ -194,7 +196,10 @@ rx_handler_result_t mplane_handle_frame(struct sk_buff **pskb)
 	struct sk_buff *skb = *pskb;
 	struct mplane_plane *plane = rcu_dereference(skb->dev->rx_handler_data);
 	struct mplane_dev *mp = plane->mp;
-	struct mplane_rx rx = {};
+	struct mplane_rx rx = {
+		/* Only resequencing needs what a VXLAN datagram holds. */
+		.reorder = !!rcu_access_pointer(mp->reorder),
+	};
 	bool ip;
 
 	if (skb->pkt_type != PACKET_HOST)
