@@ -38,12 +38,6 @@ qp_of() { _snap_val "qp.$(($1)).$2"; }
 # cc_json NS FIELD: one field of NS's mp0 "cc" object, read now.
 cc_json() { snap "$1"; cc_of "$2"; }
 
-# pstat_sum NS COUNTER: a per-plane counter of NS's mp0, both planes.
-pstat_sum() { echo $(($(mp_pstat "$1" 0 "$2") + $(mp_pstat "$1" 1 "$2"))); }
-# pstat_sum_ge NS COUNTER N: for busywait, which runs it again and again
-# (a $(...) in its arguments would be read once).
-pstat_sum_ge() { [ "$(pstat_sum "$1" "$2")" -ge "$3" ]; }
-
 # roce NS DST QPN COUNT RATE [ARGS]: RoCEv2-shaped packets to QP QPN.
 roce() {
 	local ns=$1 dst=$2 qpn=$3 count=$4 rate=$5

@@ -21,13 +21,6 @@ window() {
 		fail "link set mp0 reorder-window $2"
 }
 
-# pstat_sum NS COUNTER: a per-plane counter of NS's mp0, both planes.
-pstat_sum() {
-	mp_json "$1" | jq "[.devices[0].planes[].stats.$2] | add"
-}
-
-pstat_sum_ge() { [ "$(pstat_sum "$1" "$2")" -ge "$3" ]; }
-
 # counters NS: NS's four resequencing counters, both planes, as
 # "held filled expired overflows".
 counters() {

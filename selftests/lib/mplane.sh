@@ -99,6 +99,12 @@ mp_pstat() {
 	esac
 }
 
+# pstat_sum NS COUNTER: a per-plane counter of NS's mp0, both planes.
+pstat_sum() { echo $(($(mp_pstat "$1" 0 "$2") + $(mp_pstat "$1" 1 "$2"))); }
+# pstat_sum_ge NS COUNTER N: for busywait, which runs it again and again
+# (a $(...) in its arguments would be read once).
+pstat_sum_ge() { [ "$(pstat_sum "$1" "$2")" -ge "$3" ]; }
+
 # mp_state NS PLANE: the plane's state name.
 mp_state() { mp_plane_col "$1" "$2" state; }
 
